@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the packed tarball into an empty project and imports every entry (ESM and CJS) on
+# Node 22 and 24, then runs one real request cycle on Bun and on Deno.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+work="$1/smoke"
+node22="$2"
+node24="$root/node_modules/.bin/node"
+rm -rf "$work" && mkdir -p "$work"
+tarball=$(cd "$root" && npm pack --silent --pack-destination "$work" | tail -n 1)
+cd "$work"
+printf '{"name":"smoke","private":true,"type":"module"}\n' >package.json
+npm install --no-audit --no-fund "./$tarball" msw@3.0.5 >/dev/null
+cp "$root"/.ci/smoke/*.mjs "$root"/.ci/smoke/*.cjs .
+for node in "$node22" "$node24"; do
+  "$node" imports.mjs
+  "$node" requires.cjs
+done
+"$root/node_modules/.bin/bun" request-cycle.mjs
+"$root/node_modules/.bin/deno" run --allow-net --allow-env --allow-read request-cycle.mjs

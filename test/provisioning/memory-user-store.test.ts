@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { MemoryUserStore } from "../../src/provisioning/index.ts";
+
+describe("MemoryUserStore", () => {
+  it("creates, then merges: absent fields keep their value, null clears", async () => {
+    const store = new MemoryUserStore();
+    expect(await store.upsert({ uuid: "u1", username: "bob", email: "bob@example.com" })).toEqual({
+      created: true,
+      user: { uuid: "u1", username: "bob", email: "bob@example.com" },
+    });
+    const second = await store.upsert({ uuid: "u1", email: null, firstName: "Bob" });
+    expect(second).toEqual({
+      created: false,
+      user: { uuid: "u1", username: "bob", firstName: "Bob" },
+    });
+    expect(store.get("u1")).toEqual(second.user);
+  });
+
+  it("merges extra fields key by key and keeps __proto__ a plain key", async () => {
+    const store = new MemoryUserStore();
+    await store.upsert({
+      uuid: "u1",
+      extra: JSON.parse('{"__proto__":{"polluted":true},"dept":"R&D"}'),
+    });
+    await store.upsert({ uuid: "u1", extra: { dept: null, site: "Oslo" } });
+    const user = store.get("u1");
+    expect(user?.extra).toEqual(JSON.parse('{"__proto__":{"polluted":true},"site":"Oslo"}'));
+    expect(Object.getPrototypeOf(user?.extra)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it("deletes idempotently, lists copies and resets", async () => {
+    const store = new MemoryUserStore();
+    await store.upsert({ uuid: "a" });
+    await store.upsert({ uuid: "b", username: "b" });
+    const listed = store.list();
+    expect(listed.map((user) => user.uuid)).toEqual(["a", "b"]);
+    listed[1]!.username = "changed";
+    expect(store.get("b")?.username).toBe("b");
+    expect(await store.delete("a")).toEqual({ deleted: true });
+    expect(await store.delete("a")).toEqual({ deleted: false });
+    await store.reset();
+    expect(store.list()).toEqual([]);
+  });
+});
