@@ -21,7 +21,7 @@ function fake() {
   });
 }
 
-const get = (path: string, headers?: HeadersInit) =>
+const get = (path: string, headers?: Record<string, string>) =>
   new Request(`${base}${path}`, headers === undefined ? {} : { headers });
 const put = (path: string) => new Request(`${base}${path}`, { method: "PUT" });
 const postEvent = (body: string, contentType = "application/json") =>
@@ -171,7 +171,8 @@ describe("createFakeIntegrationApi: Version API", () => {
     const api = fake();
     const current = api.current;
     current.version = "changed";
-    (api.updates as { version: string }[])[0]!.version = "changed";
+    const [update] = api.updates;
+    update!.version = "changed";
     expect(api.current.version).toBe("100");
     expect(api.updates[0]?.version).toBe("101");
   });
