@@ -127,10 +127,10 @@ const auditFieldNames = new Map<string, Exclude<keyof FakeAuditEvent, "extra">>(
  * Creates a fake of the platform's Integration API (spec sections 4.2 and 4.3) as plain state and
  * a Web `Request` to `Response` handler, with the platform's wire formats: snake_case fields,
  * timestamps with seven fractional digits, the updates as a bare JSON array, `201` with an empty
- * text/plain body for an audit event, `400` when an Accept header allows neither `*\/*` nor
- * application/json. It imports nothing, so it runs on any runtime: behind msw
- * (`platform-integration/msw`), behind a server (`platform-integration mock-api`), or in-process
- * through {@link FakeIntegrationApi.fetch}.
+ * text/plain body for an audit event, `400` when an Accept header is present but allows no JSON
+ * (neither application/json nor any type). It imports nothing, so it runs on any runtime: behind
+ * msw (`platform-integration/msw`), behind a server (`platform-integration mock-api`), or
+ * in-process through {@link FakeIntegrationApi.fetch}.
  *
  * Beyond the spec, it answers what a platform would reject with a JSON error `{ error, message }`:
  * `400` for an audit body that is not a JSON object or a documented field that is not a string,
