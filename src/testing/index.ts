@@ -1,4 +1,18 @@
 export {
+  createPlatformSimulator,
+  type Delivery,
+  type DirectoryChange,
+  type Fault,
+  type MessageKind,
+  type MessageSummary,
+  type PlatformSimulator,
+  type PlatformSimulatorOptions,
+  type SyncProgress,
+  type SyncReport,
+  type SyncStop,
+} from "./platform-simulator.ts";
+export type { ProvisioningHandler, ProvisioningTarget } from "./provisioning-target.ts";
+export {
   type TestRunner,
   testUserStore,
   type UserStoreContractOptions,
