@@ -13,6 +13,11 @@ export {
 } from "./platform-simulator.ts";
 export type { ProvisioningHandler, ProvisioningTarget } from "./provisioning-target.ts";
 export {
+  createUserGenerator,
+  type UserGenerator,
+  type UserGeneratorOptions,
+} from "./user-generator.ts";
+export {
   type TestRunner,
   testUserStore,
   type UserStoreContractOptions,
