@@ -1,4 +1,10 @@
 export {
+  type ConformanceOptions,
+  type ConformanceReport,
+  type ConformanceResult,
+  runConformance,
+} from "./conformance.ts";
+export {
   createPlatformSimulator,
   type Delivery,
   type DirectoryChange,
