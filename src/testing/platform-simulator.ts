@@ -150,7 +150,7 @@ const successStatus: Record<MessageKind, number> = {
  * platform.changeUser({ uuid: "97e86d2d", email: "robert@acme.test" });
  * platform.injectFault({ type: "drop-response", on: "modify" });
  * expect((await platform.sync()).stoppedAt?.error).toMatch(/dropped/);
- * expect((await platform.sync()).delivered[0]?.attempt).toBe(2);
+ * expect((await platform.sync()).delivered[1]?.attempt).toBe(2); // [0] is the ping
  * ```
  */
 export function createPlatformSimulator(options: PlatformSimulatorOptions): PlatformSimulator {

@@ -104,11 +104,16 @@ export function createUserGenerator({ seed = 1 }: UserGeneratorOptions = {}): Us
   const modify = (target: UserRecord): UserRecord => {
     const kind = pick(["email", "password", "surname"] as const);
     const patch: UserRecord = { uuid: target.uuid };
-    if (kind === "email") patch.email = `${target.username}@${pick(domains)}`;
+    // Every change changes something: a directory does not report an entry saved unchanged.
+    const other = (items: readonly string[], current?: string) =>
+      pick(items.filter((item) => item !== current));
+    if (kind === "email") {
+      patch.email = `${target.username}@${other(domains, target.email?.split("@")[1])}`;
+    }
     if (kind === "password") patch.password = password();
     if (kind === "surname") {
       // A new surname renames the account too; the uuid is what keeps it the same user.
-      patch.lastName = pick(lastNames);
+      patch.lastName = other(lastNames, target.lastName);
       patch.fullName = `${target.firstName} ${patch.lastName}`;
       patch.username = uniqueUsername(target.firstName ?? "", patch.lastName);
       patch.email = email(patch.username);

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
+import { afterEach } from "vitest";
 
 /** A running server: its base URL (no trailing slash) and how to stop it. */
 export interface RunningServer {
@@ -27,9 +28,23 @@ export async function serveFetchHandler(
     url: `http://127.0.0.1:${port}`,
     close: () =>
       new Promise((resolve, reject) => {
+        if (!server.listening) return resolve();
         server.closeAllConnections();
         server.close((error) => (error ? reject(error) : resolve()));
       }),
+  };
+}
+
+/** {@link serveFetchHandler} for a test file: every server it starts is closed after each test. */
+export function serveForEachTest(): typeof serveFetchHandler {
+  const running: RunningServer[] = [];
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((server) => server.close()));
+  });
+  return async (handler) => {
+    const server = await serveFetchHandler(handler);
+    running.push(server);
+    return server;
   };
 }
 

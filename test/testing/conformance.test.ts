@@ -1,15 +1,12 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type ConformanceReport, runConformance } from "../../src/testing/index.ts";
 import {
   createReferenceProvisioning,
   type ReferenceProvisioning,
 } from "../support/reference-provisioning.ts";
-import { type RunningServer, serveFetchHandler } from "../support/serve-fetch-handler.ts";
+import { serveForEachTest } from "../support/serve-fetch-handler.ts";
 
-const servers: RunningServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
+const startServer = serveForEachTest();
 
 type Handler = (request: Request) => Promise<Response>;
 
@@ -20,9 +17,8 @@ async function serve(
   const app = createReferenceProvisioning();
   const handler: Handler = async (request) =>
     (await wrong?.(request.clone(), app)) ?? app.fetch(request);
-  const server = await serveFetchHandler(handler);
-  servers.push(server);
-  return { app, url: server.url };
+  const server = await startServer(handler);
+  return { app, url: server.url, close: server.close };
 }
 
 const failed = (report: ConformanceReport) =>
@@ -242,8 +238,8 @@ describe("runConformance", () => {
   });
 
   it("fails every check of an unreachable server, saying why", async () => {
-    const { url } = await serve();
-    await servers.pop()?.close();
+    const { url, close } = await serve();
+    await close();
     const report = await runConformance(url, { timeoutMs: 2000 });
     expect(report.results.every((result) => !result.passed)).toBe(true);
     expect(report.results[0]?.actual).toMatch(/^ping: no answer \(.*ECONNREFUSED/);

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   createPlatformSimulator,
   type PlatformSimulatorOptions,
@@ -9,21 +9,17 @@ import {
   createReferenceProvisioning,
   type ReferenceProvisioning,
 } from "../support/reference-provisioning.ts";
-import { type RunningServer, serveFetchHandler } from "../support/serve-fetch-handler.ts";
+import { serveForEachTest } from "../support/serve-fetch-handler.ts";
 
 const bob = { uuid: "97e86d2d", username: "bob", firstName: "Bob", password: "password123" };
 const eve = { uuid: "cn=Ève/ou=R&D?#% +", fullName: "Ève Ångström", email: "eve@acme.test" };
 
-const servers: RunningServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
+const startServer = serveForEachTest();
 
 /** The application under test behind a socket, or called in-process. */
 const targets = {
   "a base URL (real HTTP on 127.0.0.1)": async (handler: ProvisioningHandler) => {
-    const server = await serveFetchHandler((request) => handler.fetch(request));
-    servers.push(server);
+    const server = await startServer((request) => handler.fetch(request));
     return server.url;
   },
   "an in-process handler": async (handler: ProvisioningHandler) => handler,
@@ -275,6 +271,18 @@ describe.each(Object.entries(targets))("createPlatformSimulator against %s", (_,
 });
 
 describe("createPlatformSimulator", () => {
+  it("does what the README shows", async () => {
+    const app = createReferenceProvisioning();
+    const platform = createPlatformSimulator({ target: app });
+    platform.addUser({ uuid: "97e86d2d", username: "bob", email: "bob@acme.test" });
+    expect((await platform.sync()).completed).toBe(true);
+    platform.changeUser({ uuid: "97e86d2d", email: "robert@acme.test" });
+    platform.injectFault({ type: "drop-response", on: "modify" });
+    expect((await platform.sync()).stoppedAt?.error).toMatch(/dropped/);
+    expect((await platform.sync()).delivered[1]?.attempt).toBe(2);
+    expect(app.received.at(-1)?.body).toEqual({ uuid: "97e86d2d", email: "robert@acme.test" });
+  });
+
   it("sends the initial sync from the directory as it is at the first sync", async () => {
     const app = createReferenceProvisioning();
     const platform = createPlatformSimulator({ target: app });
@@ -329,8 +337,7 @@ describe("createPlatformSimulator", () => {
 
   it("calls the endpoints under the path of a provisioner URL", async () => {
     const app = createReferenceProvisioning("/ldap/auth");
-    const server = await serveFetchHandler(app.fetch);
-    servers.push(server);
+    const server = await startServer(app.fetch);
     const platform = createPlatformSimulator({ target: `${server.url}/ldap/auth/` });
     platform.addUser(bob);
     expect((await platform.sync()).completed).toBe(true);
@@ -341,7 +348,7 @@ describe("createPlatformSimulator", () => {
   });
 
   it("reports a refused connection as an error and keeps the message", async () => {
-    const server = await serveFetchHandler(createReferenceProvisioning().fetch);
+    const server = await startServer(createReferenceProvisioning().fetch);
     await server.close();
     const platform = createPlatformSimulator({ target: server.url });
     platform.addUser(bob);

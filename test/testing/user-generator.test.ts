@@ -47,7 +47,7 @@ describe("createUserGenerator", () => {
     ).toBe(true);
   });
 
-  it("makes changes of users it made and has not removed, which a directory can apply", async () => {
+  it("makes real changes of users it made and has not removed, which a directory can apply", async () => {
     const generator = createUserGenerator({ seed: 11 });
     const app = createReferenceProvisioning();
     const platform = createPlatformSimulator({ target: app });
@@ -56,6 +56,8 @@ describe("createUserGenerator", () => {
     const changes: DirectoryChange[] = [];
     for (let round = 0; round < 5; round++) changes.push(...generator.changes(100));
     for (const change of changes) platform.apply(change);
+    // Each change changes something, so each becomes one message.
+    expect(platform.pending).toBe(changes.length);
     const types = changes.map((change) => change.type);
     for (const type of ["add", "change", "remove"] as const) {
       expect(types.filter((candidate) => candidate === type).length).toBeGreaterThan(50);

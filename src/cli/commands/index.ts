@@ -1,0 +1,6 @@
+import type { Command } from "../command.ts";
+import { conformanceCommand } from "./conformance.ts";
+import { simulateCommand } from "./simulate.ts";
+
+/** Every command of the CLI, in the order that `--help` lists them. */
+export const commands: readonly Command[] = [conformanceCommand, simulateCommand];
