@@ -15,7 +15,7 @@ export function formatTable(header: string[], rows: string[][], width?: number):
     if (widest <= 8) break;
     widths[widths.indexOf(widest)] = widest - 1;
   }
-  const fit = (text: string, columnWidth: number) => {
+  const clip = (text: string, columnWidth: number) => {
     const characters = [...text];
     return characters.length > columnWidth
       ? `${characters.slice(0, columnWidth - 1).join("")}…`
@@ -23,7 +23,7 @@ export function formatTable(header: string[], rows: string[][], width?: number):
   };
   const line = (cells: string[]) =>
     widths
-      .map((columnWidth, column) => fit(cells[column] ?? "", columnWidth))
+      .map((columnWidth, column) => clip(cells[column] ?? "", columnWidth))
       .join(gap)
       .trimEnd();
   return [line(header), ...rows.map(line)].join("\n");
