@@ -67,7 +67,7 @@ export interface SyncReport {
 export interface SyncProgress {
   /** Messages acknowledged so far in this cycle. */
   done: number;
-  /** Messages this cycle had to deliver when it started. */
+  /** Messages this cycle has to deliver: `done` plus those still pending. */
   total: number;
   message: MessageSummary;
 }
@@ -231,7 +231,7 @@ export function createPlatformSimulator(options: PlatformSimulatorOptions): Plat
   const runCycle = async (signal?: AbortSignal): Promise<SyncReport> => {
     const startedAt = performance.now();
     const delivered: Delivery[] = [];
-    const total = queue.length - head;
+    let done = 0;
     const ping: Message = { kind: "ping", attempts: 0 };
     let stoppedAt: SyncStop | undefined;
     for (let message: Message | undefined = ping; message; message = queue[head]) {
@@ -246,7 +246,9 @@ export function createPlatformSimulator(options: PlatformSimulatorOptions): Plat
       if (stoppedAt) break;
       if (message === ping) continue;
       head++;
-      const done = total - (queue.length - head);
+      done++;
+      // Changes made during the cycle join it, as the platform's cookie would reach them too.
+      const total = done + queue.length - head;
       options.onProgress?.({ done, total, message: summarize(message) });
       // Drop acknowledged messages now and then, without shifting the array on every message.
       if (head > 1024 && head * 2 > queue.length) {

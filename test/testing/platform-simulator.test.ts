@@ -298,6 +298,30 @@ describe("createPlatformSimulator", () => {
     ]);
   });
 
+  it("delivers a change made during a cycle in that same cycle", async () => {
+    const progress: [number, number][] = [];
+    const platform = createPlatformSimulator({
+      target: createReferenceProvisioning(),
+      onProgress: ({ done, total }) => {
+        progress.push([done, total]);
+        if (done === 1) platform.addUser({ uuid: "late" });
+      },
+    });
+    platform.addUser(bob);
+    platform.addUser(eve);
+    expect((await platform.sync()).delivered.map(({ message }) => message.uuid)).toEqual([
+      undefined,
+      bob.uuid,
+      eve.uuid,
+      "late",
+    ]);
+    expect(progress).toEqual([
+      [1, 2],
+      [2, 3],
+      [3, 3],
+    ]);
+  });
+
   it("queues nothing for a change that changes nothing", async () => {
     const platform = createPlatformSimulator({ target: createReferenceProvisioning() });
     platform.addUser(bob);
