@@ -1,0 +1,7 @@
+import type { Command } from "../command.ts";
+import { conformanceCommand } from "./conformance.ts";
+import { mockApiCommand } from "./mock-api.ts";
+import { simulateCommand } from "./simulate.ts";
+
+/** Every command of the CLI, in the order that `--help` lists them. */
+export const commands: readonly Command[] = [mockApiCommand, conformanceCommand, simulateCommand];
