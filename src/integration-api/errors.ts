@@ -197,17 +197,20 @@ function hint(status: number): string {
 }
 
 function describeCause(cause: unknown): string {
-  // Node's fetch wraps the socket error: its code (ECONNREFUSED, CERT_HAS_EXPIRED...) is the useful part.
+  // fetch wraps the socket error: its code (ECONNREFUSED, CERT_HAS_EXPIRED...), else the innermost
+  // message, says what happened.
+  let message = "";
   for (let error = cause, depth = 0; error instanceof Error && depth < 4; depth++) {
     const code = (error as { code?: unknown }).code;
     if (typeof code === "string") return code;
+    message = error.message;
     error = error.cause;
   }
-  return cause instanceof Error ? cause.message : "";
+  return message;
 }
 
 function networkHint(reason: string): string {
-  if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|TLS|SSL/i.test(reason)) {
+  if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|TLS|SSL|UnknownIssuer/i.test(reason)) {
     return "The server's certificate is not trusted: pass tls.ca with the platform's certificate, or tls.rejectUnauthorized: false to skip verification.";
   }
   return "Check PLATFORM_INTEGRATIONAPI and that the Integration API is reachable from here.";

@@ -2,10 +2,9 @@
  * How to verify the Integration API's certificate. The platform serves the API over HTTPS with a
  * self-signed certificate, so one of the two is usually needed.
  *
- * Supported on Node (through a keep-alive node:https agent), Bun (its fetch's `tls` option) and
- * Deno (`ca` only, through `Deno.createHttpClient`; Deno skips verification only with its
- * `--unsafely-ignore-certificate-errors` flag). Elsewhere, inject a `fetch` that trusts the
- * certificate.
+ * Supported on Node and Deno (through a keep-alive node:https agent; Deno needs `--allow-sys` for
+ * `rejectUnauthorized: false`) and on Bun (its fetch's `tls` option). Elsewhere (Workers), inject
+ * a `fetch` that trusts the certificate.
  */
 export interface TlsOptions {
   /** PEM certificate(s) to trust, in addition to the runtime's roots: the platform's certificate. */

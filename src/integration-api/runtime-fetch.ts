@@ -1,12 +1,8 @@
 import { ConfigurationError } from "./errors.ts";
 import { createNodeTlsFetch } from "./node-tls-fetch.ts";
-import type { NormalizedOptions, TlsOptions } from "./options.ts";
+import type { NormalizedOptions } from "./options.ts";
 
 type Fetch = (input: Request, init?: RequestInit) => Promise<Response>;
-
-interface DenoGlobal {
-  createHttpClient(options: { caCerts?: string[] }): unknown;
-}
 
 /**
  * The fetch a client calls: the injected one, else one that applies `tls` the way the runtime
@@ -20,11 +16,7 @@ export function selectFetch({ fetch, tls }: NormalizedOptions): Fetch | undefine
     );
   }
   if (tls === undefined) return fetch;
-  const runtime = globalThis as {
-    Bun?: unknown;
-    Deno?: DenoGlobal;
-    process?: { versions?: { node?: string } };
-  };
+  const runtime = globalThis as { Bun?: unknown; process?: { versions?: { node?: string } } };
   if (runtime.Bun !== undefined) {
     // Bun's fetch takes TLS settings per call.
     const bunTls = {
@@ -33,21 +25,10 @@ export function selectFetch({ fetch, tls }: NormalizedOptions): Fetch | undefine
     };
     return (input, init) => globalThis.fetch(input, { ...init, tls: bunTls } as RequestInit);
   }
-  if (runtime.Deno !== undefined) return denoFetch(runtime.Deno, tls);
+  // Node, and Deno through its node:https (its own fetch rejects a self-signed CA used as the
+  // server's certificate, which is what the platform serves).
   if (runtime.process?.versions?.node !== undefined) return createNodeTlsFetch(tls);
   throw new ConfigurationError(
     "The tls option is not supported on this runtime: pass a fetch option that trusts the platform's certificate.",
   );
-}
-
-function denoFetch(deno: DenoGlobal, tls: TlsOptions): Fetch {
-  if (tls.rejectUnauthorized === false) {
-    throw new ConfigurationError(
-      "Deno cannot skip certificate verification for one client: pass tls.ca with the platform's certificate, or run Deno with --unsafely-ignore-certificate-errors=<host>.",
-    );
-  }
-  const client = deno.createHttpClient({
-    caCerts: tls.ca === undefined ? [] : Array.isArray(tls.ca) ? tls.ca : [tls.ca],
-  });
-  return (input, init) => globalThis.fetch(input, { ...init, client } as RequestInit);
 }

@@ -13,7 +13,12 @@ export {
   ResponseShapeError,
   TimeoutError,
 } from "../integration-api/errors.ts";
-export type { CallOptions, RetryOptions, TlsOptions } from "../integration-api/options.ts";
+export type {
+  CallOptions,
+  IntegrationApiOptions,
+  RetryOptions,
+  TlsOptions,
+} from "../integration-api/options.ts";
 export { Timestamp } from "./timestamp.ts";
 export {
   type ApplyResult,
