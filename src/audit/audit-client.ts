@@ -40,42 +40,42 @@ export interface AuditDrop<Action extends string = string> {
 export interface AuditClientOptions<Action extends string = string>
   extends Omit<IntegrationApiOptions, "retry" | "totalTimeoutMs"> {
   /** Backoff between delivery attempts; queued events are retried until delivered, never given up. */
-  retry?: Omit<RetryOptions, "limit">;
+  retry?: Omit<RetryOptions, "limit"> | undefined;
   /** The catalogue from `defineAuditActions`: events must then use one of its actions. */
-  actions?: Readonly<Record<string, Action>>;
+  actions?: Readonly<Record<string, Action>> | undefined;
   /** How many events are sent at once, over keep-alive connections. Default 4. */
-  concurrency?: number;
+  concurrency?: number | undefined;
   /** The most events the queue holds (in flight included); more are dropped as `overflow`. Default 10,000. */
-  maxQueueEvents?: number;
+  maxQueueEvents?: number | undefined;
   /** The most bytes of JSON the queue holds (in flight included). Default 8 MiB. */
-  maxQueueBytes?: number;
+  maxQueueBytes?: number | undefined;
   /** The largest event, in bytes of JSON; a larger one makes `record()` and `send()` throw. Default 16 KiB. */
-  maxEventBytes?: number;
+  maxEventBytes?: number | undefined;
   /** How long `flush()` and `close()` wait by default, in milliseconds. Default 10,000. */
-  flushTimeoutMs?: number;
+  flushTimeoutMs?: number | undefined;
   /**
    * Closes the client (flushing, up to `flushTimeoutMs`) when the event loop empties with events
    * still queued (Node's `beforeExit`). Default false.
    */
-  flushOnExit?: boolean;
+  flushOnExit?: boolean | undefined;
   /**
    * For serverless runtimes, which freeze a function once it has answered: called with a promise
    * that settles when the queue is empty, each time it stops being empty. Pass Vercel's
    * `waitUntil`, or `waitUntil` from "cloudflare:workers".
    */
-  waitUntil?: (promise: Promise<unknown>) => void;
+  waitUntil?: ((promise: Promise<unknown>) => void) | undefined;
   /** Called with every drop. Default: a console warning. */
-  onDrop?: (drop: AuditDrop<Action>) => void;
+  onDrop?: ((drop: AuditDrop<Action>) => void) | undefined;
   /** Called with every failed delivery attempt that will be retried: for metrics and alerts. */
-  onError?: (error: unknown) => void;
+  onError?: ((error: unknown) => void) | undefined;
 }
 
 /** Options of `flush()` and `close()`. */
 export interface FlushOptions {
   /** How long to wait, in milliseconds (Infinity: no limit). Default: the client's `flushTimeoutMs`. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Stops waiting (the promise resolves false); delivery goes on. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** Counters for health checks and metrics. */
@@ -113,6 +113,7 @@ export interface AuditClient<Action extends string = string> {
    * when the flush times out are dropped as `closed`. Resolves like `flush()`.
    */
   close(options?: FlushOptions): Promise<boolean>;
+  /** The queue's counters now, for health checks and metrics. */
   stats(): AuditStats;
 }
 

@@ -15,12 +15,12 @@ export type TrustProxy =
 /** Options of {@link clientIp}. */
 export interface ClientIpOptions {
   /** The proxies to trust. Default: none, so the socket's address is the answer and headers are ignored. */
-  trustProxy?: TrustProxy;
+  trustProxy?: TrustProxy | undefined;
   /**
    * The header your proxies write: `x-forwarded-for` (default) or the standard `forwarded`
    * (RFC 7239). Only one is read, because a proxy that writes one leaves the other to the client.
    */
-  header?: "x-forwarded-for" | "forwarded";
+  header?: "x-forwarded-for" | "forwarded" | undefined;
   /** The socket's remote address; required with a Web `Request`, which does not carry it. */
   remoteAddress?: string | undefined;
 }

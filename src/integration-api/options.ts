@@ -8,23 +8,23 @@
  */
 export interface TlsOptions {
   /** PEM certificate(s) to trust, in addition to the runtime's roots: the platform's certificate. */
-  ca?: string | string[];
+  ca?: string | string[] | undefined;
   /**
    * `false` accepts any certificate, which also accepts an attacker's: prefer `ca`. Default true.
    */
-  rejectUnauthorized?: boolean;
+  rejectUnauthorized?: boolean | undefined;
 }
 
 /** Retry settings: exponential backoff with full jitter, honouring Retry-After up to a cap. */
 export interface RetryOptions {
   /** Retries after the first attempt (GET requests only; never PUT). Default 2. */
-  limit?: number;
+  limit?: number | undefined;
   /** The delay before the first retry, doubled for each next one (then jittered). Default 300. */
-  baseDelayMs?: number;
+  baseDelayMs?: number | undefined;
   /** The longest computed delay between attempts. Default 10,000. */
-  maxDelayMs?: number;
+  maxDelayMs?: number | undefined;
   /** The longest Retry-After (of a 429 or 503 answer) that is honoured as given. Default 30,000. */
-  maxRetryAfterMs?: number;
+  maxRetryAfterMs?: number | undefined;
 }
 
 /** Options of the Version and Audit clients; each is read once, when the client is created. */
@@ -33,28 +33,28 @@ export interface IntegrationApiOptions {
    * The Integration API's base URL (scheme, host, port and an optional path). Default: the
    * PLATFORM_INTEGRATIONAPI environment variable, read at each call.
    */
-  baseUrl?: string | URL;
+  baseUrl?: string | URL | undefined;
   /**
    * The fetch to call, on any runtime: for tests, instrumentation, or TLS settings the `tls`
    * option cannot express. Cannot be combined with `tls`.
    */
-  fetch?: (input: Request, init?: RequestInit) => Promise<Response>;
+  fetch?: ((input: Request, init?: RequestInit) => Promise<Response>) | undefined;
   /** Certificate verification for an HTTPS base URL; see {@link TlsOptions} for each runtime. */
-  tls?: TlsOptions;
+  tls?: TlsOptions | undefined;
   /** The longest wait for an answer to one attempt, in milliseconds. Default 10,000. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** The longest wait for one call, retries and their delays included. Default 30,000. */
-  totalTimeoutMs?: number;
+  totalTimeoutMs?: number | undefined;
   /** Retry settings. */
-  retry?: RetryOptions;
+  retry?: RetryOptions | undefined;
 }
 
 /** Options accepted by each call. */
 export interface CallOptions {
   /** Aborts the call; it then rejects with the signal's reason. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Overrides the client's per-attempt timeout for this call. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 export interface NormalizedOptions {
@@ -63,7 +63,7 @@ export interface NormalizedOptions {
   tls: TlsOptions | undefined;
   timeoutMs: number;
   totalTimeoutMs: number;
-  retry: Required<RetryOptions>;
+  retry: { [Key in keyof RetryOptions]-?: number };
 }
 
 /** Validates the options once, with messages that name the option. */

@@ -1,24 +1,4 @@
-export {
-  ConfigurationError,
-  HttpError,
-  isConfigurationError,
-  isHttpError,
-  isNetworkError,
-  isPlatformApiError,
-  isResponseShapeError,
-  isTimeoutError,
-  NetworkError,
-  PlatformApiError,
-  type RequestDetails,
-  ResponseShapeError,
-  TimeoutError,
-} from "../integration-api/errors.ts";
-export type {
-  CallOptions,
-  IntegrationApiOptions,
-  RetryOptions,
-  TlsOptions,
-} from "../integration-api/options.ts";
+export * from "../integration-api/public.ts";
 export { Timestamp } from "./timestamp.ts";
 export {
   type ApplyResult,

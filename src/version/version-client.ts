@@ -23,14 +23,14 @@ export interface ApplyResult {
 /** Options of `watchUpdates()`. */
 export interface WatchUpdatesOptions {
   /** How long to wait between two polls, in milliseconds. Default 60,000. */
-  intervalMs?: number;
+  intervalMs?: number | undefined;
   /** Ends the iteration (without an error) when aborted. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * Called with each failed poll, after which watching goes on. Without it, the first failure
    * (after the client's retries) ends the iteration by throwing.
    */
-  onError?: (error: unknown) => void;
+  onError?: ((error: unknown) => void) | undefined;
 }
 
 /** The Version API: read the running version, list pending updates, apply one. */

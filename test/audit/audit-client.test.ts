@@ -26,6 +26,7 @@ beforeAll(() => server.listen({ onUnhandledFrame: "error" }));
 afterEach(() => {
   server.resetHandlers();
   vi.unstubAllEnvs();
+  vi.restoreAllMocks();
 });
 afterAll(() => server.close());
 
@@ -155,6 +156,22 @@ describe("record()", () => {
       "HttpError",
       "HttpError",
     ]);
+  });
+
+  it("honours the Retry-After of a 429 or 503, capped by maxRetryAfterMs", async () => {
+    // Without jitter, the computed backoff would be a full minute.
+    vi.spyOn(Math, "random").mockReturnValue(1);
+    const { bodies } = serveEvents(
+      () => new HttpResponse(null, { status: 503, headers: { "retry-after": "3600" } }),
+      created,
+    );
+    const audit = createAuditClient({
+      baseUrl,
+      retry: { baseDelayMs: 60_000, maxDelayMs: 60_000, maxRetryAfterMs: 5 },
+    });
+    audit.record(login);
+    expect(await audit.flush({ timeoutMs: 5_000 })).toBe(true);
+    expect(bodies).toHaveLength(1);
   });
 
   it("drops an event the API rejects with a 4xx, and reports it", async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { clientIp } from "../../src/audit/index.ts";
+import { startServer } from "../integration-api/local-server.ts";
 
 /** A request as Node's http module gives it: lower-case header names, the peer on the socket. */
 function nodeRequest(
@@ -14,6 +15,17 @@ describe("clientIp", () => {
     expect(clientIp(nodeRequest("203.0.113.9", { "x-forwarded-for": "1.1.1.1" }))).toBe(
       "203.0.113.9",
     );
+  });
+
+  it("reads a real Node IncomingMessage, IPv4-mapped or not", async () => {
+    const answers: (string | undefined)[] = [];
+    const server = await startServer((request, response) => {
+      answers.push(clientIp(request), clientIp(request, { trustProxy: "loopback" }));
+      response.end();
+    });
+    await fetch(server.url, { headers: { "x-forwarded-for": "198.51.100.7" } });
+    await server.close();
+    expect(answers).toEqual(["127.0.0.1", "198.51.100.7"]);
   });
 
   it("takes the socket's address from the option for a Web Request, and is undefined without one", () => {
