@@ -317,7 +317,7 @@ export function createAuditClient<Action extends string = string>(
       bytes += encodedBytes;
       if (wasIdle) {
         watchExit(exitParticipant);
-        options.waitUntil?.(flush());
+        if (options.waitUntil !== undefined) callHook(options.waitUntil, flush());
       }
       if (!pumpScheduled) {
         pumpScheduled = true;

@@ -9,7 +9,7 @@ interface NodeProcess {
   getBuiltinModule(id: "node:stream"): typeof Stream;
 }
 
-const nullBodyStatuses = new Set([101, 103, 204, 205, 304]);
+const nullBodyStatuses = new Set([204, 205, 304]);
 
 /**
  * A fetch over node:https with its own keep-alive agent, for `tls` on Node: Node's global fetch

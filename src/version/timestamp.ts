@@ -89,10 +89,12 @@ export class Timestamp {
     );
   }
 
+  /** The text as received, so that templates and logs show what the platform sent. */
   toString(): string {
     return this.text;
   }
 
+  /** The text as received, so that JSON.stringify round-trips it unchanged. */
   toJSON(): string {
     return this.text;
   }

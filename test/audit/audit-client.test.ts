@@ -1,6 +1,5 @@
 import { HttpResponse, http } from "msw";
-import { setupServer } from "msw/node";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   type AuditDrop,
   type AuditEvent,
@@ -9,10 +8,11 @@ import {
   isConfigurationError,
   isHttpError,
 } from "../../src/audit/index.ts";
+import { useMswServer } from "../integration-api/msw-server.ts";
 
 const baseUrl = "https://integration.test";
 const eventUrl = `${baseUrl}/audit/v1/event`;
-const server = setupServer();
+const server = useMswServer();
 const fast = { retry: { baseDelayMs: 1, maxDelayMs: 2 } };
 const login: AuditEvent = {
   name: "user.login",
@@ -21,14 +21,6 @@ const login: AuditEvent = {
   action: "user.login.success",
   ipAddress: "192.30.252.12",
 };
-
-beforeAll(() => server.listen({ onUnhandledFrame: "error" }));
-afterEach(() => {
-  server.resetHandlers();
-  vi.unstubAllEnvs();
-  vi.restoreAllMocks();
-});
-afterAll(() => server.close());
 
 /** Answers each POST with the next response (the last repeats); returns the bodies received. */
 function serveEvents(...responses: (() => Response)[]) {

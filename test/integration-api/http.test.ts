@@ -1,6 +1,5 @@
 import { HttpResponse, http } from "msw";
-import { setupServer } from "msw/node";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import pkg from "../../package.json" with { type: "json" };
 import {
   isConfigurationError,
@@ -9,18 +8,11 @@ import {
   isPlatformApiError,
 } from "../../src/integration-api/errors.ts";
 import { createIntegrationApi } from "../../src/integration-api/http.ts";
+import { useMswServer } from "./msw-server.ts";
 
 const base = "https://integration.test";
-const server = setupServer();
+const server = useMswServer();
 const fast = { retry: { baseDelayMs: 1, maxDelayMs: 5 } };
-
-beforeAll(() => server.listen({ onUnhandledFrame: "error" }));
-afterEach(() => {
-  server.resetHandlers();
-  vi.unstubAllEnvs();
-  vi.restoreAllMocks();
-});
-afterAll(() => server.close());
 
 /** Answers with `responses` in turn (the last one repeats) and records each request. */
 function sequence(method: "get" | "put" | "post", url: string, ...responses: (() => Response)[]) {

@@ -1,6 +1,5 @@
 import { HttpResponse, http } from "msw";
-import { setupServer } from "msw/node";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   createVersionClient,
   isHttpError,
@@ -8,9 +7,10 @@ import {
   ResponseShapeError,
   Timestamp,
 } from "../../src/version/index.ts";
+import { useMswServer } from "../integration-api/msw-server.ts";
 
 const baseUrl = "https://integration.test";
-const server = setupServer();
+const server = useMswServer();
 const documented = {
   version: "100",
   release_sequence: 51,
@@ -18,10 +18,6 @@ const documented = {
   release_date: "2015-12-01T00:00:00.0000000Z",
   install_date: "2016-01-01T21:00:00.0000000Z",
 };
-
-beforeAll(() => server.listen({ onUnhandledFrame: "error" }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
 
 function answer(path: string, body: string, init: ResponseInit = {}) {
   server.use(http.get(`${baseUrl}${path}`, () => new HttpResponse(body, init)));
