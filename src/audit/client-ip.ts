@@ -44,6 +44,7 @@ const namedRanges: Readonly<Record<string, readonly string[]>> = {
  * is ignored, so a client cannot choose its own address. IPv4-mapped IPv6 addresses come back as
  * IPv4; IPv6 in canonical form. Returns undefined when the address is unknown: no socket address,
  * or a trusted proxy that reported something other than an address (`unknown`, an obfuscated name).
+ * In a server, prefer {@link createClientIp}, which checks the options once at startup.
  *
  * @example
  * ```ts
@@ -53,27 +54,72 @@ const namedRanges: Readonly<Record<string, readonly string[]>> = {
  * const ipAddress = clientIp(c.req.raw, { remoteAddress: getConnInfo(c).remote.address, trustProxy: "10.0.0.0/8" });
  * ```
  *
- * @throws TypeError when `trustProxy` holds something other than addresses, ranges and names.
+ * @throws TypeError when `trustProxy` holds something other than addresses, ranges and names, or
+ * `header` is neither `x-forwarded-for` nor `forwarded`.
  */
 export function clientIp(
   source: Request | NodeRequestLike,
   options: ClientIpOptions = {},
 ): string | undefined {
+  return createClientIp(options)(source, options.remoteAddress);
+}
+
+/**
+ * Reads the client's address from a request, as {@link clientIp} does with the options given to
+ * {@link createClientIp}. `remoteAddress` is the socket's address, required with a Web `Request`.
+ */
+export type ClientIpReader = (
+  source: Request | NodeRequestLike,
+  remoteAddress?: string | undefined,
+) => string | undefined;
+
+/**
+ * {@link clientIp} with its options checked and compiled once: create it at startup, so that a
+ * mistyped `trustProxy` (read from configuration, say) stops the application there instead of
+ * failing every request, and no request parses the ranges again.
+ *
+ * @example
+ * ```ts
+ * // Behind proxies whose addresses the deployment gives, e.g. TRUST_PROXY="10.0.0.0/8":
+ * const ipOf = createClientIp({ trustProxy: process.env.TRUST_PROXY });
+ * app.post("/login", (req, res) => {
+ *   audit.record({ action: actions.login, name: "user.login", ipAddress: ipOf(req) });
+ * });
+ * // A Web Request carries no socket: ipOf(request, getConnInfo(c).remote.address)
+ * ```
+ *
+ * @throws TypeError when `trustProxy` holds something other than addresses, ranges and names, or
+ * `header` is neither `x-forwarded-for` nor `forwarded`.
+ */
+export function createClientIp(
+  options: Omit<ClientIpOptions, "remoteAddress"> = {},
+): ClientIpReader {
   const trust = compileTrust(options.trustProxy);
-  const peer = options.remoteAddress ?? (source as NodeRequestLike).socket?.remoteAddress;
-  let address = peer === undefined ? undefined : parseIp(peer);
-  if (address === undefined) return undefined;
-  if (trust(address, 0)) {
-    const name = options.header ?? "x-forwarded-for";
-    const value = readHeader(source, name);
-    const hops =
-      value === undefined ? [] : name === "forwarded" ? forwardedFor(value) : value.split(",");
-    for (let hop = 1; hop <= hops.length; hop++) {
-      address = parseForwardedAddress(hops[hops.length - hop] ?? "");
-      if (address === undefined || !trust(address, hop)) break;
+  const name = compileHeader(options.header);
+  return (source, remoteAddress) => {
+    const peer = remoteAddress ?? (source as NodeRequestLike).socket?.remoteAddress;
+    let address = peer === undefined ? undefined : parseIp(peer);
+    if (address === undefined) return undefined;
+    if (trust(address, 0)) {
+      const value = readHeader(source, name);
+      const hops =
+        value === undefined ? [] : name === "forwarded" ? forwardedFor(value) : value.split(",");
+      for (let hop = 1; hop <= hops.length; hop++) {
+        address = parseForwardedAddress(hops[hops.length - hop] ?? "");
+        if (address === undefined || !trust(address, hop)) break;
+      }
     }
-  }
-  return address === undefined ? undefined : formatIp(address);
+    return address === undefined ? undefined : formatIp(address);
+  };
+}
+
+/** Header names are case-insensitive; any other header would be silently absent, so it throws. */
+function compileHeader(header: string | undefined): "x-forwarded-for" | "forwarded" {
+  const name = (header ?? "x-forwarded-for").toLowerCase();
+  if (name === "x-forwarded-for" || name === "forwarded") return name;
+  throw new TypeError(
+    `header must be "x-forwarded-for" or "forwarded" (RFC 7239), got ${JSON.stringify(header)}.`,
+  );
 }
 
 function compileTrust(trust: TrustProxy | undefined): (address: IpGroups, hop: number) => boolean {

@@ -12,7 +12,9 @@ export {
 export type { AuditEvent } from "./audit-event.ts";
 export {
   type ClientIpOptions,
+  type ClientIpReader,
   clientIp,
+  createClientIp,
   type NodeRequestLike,
   type TrustProxy,
 } from "./client-ip.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clientIp } from "../../src/audit/index.ts";
+import { clientIp, createClientIp } from "../../src/audit/index.ts";
 import { startServer } from "../integration-api/local-server.ts";
 
 /** A request as Node's http module gives it: lower-case header names, the peer on the socket. */
@@ -133,5 +133,46 @@ describe("clientIp", () => {
     );
     expect(() => clientIp(request, { trustProxy: ["constructor"] })).toThrow(TypeError);
     expect(() => clientIp(request, { trustProxy: -1 })).toThrow(/non-negative integer/);
+  });
+
+  it("rejects a header it would never find, and reads the two it knows in any case", () => {
+    const request = nodeRequest("10.0.0.1", { forwarded: "for=192.0.2.60" });
+    expect(() => clientIp(request, { trustProxy: 1, header: "x-real-ip" as "forwarded" })).toThrow(
+      /header must be "x-forwarded-for" or "forwarded"/,
+    );
+    expect(clientIp(request, { trustProxy: 1, header: "Forwarded" as "forwarded" })).toBe(
+      "192.0.2.60",
+    );
+  });
+});
+
+describe("createClientIp", () => {
+  it("checks its options when it is created, before any request", () => {
+    expect(() => createClientIp({ trustProxy: "10.0.0.0/99" })).toThrow(
+      /is not an IP address, a CIDR range/,
+    );
+    expect(() => createClientIp({ trustProxy: 1.5 })).toThrow(/non-negative integer/);
+    expect(() => createClientIp({ header: "x-client-ip" as "forwarded" })).toThrow(TypeError);
+  });
+
+  it("answers as clientIp does with the same options, request after request", () => {
+    const ipOf = createClientIp({ trustProxy: "10.0.0.0/8" });
+    const proxied = nodeRequest("10.0.0.1", { "x-forwarded-for": "6.6.6.6, 198.51.100.7" });
+    const direct = nodeRequest("203.0.113.9", { "x-forwarded-for": "6.6.6.6" });
+    expect([ipOf(proxied), ipOf(direct), ipOf(proxied)]).toEqual([
+      "198.51.100.7",
+      "203.0.113.9",
+      "198.51.100.7",
+    ]);
+    expect(ipOf(direct)).toBe(clientIp(direct, { trustProxy: "10.0.0.0/8" }));
+  });
+
+  it("takes a Web Request's socket address as its second argument", () => {
+    const ipOf = createClientIp({ trustProxy: 1 });
+    const request = new Request("https://app.test/", {
+      headers: { "x-forwarded-for": "198.51.100.7" },
+    });
+    expect(ipOf(request, "10.0.0.1")).toBe("198.51.100.7");
+    expect(ipOf(request)).toBeUndefined();
   });
 });
