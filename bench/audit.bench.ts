@@ -2,7 +2,7 @@
 // local Integration API. Each figure is set against a baseline measured in the same run.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createAuditClient } from "../dist/audit/index.js";
+import { createAuditClient } from "platform-integration/audit";
 
 const event = {
   name: "user.login",
