@@ -19,5 +19,7 @@ export default defineConfig({
   target: "es2023",
   platform: "node",
   sourcemap: false,
+  // Deno resolves builtins only with the node: prefix.
+  removeNodeProtocol: false,
   define: { __SDK_VERSION__: JSON.stringify(pkg.version) },
 });

@@ -1,0 +1,26 @@
+/** What a command writes to and reads from; tests pass their own. */
+export interface CommandIo {
+  stdout: { write(text: string): unknown; isTTY?: boolean; columns?: number };
+  stderr: { write(text: string): unknown };
+  env: Record<string, string | undefined>;
+  /** Aborted on SIGINT or SIGTERM: a long-running command stops cleanly and returns. */
+  signal: AbortSignal;
+}
+
+/**
+ * One subcommand of the `platform-integration` CLI. Exit codes: 0 success, 1 the work failed
+ * (a check failed, a sync did not complete), 2 the command line was wrong ({@link UsageError}).
+ */
+export interface Command {
+  name: string;
+  /** One line for the command list. */
+  summary: string;
+  /** The whole text that `--help` prints. */
+  usage: string;
+  run(args: string[], io: CommandIo): Promise<number>;
+}
+
+/** A mistake in the command line: printed with a pointer to `--help`, exit code 2. */
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}

@@ -1,0 +1,5 @@
+export {
+  type TestRunner,
+  testUserStore,
+  type UserStoreContractOptions,
+} from "./user-store-contract.ts";
