@@ -90,19 +90,15 @@ const hexGroup = /^[0-9a-f]{1,4}$/i;
 function parseAddress(text: string): Uint8Array | undefined {
   const zone = text.indexOf("%");
   const address = zone === -1 ? text : text.slice(0, zone);
-  const v4 = ipv4.exec(address);
-  if (v4) {
-    const octets = v4.slice(1).map(Number);
-    return octets.every((octet) => octet <= 255) ? Uint8Array.from(octets) : undefined;
-  }
+  if (!address.includes(":")) return parseIPv4(address);
   const halves = address.split("::");
   if (halves.length > 2) return undefined;
   const groups = halves.map((half) => (half === "" ? [] : half.split(":")));
   const tail = groups[groups.length - 1] as string[];
   const last = tail[tail.length - 1];
   if (last?.includes(".")) {
-    const embedded = parseAddress(last);
-    if (embedded?.length !== 4) return undefined;
+    const embedded = parseIPv4(last);
+    if (embedded === undefined) return undefined;
     tail.splice(-1, 1, hex(embedded[0], embedded[1]), hex(embedded[2], embedded[3]));
   }
   const count = groups.reduce((sum, half) => sum + half.length, 0);
@@ -118,6 +114,11 @@ function parseAddress(text: string): Uint8Array | undefined {
   const isMapped =
     bytes.subarray(0, 10).every((byte) => byte === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
   return isMapped ? bytes.slice(12) : bytes;
+}
+
+function parseIPv4(text: string): Uint8Array | undefined {
+  const octets = ipv4.exec(text)?.slice(1).map(Number);
+  return octets?.every((octet) => octet <= 255) ? Uint8Array.from(octets) : undefined;
 }
 
 function hex(high = 0, low = 0): string {
