@@ -23,6 +23,8 @@ export async function answerNodeRequest(
     method: req.method ?? "GET",
     path,
     headers: req.headers,
+    body: undefined,
+    json: undefined,
     remoteAddress: req.socket.remoteAddress,
   };
   if (!stream.readableEnded) {
@@ -36,7 +38,8 @@ export async function answerNodeRequest(
   } else if (parsed !== undefined) {
     request.json = parsed;
   }
-  return handler.handle(request);
+  // Awaited rather than returned: an async function that returns a promise costs two more ticks.
+  return await handler.handle(request);
 }
 
 /**
@@ -60,23 +63,20 @@ function readBody(
   if (declaredLength !== undefined && Number(declaredLength) > limit) {
     return Promise.resolve(undefined);
   }
+  // Plain `on` listeners and a flag, no `once` wrappers or removals: this runs for every request.
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const onData = (chunk: Buffer) => {
+    stream.on("data", (chunk: Buffer) => {
+      if (size > limit) return;
       size += chunk.length;
-      if (size <= limit) {
-        chunks.push(chunk);
-        return;
-      }
-      // Stop collecting but let the stream drain, so the 413 can be written and the socket closed.
-      stream.off("data", onData).off("end", onEnd).off("error", reject);
-      resolve(undefined);
-    };
-    const onEnd = () => {
-      stream.off("error", reject);
+      if (size <= limit) chunks.push(chunk);
+      // Past the limit the stream still drains, so that the 413 can be written and the socket closed.
+      else resolve(undefined);
+    });
+    stream.on("end", () => {
       resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
-    };
-    stream.on("data", onData).once("end", onEnd).once("error", reject);
+    });
+    stream.on("error", reject);
   });
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { answerNodeRequest, writeNodeResponse } from "../internal/node-request.ts";
+import type { ProvisioningResponse } from "../provisioning/errors.ts";
 import type { ProvisioningHandler } from "../provisioning/handler.ts";
 
 /**
@@ -37,10 +38,23 @@ export function toNodeHandler(handler: ProvisioningHandler): NodeHandler {
       next();
       return;
     }
-    answerNodeRequest(handler, req, path, (req as { body?: unknown }).body).then(
-      (response) => writeNodeResponse(res, response),
-      // Only reading the body can fail (the client went away): there is no one left to answer.
-      () => res.destroy(),
-    );
+    void serve(handler, req, res, path);
   };
+}
+
+async function serve(
+  handler: ProvisioningHandler,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+): Promise<void> {
+  let response: ProvisioningResponse;
+  try {
+    response = await answerNodeRequest(handler, req, path, (req as { body?: unknown }).body);
+  } catch {
+    // Only reading the body can fail (the client went away): there is no one left to answer.
+    res.destroy();
+    return;
+  }
+  writeNodeResponse(res, response);
 }

@@ -5,7 +5,7 @@ import {
   type ProvisioningResponse,
   payloadTooLarge,
 } from "./errors.ts";
-import { KeyedQueue } from "./keyed-queue.ts";
+import { KeyedLock } from "./keyed-lock.ts";
 import type { UserPatch, UserRecord, UserStore } from "./user-store.ts";
 import { toPatches } from "./wire.ts";
 
@@ -221,7 +221,7 @@ export function createProvisioningHandler(
   if (!Number.isSafeInteger(bodyLimit) || bodyLimit < 0) {
     throw new TypeError("bodyLimit must be a non-negative integer number of bytes");
   }
-  const queue = new KeyedQueue();
+  const lanes = new KeyedLock();
 
   function route(path: string): Route | undefined {
     if (!path.startsWith(basePath)) return undefined;
@@ -255,10 +255,8 @@ export function createProvisioningHandler(
     }
   }
 
-  async function upsert(
-    request: ProvisioningRequest,
-    operation: "create" | "modify",
-  ): Promise<ProvisioningResponse> {
+  /** The patches a create or modify body carries, or the answer that refuses it. */
+  function readPatches(request: ProvisioningRequest): UserPatch[] | ProvisioningResponse {
     const type = request.headers["content-type"];
     if (typeof type === "string" && !isJson(type)) return unsupportedMediaType;
     const declaredLength = request.headers["content-length"];
@@ -278,62 +276,83 @@ export function createProvisioningHandler(
       }
     }
     const patches = toPatches(body);
-    if (patches instanceof ProvisioningError) return errorResponse(patches.code, patches.message);
+    return patches instanceof ProvisioningError
+      ? errorResponse(patches.code, patches.message)
+      : patches;
+  }
+
+  // One function from lock to store to hook, without nested async calls: this is the hot path.
+  async function upsert(
+    request: ProvisioningRequest,
+    operation: "create" | "modify",
+  ): Promise<ProvisioningResponse> {
+    const patches = readPatches(request);
+    if (!Array.isArray(patches)) return patches;
     for (const patch of patches) {
-      const failed = await queue.run(patch.uuid, () => apply(patch, operation));
-      if (failed !== undefined) return failed;
+      const uuid = patch.uuid;
+      const turn = lanes.acquire(uuid);
+      if (turn !== undefined) await turn;
+      try {
+        let change = patch;
+        if (transform !== undefined) {
+          try {
+            change = await transform(patch, { operation });
+          } catch (error) {
+            return fail(error, { operation, uuid, status: 500 });
+          }
+        }
+        let result: Awaited<ReturnType<UserStore["upsert"]>>;
+        try {
+          result = await store.upsert(change);
+        } catch (error) {
+          return fail(error, { operation, uuid, status: 503 });
+        }
+        if (onChange !== undefined) {
+          try {
+            await onChange({
+              type: result.created ? "created" : "updated",
+              uuid,
+              user: result.user,
+            });
+          } catch (error) {
+            return fail(error, { operation, uuid, status: 500 });
+          }
+        }
+      } finally {
+        lanes.release(uuid);
+      }
     }
     return operation === "create" ? created : noContent;
   }
 
-  async function apply(
-    patch: UserPatch,
-    operation: "create" | "modify",
-  ): Promise<ProvisioningResponse | undefined> {
-    const uuid = patch.uuid;
-    let change = patch;
-    if (transform !== undefined) {
-      try {
-        change = await transform(patch, { operation });
-      } catch (error) {
-        return fail(error, { operation, uuid, status: 500 });
-      }
-    }
-    let result: Awaited<ReturnType<UserStore["upsert"]>>;
-    try {
-      result = await store.upsert(change);
-    } catch (error) {
-      return fail(error, { operation, uuid, status: 503 });
-    }
-    if (onChange === undefined) return undefined;
-    try {
-      await onChange({ type: result.created ? "created" : "updated", uuid, user: result.user });
-    } catch (error) {
-      return fail(error, { operation, uuid, status: 500 });
-    }
-    return undefined;
-  }
-
-  function remove(segment: string): Promise<ProvisioningResponse> {
+  async function remove(segment: string): Promise<ProvisioningResponse> {
     let uuid: string;
     try {
       uuid = decodeURIComponent(segment);
     } catch {
-      return Promise.resolve(invalidPathUuid);
+      return invalidPathUuid;
     }
-    return queue.run(uuid, async () => {
-      try {
-        await store.delete(uuid);
-      } catch (error) {
-        return fail(error, { operation: "delete", uuid, status: 503 });
-      }
-      try {
-        await onChange?.({ type: "deleted", uuid });
-      } catch (error) {
-        return fail(error, { operation: "delete", uuid, status: 500 });
-      }
-      return noContent;
-    });
+    const turn = lanes.acquire(uuid);
+    if (turn !== undefined) await turn;
+    try {
+      return await removeHeld(uuid);
+    } finally {
+      lanes.release(uuid);
+    }
+  }
+
+  async function removeHeld(uuid: string): Promise<ProvisioningResponse> {
+    try {
+      await store.delete(uuid);
+    } catch (error) {
+      return fail(error, { operation: "delete", uuid, status: 503 });
+    }
+    try {
+      await onChange?.({ type: "deleted", uuid });
+    } catch (error) {
+      return fail(error, { operation: "delete", uuid, status: 500 });
+    }
+    return noContent;
   }
 
   async function reset(): Promise<ProvisioningResponse> {
