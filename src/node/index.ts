@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { answerNodeRequest, writeNodeResponse } from "../internal/node-request.ts";
-import type { ProvisioningResponse } from "../provisioning/errors.ts";
+import { readNodeRequest, writeNodeResponse } from "../internal/node-request.ts";
+import { payloadTooLarge } from "../provisioning/errors.ts";
 import type { ProvisioningHandler } from "../provisioning/handler.ts";
 
 /**
@@ -38,23 +38,18 @@ export function toNodeHandler(handler: ProvisioningHandler): NodeHandler {
       next();
       return;
     }
-    void serve(handler, req, res, path);
+    readNodeRequest(
+      handler,
+      req,
+      path,
+      (req as { body?: unknown }).body,
+      req,
+      (request) => {
+        if (request === undefined) writeNodeResponse(res, payloadTooLarge);
+        else void handler.handle(request).then((response) => writeNodeResponse(res, response));
+      },
+      // Only reading the body can fail (the client went away): there is no one left to answer.
+      () => res.destroy(),
+    );
   };
-}
-
-async function serve(
-  handler: ProvisioningHandler,
-  req: IncomingMessage,
-  res: ServerResponse,
-  path: string,
-): Promise<void> {
-  let response: ProvisioningResponse;
-  try {
-    response = await answerNodeRequest(handler, req, path, (req as { body?: unknown }).body);
-  } catch {
-    // Only reading the body can fail (the client went away): there is no one left to answer.
-    res.destroy();
-    return;
-  }
-  writeNodeResponse(res, response);
 }

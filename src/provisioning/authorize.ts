@@ -1,7 +1,10 @@
-import type { ProvisioningRequest } from "./handler.ts";
+import type { GuardedRequest } from "./handler.ts";
 
-/** A guard for the handler's `authorize` option: true lets the request through, false answers 403. */
-export type Authorize = (request: ProvisioningRequest) => boolean | Promise<boolean>;
+/**
+ * A guard for the handler's `authorize` option: true lets the request through, false answers 403.
+ * It sees the headers as a record by lowercase name, whatever form the adapter passed.
+ */
+export type Authorize = (request: GuardedRequest) => boolean | Promise<boolean>;
 
 const encoder = new TextEncoder();
 

@@ -5,13 +5,14 @@ import {
   type ProvisioningResponse,
   payloadTooLarge,
 } from "./errors.ts";
+import { type HeaderRecord, headerOf, withHeaderRecord } from "./headers.ts";
 import { KeyedLock } from "./keyed-lock.ts";
 import type { UserPatch, UserRecord, UserStore } from "./user-store.ts";
 import { toPatches } from "./wire.ts";
 
 /**
  * One request in plain data: what an adapter hands to {@link ProvisioningHandler.handle}. Node's
- * `req.headers` fits `headers` as it is, so an adapter copies nothing.
+ * `req.rawHeaders` or `req.headers` fits `headers` as it is, so an adapter copies nothing.
  */
 export interface ProvisioningRequest {
   /** Upper-case HTTP method. */
@@ -21,8 +22,13 @@ export interface ProvisioningRequest {
    * query allowed: `/v1/user/a%2Fb`. The handler's `basePath` is stripped from it.
    */
   path: string;
-  /** Header values by lowercase name. */
-  headers: Readonly<Record<string, string | readonly string[] | undefined>>;
+  /**
+   * A {@link HeaderRecord}, or a flat `[name, value, ...]` list in any case, as Node's
+   * `req.rawHeaders`: Node builds that list while parsing but `req.headers` only on first use, so
+   * the list spares every request that work. Without `authorize`, only `content-type` and
+   * `content-length` are read.
+   */
+  headers: HeaderRecord | readonly string[];
   /** The raw body bytes (UTF-8). Read at most `bodyLimit + 1` bytes: more answers 413. */
   body?: Uint8Array | undefined;
   /**
@@ -32,6 +38,11 @@ export interface ProvisioningRequest {
   json?: unknown;
   /** The peer address of the socket, for {@link allowAddresses}; never taken from a header. */
   remoteAddress?: string | undefined;
+}
+
+/** What an `authorize` guard receives: the request, with its headers always as a record. */
+export interface GuardedRequest extends Omit<ProvisioningRequest, "headers"> {
+  headers: HeaderRecord;
 }
 
 /** The five operations of the Provisioning API. */
@@ -228,7 +239,7 @@ export function createProvisioningHandler(
     const query = path.indexOf("?");
     let end = query === -1 ? path.length : query;
     if (path.charCodeAt(end - 1) === 47 /* "/" */) end--;
-    const rest = path.slice(basePath.length, end);
+    const rest = end === path.length && basePath === "" ? path : path.slice(basePath.length, end);
     const fixed = routes.get(rest);
     if (fixed !== undefined) return fixed;
     if (rest.length > userPrefix.length && rest.startsWith(userPrefix)) {
@@ -257,11 +268,11 @@ export function createProvisioningHandler(
 
   /** The patches a create or modify body carries, or the answer that refuses it. */
   function readPatches(request: ProvisioningRequest): UserPatch[] | ProvisioningResponse {
-    const type = request.headers["content-type"];
-    if (typeof type === "string" && !isJson(type)) return unsupportedMediaType;
-    const declaredLength = request.headers["content-length"];
+    const type = headerOf(request.headers, "content-type");
+    if (type !== undefined && !isJson(type)) return unsupportedMediaType;
+    const declaredLength = headerOf(request.headers, "content-length");
     // Also guards a body a framework parsed with a looser limit than this handler's.
-    if (typeof declaredLength === "string" && Number(declaredLength) > bodyLimit) {
+    if (declaredLength !== undefined && Number(declaredLength) > bodyLimit) {
       return payloadTooLarge;
     }
     let body = request.json;
@@ -286,7 +297,12 @@ export function createProvisioningHandler(
     request: ProvisioningRequest,
     operation: "create" | "modify",
   ): Promise<ProvisioningResponse> {
-    const patches = readPatches(request);
+    let patches: UserPatch[] | ProvisioningResponse;
+    try {
+      patches = readPatches(request);
+    } catch (error) {
+      return fail(error, { operation, uuid: undefined, status: 500 });
+    }
     if (!Array.isArray(patches)) return patches;
     for (const patch of patches) {
       const uuid = patch.uuid;
@@ -390,13 +406,29 @@ export function createProvisioningHandler(
     }
   }
 
-  async function handle(request: ProvisioningRequest): Promise<ProvisioningResponse> {
+  function handle(request: ProvisioningRequest): Promise<ProvisioningResponse> {
     const found = route(request.path);
+    // The hot path, a create or modify without a guard, goes straight to upsert (which never
+    // rejects): one promise fewer for every message of a sync.
+    if (
+      authorize === undefined &&
+      request.method === "POST" &&
+      (found?.name === "create" || found?.name === "modify")
+    ) {
+      return upsert(request, found.name);
+    }
+    return answer(found, request);
+  }
+
+  async function answer(
+    found: Route | undefined,
+    request: ProvisioningRequest,
+  ): Promise<ProvisioningResponse> {
     let response = notFound;
     if (found !== undefined) {
       try {
         response =
-          authorize === undefined || (await authorize(request))
+          authorize === undefined || (await authorize(withHeaderRecord(request)))
             ? await dispatch(found, request)
             : forbidden;
       } catch (error) {

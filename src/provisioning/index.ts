@@ -7,6 +7,7 @@ export {
 } from "./errors.ts";
 export {
   createProvisioningHandler,
+  type GuardedRequest,
   type ProvisioningChange,
   type ProvisioningErrorContext,
   type ProvisioningHandler,
@@ -14,6 +15,7 @@ export {
   type ProvisioningOperation,
   type ProvisioningRequest,
 } from "./handler.ts";
+export type { HeaderRecord } from "./headers.ts";
 export { MemoryUserStore } from "./memory-user-store.ts";
 export { userRecordSchema } from "./user-record.ts";
 export {

@@ -56,8 +56,9 @@ function toPatch(record: unknown): UserPatch | ProvisioningError {
   }
   const patch: UserPatch = { uuid };
   let extra: [string, JsonValue][] | undefined;
-  for (const key of Object.keys(fields)) {
-    if (key === "uuid") continue;
+  // for-in allocates no key array; the own-property check keeps inherited keys out.
+  for (const key in fields) {
+    if (key === "uuid" || !Object.hasOwn(fields, key)) continue;
     const value = fields[key] as JsonValue;
     const field = fieldByWireName.get(key);
     if (field !== undefined && (typeof value === "string" || value === null)) {

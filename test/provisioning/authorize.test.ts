@@ -1,11 +1,7 @@
 import { describe, expect, it } from "vitest";
-import {
-  allowAddresses,
-  type ProvisioningRequest,
-  sharedSecret,
-} from "../../src/provisioning/index.ts";
+import { allowAddresses, type GuardedRequest, sharedSecret } from "../../src/provisioning/index.ts";
 
-const request = (extra: Partial<ProvisioningRequest>): ProvisioningRequest => ({
+const request = (extra: Partial<GuardedRequest>): GuardedRequest => ({
   method: "GET",
   path: "/v1/ping",
   headers: {},
