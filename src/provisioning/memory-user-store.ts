@@ -12,7 +12,7 @@ export class MemoryUserStore implements UserStore {
     const existing = this.#users.get(patch.uuid);
     const user = mergeUser(existing, patch);
     this.#users.set(patch.uuid, user);
-    return { created: existing === undefined, user: structuredClone(user) };
+    return { created: existing === undefined, user: copy(user) };
   }
 
   async delete(uuid: string): Promise<{ deleted: boolean }> {
@@ -26,11 +26,18 @@ export class MemoryUserStore implements UserStore {
   /** The stored user with this uuid, as a copy, or undefined. */
   get(uuid: string): UserRecord | undefined {
     const user = this.#users.get(uuid);
-    return user && structuredClone(user);
+    return user && copy(user);
   }
 
   /** Every stored user, as copies, in insertion order. */
   list(): UserRecord[] {
-    return [...this.#users.values()].map((user) => structuredClone(user));
+    return [...this.#users.values()].map(copy);
   }
+}
+
+/** A deep copy: the documented fields are strings, so only `extra` needs a structured clone. */
+function copy(user: UserRecord): UserRecord {
+  const result = { ...user };
+  if (user.extra !== undefined) result.extra = structuredClone(user.extra);
+  return result;
 }

@@ -1,4 +1,6 @@
 import type { JsonValue } from "type-fest";
+import type * as z from "zod/mini";
+import type { userRecordSchema } from "./user-record.ts";
 
 /** The eight optional documented fields of a user record, in their TypeScript (camelCase) names. */
 export const userFieldNames = [
@@ -17,11 +19,11 @@ export type UserFieldName = (typeof userFieldNames)[number];
 
 /**
  * A user as the application stores it: the platform's nine documented fields in camelCase,
- * plus any undocumented fields the platform sent, kept under their wire names in `extra`.
+ * plus any undocumented fields the platform sent, kept under their wire names in `extra`:
+ * `{ uuid: string; userId?: string; ...; email?: string; extra?: Record<string, JsonValue> }`.
+ * Inferred from {@link userRecordSchema}, so the type and its runtime check cannot drift apart.
  */
-export type UserRecord = { uuid: string } & { [Field in UserFieldName]?: string } & {
-  extra?: Record<string, JsonValue>;
-};
+export type UserRecord = z.infer<typeof userRecordSchema>;
 
 /**
  * A change to merge into a stored user. A field that is absent keeps its stored value; a field set

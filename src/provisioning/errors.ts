@@ -1,0 +1,94 @@
+const statusByCode = {
+  invalid_json: 400,
+  invalid_user: 400,
+  invalid_uuid: 400,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  internal_error: 500,
+  not_ready: 503,
+  store_unavailable: 503,
+} as const;
+
+/**
+ * The `error` member of every non-2xx answer of the Provisioning API. The set is closed, so that
+ * a client (or the platform's operator reading a log) can branch on it:
+ *
+ * - 400 `invalid_json`, `invalid_user`, `invalid_uuid`: the body or path cannot be a user.
+ * - 403 `forbidden`: the `authorize` guard refused the request.
+ * - 404 `not_found`, 405 `method_not_allowed`: no such route, or not with this method.
+ * - 413 `payload_too_large`, 415 `unsupported_media_type`: the body is too big, or not JSON.
+ * - 500 `internal_error`: a hook or the SDK failed unexpectedly (the `onError` hook sees it).
+ * - 503 `not_ready`, `store_unavailable`: retriable; the platform pauses and tries again later.
+ */
+export type ProvisioningErrorCode = keyof typeof statusByCode;
+
+/** The JSON body of every non-2xx answer: what went wrong, never an echo of the input. */
+export interface ProvisioningErrorBody {
+  error: ProvisioningErrorCode;
+  message: string;
+}
+
+/**
+ * An error with a definite answer. Throw it from a hook (`transform`, `authorize`, `onChange`) or
+ * from a store to choose the status: its `code` sets the status and its message is sent as is,
+ * so the message must never contain a password or other input. Any other error thrown by a store
+ * answers 503 `store_unavailable`; by a hook, 500 `internal_error`.
+ *
+ * @example
+ * ```ts
+ * transform: (patch) => {
+ *   if (patch.passwordFormat === "md5") {
+ *     throw new ProvisioningError("invalid_user", "MD5 passwords are not accepted; send clear text or bcrypt");
+ *   }
+ *   return patch;
+ * }
+ * ```
+ */
+export class ProvisioningError extends Error {
+  override readonly name = "ProvisioningError";
+  /** The HTTP status this error answers with, derived from the code. */
+  readonly status: (typeof statusByCode)[ProvisioningErrorCode];
+
+  constructor(
+    readonly code: ProvisioningErrorCode,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.status = statusByCode[code];
+  }
+}
+
+/** A response of the plain-data core; see {@link ProvisioningHandler.handle}. */
+export interface ProvisioningResponse {
+  readonly status: number;
+  /** Lowercase header names. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** JSON text for errors; undefined for the bodiless 2xx answers. */
+  readonly body: string | undefined;
+}
+
+const jsonHeaders = { "content-type": "application/json; charset=utf-8" } as const;
+
+/** Builds the JSON error answer for a code; `headers` adds to the content type. */
+export function errorResponse(
+  code: ProvisioningErrorCode,
+  message: string,
+  headers?: Readonly<Record<string, string>>,
+): ProvisioningResponse {
+  const body: ProvisioningErrorBody = { error: code, message };
+  return {
+    status: statusByCode[code],
+    headers: headers ? { ...jsonHeaders, ...headers } : jsonHeaders,
+    body: JSON.stringify(body),
+  };
+}
+
+/** The answer when a body exceeds the handler's `bodyLimit`; adapters send it before reading on. */
+export const payloadTooLarge = errorResponse(
+  "payload_too_large",
+  "The body exceeds the size limit of this Provisioning API (the handler's bodyLimit)",
+);
