@@ -2,9 +2,10 @@ import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { testUserStore } from "../../src/testing/index.ts";
 import { SqliteUserStore } from "./sqlite-user-store.ts";
 
@@ -102,6 +103,44 @@ describe("SqliteUserStore", () => {
     const extra = { zip: "0150", floor: 3, ratio: 0.1 + 0.2, active: false, none: [null] };
     expect((await store.upsert({ uuid: "u1", extra })).user.extra).toEqual(extra);
     store.close();
+  });
+
+  it("counts the users in the table", async () => {
+    const store = new SqliteUserStore(":memory:");
+    expect(store.count()).toBe(0);
+    await store.upsert({ uuid: "u1" });
+    await store.upsert({ uuid: "u2" });
+    await store.upsert({ uuid: "u1", username: "bob" });
+    expect(store.count()).toBe(2);
+    await store.delete("u2");
+    expect(store.count()).toBe(1);
+    store.close();
+  });
+
+  describe("synchronous", () => {
+    afterEach(() => {
+      vi.restoreAllMocks();
+    });
+    const pragmas = (options?: { synchronous?: "full" | "normal" }) => {
+      const exec = vi.spyOn(DatabaseSync.prototype, "exec");
+      new SqliteUserStore(newFile(), options).close();
+      return exec.mock.calls.map(([sql]) => sql).filter((sql) => sql.includes("synchronous"));
+    };
+
+    it("syncs every write to disk by default", () => {
+      expect(pragmas()).toEqual(["PRAGMA synchronous = FULL"]);
+    });
+
+    it("syncs at checkpoints only with synchronous: normal", () => {
+      expect(pragmas({ synchronous: "normal" })).toEqual(["PRAGMA synchronous = NORMAL"]);
+    });
+
+    it("refuses any other setting before opening the file", () => {
+      const file = newFile();
+      expect(() => new SqliteUserStore(file, { synchronous: "off" as "normal" })).toThrow(
+        'synchronous must be "full" or "normal", not off',
+      );
+    });
   });
 
   it("is ready while open and not ready once closed", () => {

@@ -65,6 +65,24 @@ RETURNING *`;
 
 type Row = Record<string, string | number | null>;
 
+/** Options of {@link SqliteUserStore}. */
+export interface SqliteUserStoreOptions {
+  /**
+   * When a write is on disk, as SQLite's `PRAGMA synchronous`. Default `"full"`.
+   *
+   * - `"full"`: every upsert and delete is synced to disk (an fsync) before it resolves, so a user
+   *   that the API acknowledged survives a power loss. Each write then costs one fsync: on a
+   *   typical SSD, most of an initial sync's time.
+   * - `"normal"`: in WAL mode, the database stays consistent (never corrupt) after a crash or a
+   *   power loss, and writes are synced only at checkpoints: much faster. But a power loss (not
+   *   an application crash) may lose the last writes that were already acknowledged, and the
+   *   platform, having received its 201 or 204, will not send them again: those users stay
+   *   missing or stale until their next change or a full re-sync. Choose it when that is
+   *   acceptable, or when the platform can be made to re-sync (a reset).
+   */
+  synchronous?: "full" | "normal" | undefined;
+}
+
 /**
  * A {@link UserStore} in a SQLite file, on Node's built-in `node:sqlite` (Node 22.13 or later;
  * no dependency). Users live in the table `provisioned_users`; `extra` is a JSON text column.
@@ -87,18 +105,24 @@ export class SqliteUserStore implements UserStore {
   readonly #delete: StatementSync;
   readonly #reset: StatementSync;
   readonly #probe: StatementSync;
+  readonly #count: StatementSync;
 
   /** Opens (or creates) the database file at `path`, or a private in-memory one for `":memory:"`. */
-  constructor(path: string) {
+  constructor(path: string, { synchronous = "full" }: SqliteUserStoreOptions = {}) {
+    if (synchronous !== "full" && synchronous !== "normal") {
+      throw new TypeError(`synchronous must be "full" or "normal", not ${String(synchronous)}`);
+    }
     this.#db = new DatabaseSync(path);
     // The busy timeout comes first: switching to WAL needs a lock another process may hold.
     this.#db.exec("PRAGMA busy_timeout = 5000");
     this.#db.exec("PRAGMA journal_mode = WAL");
+    this.#db.exec(`PRAGMA synchronous = ${synchronous.toUpperCase()}`);
     this.#db.exec(createTable);
     this.#upsert = this.#db.prepare(upsert);
     this.#delete = this.#db.prepare(`DELETE FROM ${table} WHERE uuid = ?`);
     this.#reset = this.#db.prepare(`DELETE FROM ${table}`);
     this.#probe = this.#db.prepare(`SELECT 1 FROM ${table} LIMIT 1`);
+    this.#count = this.#db.prepare(`SELECT count(*) AS users FROM ${table}`);
   }
 
   async upsert(patch: UserPatch): Promise<UpsertResult> {
@@ -122,6 +146,11 @@ export class SqliteUserStore implements UserStore {
 
   async reset(): Promise<void> {
     this.#reset.run();
+  }
+
+  /** How many users the table holds now: for a health check, or to compare with the directory. */
+  count(): number {
+    return Number((this.#count.get() as Row).users);
   }
 
   /** Closes the database; the store cannot be used afterwards. */
