@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the packed tarball into an empty project and imports every entry (ESM and CJS) on
-# Node 22 and 24, runs the CLI through npx on both, then runs one real request cycle on Bun and on
-# Deno.
+# Node 22 and 24, runs the CLI through npx on both and the demo on Node 24, then runs one real
+# request cycle on Bun and on Deno.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work="$1/smoke"
@@ -21,5 +21,8 @@ for node in "$node22" "$node24"; do
   PATH="$work/path:$PATH" npx --no-install platform-integration --help | grep conformance >/dev/null
   PATH="$work/path:$PATH" npx --no-install platform-integration --version
 done
+# The README's first command, from the package: the demo on node:sqlite, with Node 24.
+ln -sf "$(realpath "$node24")" "$work/path/node"
+PATH="$work/path:$PATH" npx --no-install platform-integration demo --users 20
 "$root/node_modules/.bin/bun" request-cycle.mjs
 "$root/node_modules/.bin/deno" run --allow-net --allow-env --allow-read request-cycle.mjs
