@@ -9,6 +9,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer } from "node:http";
 import { connect, type Socket } from "node:net";
+import { bareCreateListener } from "./bare-server.ts";
 
 const kinds = {
   bare: "bare node:http handler",
@@ -46,7 +47,7 @@ async function serve(kind: Kind): Promise<void> {
     const { createAdaptorServer } = await import("@hono/node-server");
     server = createAdaptorServer({ fetch: handler.fetch }) as ReturnType<typeof createServer>;
   } else {
-    server = createServer(bare());
+    server = createServer(bareCreateListener());
   }
   server.keepAliveTimeout = 60_000;
   // The parent asks for this process's CPU time around each round: requests per CPU-second is
@@ -59,38 +60,6 @@ async function serve(kind: Kind): Promise<void> {
     const address = server.address();
     process.stdout.write(`${typeof address === "object" && address ? address.port : 0}\n`);
   });
-}
-
-/** The same work by hand: route, read the body, JSON.parse, check the uuid, merge into a Map, 201. */
-function bare(): Parameters<typeof createServer>[1] {
-  const users = new Map<string, Record<string, unknown>>();
-  return (req, res) => {
-    if (req.method !== "POST" || req.url !== "/v1/user/create") {
-      res.statusCode = 404;
-      res.end();
-      return;
-    }
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      let record: { uuid?: unknown };
-      try {
-        record = JSON.parse(Buffer.concat(chunks).toString());
-      } catch {
-        res.statusCode = 400;
-        res.end();
-        return;
-      }
-      if (typeof record?.uuid !== "string" || record.uuid === "") {
-        res.statusCode = 400;
-        res.end();
-        return;
-      }
-      users.set(record.uuid, { ...users.get(record.uuid), ...record });
-      res.statusCode = 201;
-      res.end();
-    });
-  };
 }
 
 async function main(): Promise<void> {
