@@ -127,7 +127,7 @@ async function demo(
   out(`  app              ${app.baseUrl}  the Provisioning API over a SQLite store`);
   out(`  database         ${file}`);
   out(`  Integration API  ${served.baseUrl}  a local fake of the Version and Audit APIs`);
-  out("  platform         the simulator: one message at a time, in order, as the platform");
+  out("  platform         simulated: a generated directory, one message at a time, in order");
   out();
 
   out("1. Initial sync: a create for every user in the directory");
