@@ -20,6 +20,7 @@ check() { # name command...: starts the server, checks it, stops it
   local name=$1 log="$work/$1.log" url=""
   shift
   echo "--- $name"
+  : >"$log" # exists before the server's shell opens it
   PORT=0 HOST=127.0.0.1 "$@" >"$log" 2>&1 &
   server=$!
   for _ in $(seq 300); do
