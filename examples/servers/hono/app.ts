@@ -1,0 +1,16 @@
+// One Hono application for every runtime: node.ts, bun.ts and deno.ts serve it unchanged.
+import { Hono } from "hono";
+import { createProvisioningHandler, type UserStore } from "platform-integration/provisioning";
+
+/** The application: its page at /, the Provisioning API under /ldap/auth. */
+export function createApp(store: UserStore): Hono {
+  const provisioning = createProvisioningHandler({ store, basePath: "/ldap/auth" });
+  return (
+    new Hono()
+      .get("/", (c) => c.text("Hello from Hono. The Provisioning API is at /ldap/auth.\n"))
+      // The request goes on as it came, not copied (as hono/mount's mount() would copy it to strip
+      // the prefix). c.env is the runtime's context, from which allowAddresses() learns the peer
+      // address on Bun and Deno.
+      .all("/ldap/auth/*", (c) => provisioning.fetch(c.req.raw, c.env))
+  );
+}

@@ -1,0 +1,69 @@
+// The command line of every example server, on Node, Bun and Deno: PORT (default 3000, 0 picks
+// a free port), HOST (default: every interface), DATABASE_FILE (a SQLite file; default: users in
+// memory). Prints the Provisioning API's URL and stops gracefully on SIGTERM and SIGINT.
+import process from "node:process";
+import { MemoryUserStore, type UserStore } from "platform-integration/provisioning";
+import type { RunningServer, Start } from "./serve.ts";
+
+/** A store and how to release it. */
+export interface OpenedStore {
+  store: UserStore;
+  /** Where the users are, for the startup line. */
+  description: string;
+  close(): void;
+}
+
+/**
+ * The SQLite store when `databaseFile` is set, to keep users across restarts in a real database;
+ * else a {@link MemoryUserStore}, whose users go with the process.
+ */
+export async function openUserStore(databaseFile: string | undefined): Promise<OpenedStore> {
+  if (!databaseFile) return { store: new MemoryUserStore(), description: "in memory", close() {} };
+  // Loaded only when asked for, so that runtimes without node:sqlite still run the rest.
+  const { SqliteUserStore } = await import("../sqlite-store/sqlite-user-store.ts");
+  const store = new SqliteUserStore(databaseFile);
+  return { store, description: `in the SQLite file ${databaseFile}`, close: () => store.close() };
+}
+
+/** Runs `start` with the settings from the environment until SIGTERM or SIGINT. */
+export async function runFromCommandLine(start: Start): Promise<void> {
+  const port = Number(process.env.PORT || 3000);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    console.error(
+      `PORT must be a port number from 0 (any free port) to 65535, not "${process.env.PORT}".`,
+    );
+    process.exitCode = 2;
+    return;
+  }
+  const users = await openUserStore(process.env.DATABASE_FILE);
+  let server: RunningServer;
+  try {
+    server = await start({ port, host: process.env.HOST || undefined, store: users.store });
+  } catch (error) {
+    users.close();
+    // EADDRINUSE and the like: the reason is all a user needs.
+    console.error(`The server did not start: ${error instanceof Error ? error.message : error}`);
+    process.exitCode = 1;
+    return;
+  }
+  const stop = (signal: string) => {
+    // A second signal, of either kind, ends the process at once.
+    process.off("SIGTERM", stop);
+    process.off("SIGINT", stop);
+    console.log(`${signal}: answering the requests under way, then stopping`);
+    server.close().then(
+      () => {
+        users.close();
+        console.log("Stopped.");
+      },
+      (error: unknown) => {
+        console.error("The server did not stop cleanly:", error);
+        process.exitCode = 1;
+      },
+    );
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+  console.log(`Provisioning API at ${server.url}, users ${users.description}`);
+  console.log(`Check it with: npx platform-integration conformance ${server.url}`);
+}
