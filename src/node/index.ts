@@ -38,18 +38,9 @@ export function toNodeHandler(handler: ProvisioningHandler): NodeHandler {
       next();
       return;
     }
-    readNodeRequest(
-      handler,
-      req,
-      path,
-      (req as { body?: unknown }).body,
-      req,
-      (request) => {
-        if (request === undefined) writeNodeResponse(res, payloadTooLarge);
-        else void handler.handle(request).then((response) => writeNodeResponse(res, response));
-      },
-      // Only reading the body can fail (the client went away): there is no one left to answer.
-      () => res.destroy(),
-    );
+    readNodeRequest(handler, req, path, (req as { body?: unknown }).body, req, (request) => {
+      if (request === undefined) writeNodeResponse(res, payloadTooLarge);
+      else void handler.handle(request).then((response) => writeNodeResponse(res, response));
+    });
   };
 }

@@ -141,20 +141,32 @@ export interface ProvisioningHandler {
   readonly bodyLimit: number;
 }
 
-type RouteName = "ping" | "create" | "modify" | "reset" | "user";
 interface Route {
-  readonly name: RouteName;
+  readonly name: "ping" | "create" | "modify" | "reset" | "user";
   /** The raw last path segment: the uuid of a delete. */
   readonly segment: string;
 }
 
-const routes = new Map<string, Route>(
-  (["ping", "user/create", "user/modify", "reset"] as const).map((path) => {
-    const name = path.slice(path.indexOf("/") + 1) as RouteName;
-    return [`/v1/${path}`, { name, segment: name }];
-  }),
-);
+const pingRoute: Route = { name: "ping", segment: "ping" };
+const createRoute: Route = { name: "create", segment: "create" };
+const modifyRoute: Route = { name: "modify", segment: "modify" };
+const resetRoute: Route = { name: "reset", segment: "reset" };
 const userPrefix = "/v1/user/";
+
+/** The route of a path relative to the base path; a switch compares without hashing the path. */
+function fixedRoute(rest: string): Route | undefined {
+  switch (rest) {
+    case "/v1/user/create":
+      return createRoute;
+    case "/v1/user/modify":
+      return modifyRoute;
+    case "/v1/ping":
+      return pingRoute;
+    case "/v1/reset":
+      return resetRoute;
+  }
+  return undefined;
+}
 
 const created: ProvisioningResponse = { status: 201, headers: {}, body: undefined };
 const noContent: ProvisioningResponse = { status: 204, headers: {}, body: undefined };
@@ -240,7 +252,7 @@ export function createProvisioningHandler(
     let end = query === -1 ? path.length : query;
     if (path.charCodeAt(end - 1) === 47 /* "/" */) end--;
     const rest = end === path.length && basePath === "" ? path : path.slice(basePath.length, end);
-    const fixed = routes.get(rest);
+    const fixed = fixedRoute(rest);
     if (fixed !== undefined) return fixed;
     if (rest.length > userPrefix.length && rest.startsWith(userPrefix)) {
       return { name: "user", segment: rest.slice(userPrefix.length) };
@@ -304,7 +316,8 @@ export function createProvisioningHandler(
       return fail(error, { operation, uuid: undefined, status: 500 });
     }
     if (!Array.isArray(patches)) return patches;
-    for (const patch of patches) {
+    for (let index = 0; index < patches.length; index++) {
+      const patch = patches[index] as UserPatch;
       const uuid = patch.uuid;
       const turn = lanes.acquire(uuid);
       if (turn !== undefined) await turn;
