@@ -74,7 +74,7 @@ export interface ProvisioningHandlerOptions {
   /**
    * The path of the platform's `provisioner` URL (`https://host/ldap/auth` gives `/ldap/auth`).
    * Leave it empty when the framework already strips a mount prefix (Express `app.use("/ldap",
-   * ...)`, Fastify `prefix`, Hono `app.mount`). Default `""`.
+   * ...)`, Fastify `prefix`, Hono `mount`). Default `""`.
    */
   basePath?: string;
   /** The largest body accepted, in bytes; larger ones answer 413. Default 1 MiB. */
@@ -85,8 +85,8 @@ export interface ProvisioningHandlerOptions {
    */
   authorize?: Authorize;
   /**
-   * Rewrites a patch before it is stored, inside the user's queue: hash a clear-text password,
-   * drop fields you must not keep. Return the patch to store.
+   * Rewrites a patch before it is stored, in the user's turn: hash a clear-text password,
+   * drop fields you must not keep. Return the patch to store, with the same uuid.
    */
   transform?: (
     patch: UserPatch,
@@ -219,9 +219,10 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
  * its JSON text (`42` becomes `"42"`), and unknown fields are kept in `extra` under their wire
  * names, `__proto__` included as a plain key. Only what cannot be a user answers 400: invalid JSON,
  * a body that is not an object (or, to create several, an array of objects), a uuid missing, empty
- * or not a string, a value nested deeper than 64 levels. Operations on one
- * uuid apply one at a time in arrival order; different uuids run in parallel. Across several
- * replicas of the application, ordering rests on the store's atomic upsert.
+ * or not a string, a value nested deeper than 64 levels.
+ *
+ * Operations on one uuid apply one at a time in arrival order; different uuids run in parallel.
+ * Across several replicas of the application, ordering rests on the store's atomic upsert.
  *
  * @example
  * ```ts
@@ -326,6 +327,8 @@ export function createProvisioningHandler(
         if (transform !== undefined) {
           try {
             change = await transform(patch, { operation });
+            // The user's turn is taken by uuid: a transform must not write another user.
+            if (change.uuid !== uuid) throw new TypeError("transform changed the uuid of a patch");
           } catch (error) {
             return fail(error, { operation, uuid, status: 500 });
           }
