@@ -1,5 +1,6 @@
 // Throughput of a create through toNodeHandler and MemoryUserStore, against a hand-written bare
-// node:http handler doing the same work, with handler.fetch on @hono/node-server for scale.
+// node:http handler doing the same work (bare-server.ts), with handler.fetch on @hono/node-server
+// for scale.
 // Two load shapes, each run on all three servers in this run, rounds alternating between the
 // servers and the median round counting, so that noise from other work hits them alike:
 //
@@ -14,6 +15,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { Agent, createServer, request, type Server } from "node:http";
 import { connect, type Socket } from "node:net";
+import { bareCreateListener } from "./bare-server.ts";
 
 const kinds = {
   bare: "bare node:http handler",
@@ -143,42 +145,10 @@ async function createKindServer(kind: Kind): Promise<Server> {
     const { createAdaptorServer } = await import("@hono/node-server");
     server = createAdaptorServer({ fetch: handler.fetch }) as Server;
   } else {
-    server = createServer(bare());
+    server = createServer(bareCreateListener());
   }
   server.keepAliveTimeout = 60_000;
   return server;
-}
-
-/** The same work by hand: route, read the body, JSON.parse, check the uuid, merge into a Map, 201. */
-function bare(): Parameters<typeof createServer>[1] {
-  const users = new Map<string, Record<string, unknown>>();
-  return (req, res) => {
-    if (req.method !== "POST" || req.url !== "/v1/user/create") {
-      res.statusCode = 404;
-      res.end();
-      return;
-    }
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      let record: { uuid?: unknown };
-      try {
-        record = JSON.parse(Buffer.concat(chunks).toString());
-      } catch {
-        res.statusCode = 400;
-        res.end();
-        return;
-      }
-      if (typeof record?.uuid !== "string" || record.uuid === "") {
-        res.statusCode = 400;
-        res.end();
-        return;
-      }
-      users.set(record.uuid, { ...users.get(record.uuid), ...record });
-      res.statusCode = 201;
-      res.end();
-    });
-  };
 }
 
 function port(server: Server): number {

@@ -9,9 +9,9 @@ const only = process.argv[2];
 let failed = false;
 for (const name of benches.filter((bench) => !only || bench.includes(only))) {
   console.log(`\n## ${name}`);
-  const run = spawnSync(process.execPath, ["--expose-gc", new URL(name, folder).pathname], {
-    stdio: "inherit",
-  });
+  // Arguments after the name go to each benchmark: `npm run bench -- initial-sync --users 10000`.
+  const args = ["--expose-gc", new URL(name, folder).pathname, ...process.argv.slice(3)];
+  const run = spawnSync(process.execPath, args, { stdio: "inherit" });
   failed ||= run.status !== 0;
 }
 process.exit(failed ? 1 : 0);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the packed tarball into an empty project and imports every entry (ESM and CJS) on
-# Node 22 and 24, then runs one real request cycle on Bun and on Deno.
+# Node 22 and 24, runs the CLI through npx on both and the demo on Node 24, then runs one real
+# request cycle on Bun and on Deno.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work="$1/smoke"
@@ -15,6 +16,13 @@ cp "$root"/.ci/smoke/*.mjs "$root"/.ci/smoke/*.cjs .
 for node in "$node22" "$node24"; do
   "$node" imports.mjs
   "$node" requires.cjs
+  # The bin's shebang finds `node` on PATH: put this Node (and only it) first.
+  mkdir -p "$work/path" && ln -sf "$(realpath "$node")" "$work/path/node"
+  PATH="$work/path:$PATH" npx --no-install platform-integration --help | grep conformance >/dev/null
+  PATH="$work/path:$PATH" npx --no-install platform-integration --version
 done
+# The README's first command, from the package: the demo on node:sqlite, with Node 24.
+ln -sf "$(realpath "$node24")" "$work/path/node"
+PATH="$work/path:$PATH" npx --no-install platform-integration demo --users 20
 "$root/node_modules/.bin/bun" request-cycle.mjs
 "$root/node_modules/.bin/deno" run --allow-net --allow-env --allow-read request-cycle.mjs

@@ -1,4 +1,40 @@
 export {
+  type ConformanceOptions,
+  type ConformanceReport,
+  type ConformanceResult,
+  runConformance,
+} from "./conformance.ts";
+export {
+  createFakeIntegrationApi,
+  type FakeAuditEvent,
+  type FakeCurrentVersion,
+  type FakeCurrentVersionInit,
+  type FakeFailure,
+  type FakeIntegrationApi,
+  type FakeIntegrationApiOptions,
+  type FakeUpdate,
+  type FakeUpdateInit,
+} from "./fake-integration-api.ts";
+export {
+  createPlatformSimulator,
+  type Delivery,
+  type DirectoryChange,
+  type Fault,
+  type MessageKind,
+  type MessageSummary,
+  type PlatformSimulator,
+  type PlatformSimulatorOptions,
+  type SyncProgress,
+  type SyncReport,
+  type SyncStop,
+} from "./platform-simulator.ts";
+export type { ProvisioningHandler, ProvisioningTarget } from "./provisioning-target.ts";
+export {
+  createUserGenerator,
+  type UserGenerator,
+  type UserGeneratorOptions,
+} from "./user-generator.ts";
+export {
   type TestRunner,
   testUserStore,
   type UserStoreContractOptions,

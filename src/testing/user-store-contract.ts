@@ -98,6 +98,21 @@ export function testUserStore(options: UserStoreContractOptions): void {
       strictEqual(({} as Record<string, unknown>).polluted, undefined);
     });
 
+    check("replaces each extra value whole and keeps it exactly as sent", async (store) => {
+      await store.upsert({ uuid: "u1", extra: { address: { city: "Oslo", zip: "0150" } } });
+      // A recursive merge (JSON merge patch, jsonb_strip_nulls) would keep `zip` and drop `floor`.
+      const address = {
+        city: "Bergen",
+        floor: null,
+        ratio: 0.1 + 0.2,
+        lift: false,
+        rooms: [1, null],
+      };
+      const { user } = await store.upsert({ uuid: "u1", extra: { address, code: "007" } });
+      deepStrictEqual(user.extra, { address, code: "007" });
+      deepStrictEqual((await read(store, "u1")).extra, user.extra);
+    });
+
     check("keeps uuids with reserved URL characters and non-ASCII text", async (store) => {
       const uuid = "cn=Bjørk Guðmundsdóttir/ou=?#%20&+ 😀";
       await store.upsert({ uuid, fullName: "Bjørk Guðmundsdóttir 😀" });

@@ -31,6 +31,27 @@ describe("testUserStore", () => {
     );
   });
 
+  it("fails a store that merges extra values recursively", async () => {
+    class DeepMergeStore extends MemoryUserStore {
+      override async upsert(patch: Parameters<UserStore["upsert"]>[0]) {
+        const extra = { ...this.get(patch.uuid)?.extra };
+        for (const [key, value] of Object.entries(patch.extra ?? {})) {
+          const stored = extra[key];
+          extra[key] =
+            isObject(stored) && isObject(value)
+              ? Object.fromEntries(
+                  Object.entries({ ...stored, ...value }).filter(([, inner]) => inner !== null),
+                )
+              : value;
+        }
+        return super.upsert({ ...patch, extra });
+      }
+    }
+    expect(await failedChecks(() => new DeepMergeStore())).toContain(
+      "replaces each extra value whole and keeps it exactly as sent",
+    );
+  });
+
   it("fails a store that throws on deleting a missing user", async () => {
     class StrictDeleteStore extends MemoryUserStore {
       override async delete(uuid: string) {
@@ -59,3 +80,7 @@ describe("testUserStore", () => {
     );
   });
 });
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

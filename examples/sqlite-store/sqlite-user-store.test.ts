@@ -1,0 +1,152 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { testUserStore } from "../../src/testing/index.ts";
+import { SqliteUserStore } from "./sqlite-user-store.ts";
+
+let folder: string;
+let files = 0;
+const newFile = () => join(folder, `users-${++files}.db`);
+
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), "sqlite-user-store-"));
+});
+afterAll(() => rm(folder, { recursive: true, force: true }));
+
+testUserStore({
+  describe,
+  it,
+  create: () => new SqliteUserStore(newFile()),
+  destroy: (store) => (store as SqliteUserStore).close(),
+});
+
+// A writer in its own process: its own connection, its own file locks.
+const writer = `
+import { SqliteUserStore } from ${JSON.stringify(fileURLToPath(new URL("./sqlite-user-store.ts", import.meta.url)))};
+const [file, name, count] = process.argv.slice(1);
+const store = new SqliteUserStore(file);
+const created = [];
+for (let index = 0; index < Number(count); index++) {
+  const shared = await store.upsert({ uuid: "shared", extra: { [name + "-" + index]: index } });
+  const own = await store.upsert({ uuid: name + "-" + index, username: name });
+  if (shared.created) created.push("shared");
+  if (own.created) created.push(own.user.uuid);
+}
+store.close();
+console.log(JSON.stringify(created));
+`;
+
+describe("SqliteUserStore", () => {
+  it("keeps users in the file, for the next store that opens it", async () => {
+    const file = newFile();
+    const first = new SqliteUserStore(file);
+    await first.upsert({ uuid: "u1", username: "bob", extra: { level: 3 } });
+    first.close();
+    const second = new SqliteUserStore(file);
+    expect(await second.upsert({ uuid: "u1" })).toEqual({
+      created: false,
+      user: { uuid: "u1", username: "bob", extra: { level: 3 } },
+    });
+    second.close();
+  });
+
+  it("loses no update when two stores on one file upsert the same user concurrently", async () => {
+    const file = newFile();
+    const [one, two] = [new SqliteUserStore(file), new SqliteUserStore(file)];
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, index) =>
+        (index % 2 ? one : two).upsert({ uuid: "u1", extra: { [`key${index}`]: index } }),
+      ),
+    );
+    expect(results.filter((result) => result.created)).toHaveLength(1);
+    expect(Object.keys((await one.upsert({ uuid: "u1" })).user.extra ?? {})).toHaveLength(40);
+    one.close();
+    two.close();
+  });
+
+  it("loses no update and creates each user once when several processes share the file", async () => {
+    const file = newFile();
+    // The first store creates the file and switches it to WAL before the writers race.
+    const store = new SqliteUserStore(file);
+    const names = ["a", "b", "c"];
+    const count = 60;
+    const outputs = await Promise.all(
+      names.map((name) =>
+        promisify(execFile)(process.execPath, [
+          "--no-warnings",
+          "--input-type=module",
+          "--eval",
+          writer,
+          file,
+          name,
+          String(count),
+        ]),
+      ),
+    );
+    const created = outputs.flatMap(({ stdout }) => JSON.parse(stdout) as string[]);
+    const expected = names.flatMap((name) =>
+      Array.from({ length: count }, (_, index) => `${name}-${index}`),
+    );
+    expect(created.sort()).toEqual(["shared", ...expected].sort());
+    const { user } = await store.upsert({ uuid: "shared" });
+    expect(Object.keys(user.extra ?? {}).sort()).toEqual([...expected].sort());
+    store.close();
+  });
+
+  it("stores extra values as JSON: a string stays a string, a number a number", async () => {
+    const store = new SqliteUserStore(":memory:");
+    const extra = { zip: "0150", floor: 3, ratio: 0.1 + 0.2, active: false, none: [null] };
+    expect((await store.upsert({ uuid: "u1", extra })).user.extra).toEqual(extra);
+    store.close();
+  });
+
+  it("counts the users in the table", async () => {
+    const store = new SqliteUserStore(":memory:");
+    expect(store.count()).toBe(0);
+    await store.upsert({ uuid: "u1" });
+    await store.upsert({ uuid: "u2" });
+    await store.upsert({ uuid: "u1", username: "bob" });
+    expect(store.count()).toBe(2);
+    await store.delete("u2");
+    expect(store.count()).toBe(1);
+    store.close();
+  });
+
+  describe("synchronous", () => {
+    afterEach(() => {
+      vi.restoreAllMocks();
+    });
+    const pragmas = (options?: { synchronous?: "full" | "normal" }) => {
+      const exec = vi.spyOn(DatabaseSync.prototype, "exec");
+      new SqliteUserStore(newFile(), options).close();
+      return exec.mock.calls.map(([sql]) => sql).filter((sql) => sql.includes("synchronous"));
+    };
+
+    it("syncs every write to disk by default", () => {
+      expect(pragmas()).toEqual(["PRAGMA synchronous = FULL"]);
+    });
+
+    it("syncs at checkpoints only with synchronous: normal", () => {
+      expect(pragmas({ synchronous: "normal" })).toEqual(["PRAGMA synchronous = NORMAL"]);
+    });
+
+    it("refuses any other setting before opening the file", () => {
+      const file = newFile();
+      expect(() => new SqliteUserStore(file, { synchronous: "off" as "normal" })).toThrow(
+        'synchronous must be "full" or "normal", not off',
+      );
+    });
+  });
+
+  it("is ready while open and not ready once closed", () => {
+    const store = new SqliteUserStore(":memory:");
+    expect(store.ready()).toBe(true);
+    store.close();
+    expect(store.ready()).toBe(false);
+  });
+});

@@ -1,0 +1,170 @@
+// A UserStore on node:sqlite (Node 22.13+), with no dependency: the embedded default of
+// `platform-integration demo`, which bundles this file. It therefore imports only types from the
+// SDK and only node builtins at runtime.
+import { DatabaseSync, type StatementSync } from "node:sqlite";
+import type {
+  UpsertResult,
+  UserFieldName,
+  UserPatch,
+  UserRecord,
+  UserStore,
+} from "../../src/provisioning/index.ts";
+
+// The SQL column of each documented field. `satisfies` makes the compiler reject a missing or
+// unknown field, so the table cannot drift from the SDK's UserRecord.
+const columns = {
+  userId: "user_id",
+  username: "username",
+  firstName: "first_name",
+  lastName: "last_name",
+  fullName: "full_name",
+  passwordFormat: "password_format",
+  password: "password",
+  email: "email",
+} as const satisfies Record<UserFieldName, string>;
+const fields = Object.entries(columns) as [UserFieldName, string][];
+
+const table = "provisioned_users";
+
+// `revision` counts the writes to a row since it was inserted: 1 right after the insert, which
+// is how one statement reports whether it created the user.
+const createTable = `CREATE TABLE IF NOT EXISTS ${table} (
+  uuid TEXT PRIMARY KEY NOT NULL,
+  ${fields.map(([, column]) => `${column} TEXT`).join(",\n  ")},
+  extra TEXT,
+  revision INTEGER NOT NULL DEFAULT 1
+) STRICT`;
+
+// The whole merge in one statement, so that it is atomic across connections and processes. The
+// patch is bound once, as JSON: a field whose key is absent keeps its column (json_type is NULL),
+// a JSON null clears it. `extra` is merged key by key at the top level (a nested object is
+// replaced whole, as in mergeUser; json_patch would merge it recursively and drop nulls inside
+// it); values are copied as JSON text with `->`, so numbers and booleans keep their exact form.
+const upsert = `INSERT INTO ${table} (uuid, ${fields.map(([, column]) => column).join(", ")}, extra)
+VALUES (
+  :patch ->> '$.uuid',
+  ${fields.map(([field]) => `:patch ->> '$.${field}'`).join(",\n  ")},
+  (SELECT nullif(json_group_object(key, json(:patch -> fullkey)), '{}')
+    FROM json_each(:patch, '$.extra') WHERE type <> 'null')
+)
+ON CONFLICT (uuid) DO UPDATE SET
+  ${fields
+    .map(
+      ([field, column]) =>
+        `${column} = CASE WHEN json_type(:patch, '$.${field}') IS NULL THEN ${column} ELSE excluded.${column} END`,
+    )
+    .join(",\n  ")},
+  extra = (SELECT nullif(json_group_object(key, json(value)), '{}') FROM (
+    SELECT key, ${table}.extra -> fullkey AS value FROM json_each(${table}.extra)
+      WHERE key NOT IN (SELECT key FROM json_each(:patch, '$.extra'))
+    UNION ALL
+    SELECT key, excluded.extra -> fullkey FROM json_each(excluded.extra)
+  )),
+  revision = revision + 1
+RETURNING *`;
+
+type Row = Record<string, string | number | null>;
+
+/** Options of {@link SqliteUserStore}. */
+export interface SqliteUserStoreOptions {
+  /**
+   * When a write is on disk, as SQLite's `PRAGMA synchronous`. Default `"full"`.
+   *
+   * - `"full"`: every upsert and delete is synced to disk (an fsync) before it resolves, so a user
+   *   that the API acknowledged survives a power loss. Each write then costs one fsync: on a
+   *   typical SSD, most of an initial sync's time.
+   * - `"normal"`: in WAL mode, the database stays consistent (never corrupt) after a crash or a
+   *   power loss, and writes are synced only at checkpoints: much faster. But a power loss (not
+   *   an application crash) may lose the last writes that were already acknowledged, and the
+   *   platform, having received its 201 or 204, will not send them again: those users stay
+   *   missing or stale until their next change or a full re-sync. Choose it when that is
+   *   acceptable, or when the platform can be made to re-sync (a reset).
+   */
+  synchronous?: "full" | "normal" | undefined;
+}
+
+/**
+ * A {@link UserStore} in a SQLite file, on Node's built-in `node:sqlite` (Node 22.13 or later;
+ * no dependency). Users live in the table `provisioned_users`; `extra` is a JSON text column.
+ *
+ * Every upsert is one SQL statement, atomic across connections; the file is opened in WAL mode
+ * with a busy timeout, so several processes can share it. `node:sqlite` is synchronous: a
+ * statement holds the event loop while it runs, and while it waits (up to five seconds) for
+ * another process's write lock.
+ *
+ * @example
+ * ```ts
+ * const store = new SqliteUserStore("users.db");
+ * const handler = createProvisioningHandler({ store });
+ * process.on("SIGTERM", () => store.close());
+ * ```
+ */
+export class SqliteUserStore implements UserStore {
+  readonly #db: DatabaseSync;
+  readonly #upsert: StatementSync;
+  readonly #delete: StatementSync;
+  readonly #reset: StatementSync;
+  readonly #probe: StatementSync;
+  readonly #count: StatementSync;
+
+  /** Opens (or creates) the database file at `path`, or a private in-memory one for `":memory:"`. */
+  constructor(path: string, { synchronous = "full" }: SqliteUserStoreOptions = {}) {
+    if (synchronous !== "full" && synchronous !== "normal") {
+      throw new TypeError(`synchronous must be "full" or "normal", not ${String(synchronous)}`);
+    }
+    this.#db = new DatabaseSync(path);
+    // The busy timeout comes first: switching to WAL needs a lock another process may hold.
+    this.#db.exec("PRAGMA busy_timeout = 5000");
+    this.#db.exec("PRAGMA journal_mode = WAL");
+    this.#db.exec(`PRAGMA synchronous = ${synchronous.toUpperCase()}`);
+    this.#db.exec(createTable);
+    this.#upsert = this.#db.prepare(upsert);
+    this.#delete = this.#db.prepare(`DELETE FROM ${table} WHERE uuid = ?`);
+    this.#reset = this.#db.prepare(`DELETE FROM ${table}`);
+    this.#probe = this.#db.prepare(`SELECT 1 FROM ${table} LIMIT 1`);
+    this.#count = this.#db.prepare(`SELECT count(*) AS users FROM ${table}`);
+  }
+
+  async upsert(patch: UserPatch): Promise<UpsertResult> {
+    const row = this.#upsert.get({ patch: JSON.stringify(patch) }) as Row;
+    return { created: row.revision === 1, user: toUser(row) };
+  }
+
+  async delete(uuid: string): Promise<{ deleted: boolean }> {
+    return { deleted: Number(this.#delete.run(uuid).changes) > 0 };
+  }
+
+  /** True while the file can be read: false once closed, or when the table has gone. */
+  ready(): boolean {
+    try {
+      this.#probe.get();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async reset(): Promise<void> {
+    this.#reset.run();
+  }
+
+  /** How many users the table holds now: for a health check, or to compare with the directory. */
+  count(): number {
+    return Number((this.#count.get() as Row).users);
+  }
+
+  /** Closes the database; the store cannot be used afterwards. */
+  close(): void {
+    this.#db.close();
+  }
+}
+
+function toUser(row: Row): UserRecord {
+  const user: Record<string, unknown> = { uuid: row.uuid };
+  for (const [field, column] of fields) {
+    if (row[column] !== null) user[field] = row[column];
+  }
+  // JSON.parse keeps a `__proto__` key as a plain own property.
+  if (typeof row.extra === "string") user.extra = JSON.parse(row.extra);
+  return user as UserRecord;
+}

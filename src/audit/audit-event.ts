@@ -1,0 +1,97 @@
+/**
+ * One entry of the platform's audit log (POST /audit/v1/event), in camelCase; it is sent with the
+ * wire names `name`, `title`, `description`, `ip_address` and `action`. The platform marks no
+ * field required; this SDK requires `action`, the machine-readable name that the console searches.
+ */
+export interface AuditEvent<Action extends string = string> {
+  /** The machine-readable name, short and dotted: `user.login.success`. Keep a catalogue of them (`defineAuditActions`). */
+  action: Action;
+  /** The event's name, for example `user.login`. */
+  name?: string | undefined;
+  /** A human-readable title, for example `User Login Success`. */
+  title?: string | undefined;
+  /** What happened, for example `john@example.com logged in successfully`. */
+  description?: string | undefined;
+  /** The address of the user who acted; `clientIp()` reads it from a request safely. */
+  ipAddress?: string | undefined;
+}
+
+const optionalFields = ["name", "title", "description", "ipAddress"] as const;
+const nonAscii = /[\u0080-\uffff]/;
+
+/**
+ * Checks an event and serializes it with its wire names: the one serialization of its life, whose
+ * length also sizes it. Only types are checked, so that recording stays cheap.
+ *
+ * @throws TypeError when the event is not an object, `action` is not a non-empty string, `action`
+ * is outside `actions` (when given) or another field is neither a string nor undefined.
+ */
+export function encodeAuditEvent(
+  event: AuditEvent,
+  actions: ReadonlySet<string> | undefined,
+): string {
+  if (typeof event !== "object" || event === null) {
+    throw new TypeError(
+      `An audit event is an object with at least an action, got ${event === null ? "null" : typeof event}.`,
+    );
+  }
+  const { action } = event;
+  if (typeof action !== "string" || action === "") {
+    throw new TypeError(
+      `An audit event needs an action, a non-empty string such as "user.login.success"; got ${describe(action)}.`,
+    );
+  }
+  if (actions !== undefined && !actions.has(action)) {
+    throw new TypeError(
+      `The audit action ${JSON.stringify(action)} is not in the client's catalogue of actions: add it there.`,
+    );
+  }
+  for (const field of optionalFields) {
+    const value = event[field];
+    if (value !== undefined && typeof value !== "string") {
+      throw new TypeError(`The audit event's ${field} must be a string, got ${describe(value)}.`);
+    }
+  }
+  return JSON.stringify({
+    name: event.name,
+    title: event.title,
+    description: event.description,
+    ip_address: event.ipAddress,
+    action,
+  });
+}
+
+/** An event back from its wire JSON, for drop reports. */
+export function decodeAuditEvent(body: string): AuditEvent {
+  const wire = JSON.parse(body) as Record<string, string | undefined>;
+  return Object.fromEntries(
+    Object.entries({
+      action: wire.action,
+      name: wire.name,
+      title: wire.title,
+      description: wire.description,
+      ipAddress: wire.ip_address,
+    }).filter(([, value]) => value !== undefined),
+  ) as unknown as AuditEvent;
+}
+
+/** The UTF-8 size of `text`, without encoding it (the ASCII case is its length). */
+export function utf8Length(text: string): number {
+  if (!nonAscii.test(text)) return text.length;
+  let bytes = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code < 0xdc00 && index + 1 < text.length) {
+      // A surrogate pair: one four-byte character.
+      bytes += 4;
+      index++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+function describe(value: unknown): string {
+  return value === null ? "null" : typeof value === "string" ? "an empty string" : typeof value;
+}

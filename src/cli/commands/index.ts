@@ -1,0 +1,13 @@
+import type { Command } from "../command.ts";
+import { conformanceCommand } from "./conformance.ts";
+import { demoCommand } from "./demo.ts";
+import { mockApiCommand } from "./mock-api.ts";
+import { simulateCommand } from "./simulate.ts";
+
+/** Every command of the CLI, in the order that `--help` lists them. */
+export const commands: readonly Command[] = [
+  demoCommand,
+  mockApiCommand,
+  conformanceCommand,
+  simulateCommand,
+];

@@ -1,0 +1,207 @@
+import { parseArgs } from "node:util";
+import { createSelfSignedCertificate } from "../../internal/self-signed-certificate.ts";
+import { type ServedFetch, serveFetch } from "../../internal/serve-fetch.ts";
+import {
+  createFakeIntegrationApi,
+  type FakeAuditEvent,
+  type FakeUpdateInit,
+} from "../../testing/fake-integration-api.ts";
+import { type Command, type CommandIo, UsageError } from "../command.ts";
+
+const usage = `Usage: platform-integration mock-api [options]
+
+Serves a local fake of the platform's Integration API (the Version and Audit APIs), so that an
+application runs outside the platform: point PLATFORM_INTEGRATIONAPI at the printed URL. Each
+audit event is printed as it arrives. Stop it with Ctrl+C.
+
+Options:
+  --port <n>         Port to listen on (default 9880; 0 picks a free port)
+  --host <address>   Address to listen on (default 127.0.0.1)
+  --https            Serve HTTPS with a generated self-signed certificate, as the platform does
+  --version <label>  Version label of the running release (default 1.0.0)
+  --updates <n>      Number of pending updates to offer (default 0)
+  -h, --help         Show this help
+
+Example:
+  platform-integration mock-api --port 9880 --updates 2
+`;
+
+interface MockApiOptions {
+  help: boolean;
+  port: number;
+  host: string;
+  https: boolean;
+  version: string;
+  updates: number;
+}
+
+/**
+ * `platform-integration mock-api`: the fake Integration API of `platform-integration/testing`
+ * over HTTP or HTTPS, for running an application locally with PLATFORM_INTEGRATIONAPI set.
+ */
+export const mockApiCommand: Command = {
+  name: "mock-api",
+  summary: "Serve a local fake of the platform's Integration API (Version and Audit APIs)",
+  usage,
+  async run(args, io) {
+    const options = parseOptions(args);
+    if (options.help) {
+      io.stdout.write(usage);
+      return 0;
+    }
+    const api = createFakeIntegrationApi({
+      current: { version: options.version, releaseSequence: 1 },
+      updates: pendingUpdates(options.version, options.updates),
+      onAuditEvent: (event) => io.stdout.write(`${clock()} audit ${describeEvent(event)}\n`),
+      onUpdateApplied: (current) =>
+        io.stdout.write(
+          `${clock()} update applied: now running ${current.version} (release sequence ${current.releaseSequence})\n`,
+        ),
+    });
+
+    let served: ServedFetch;
+    try {
+      const tls = options.https ? await createSelfSignedCertificate() : undefined;
+      served = await serveFetch(api.handle, {
+        host: options.host,
+        port: options.port,
+        ...(tls === undefined ? {} : { tls }),
+        onError: (error) => io.stderr.write(`Request failed: ${String(error)}\n`),
+      });
+    } catch (error) {
+      io.stderr.write(`${startFailure(error, options)}\n`);
+      return 1;
+    }
+
+    const pending =
+      options.updates === 1 ? "1 pending update" : `${options.updates} pending updates`;
+    io.stdout.write(
+      [
+        `Fake Integration API listening on ${served.baseUrl}`,
+        `  running ${options.version} (release sequence 1), ${pending}`,
+        ...(options.https
+          ? [
+              "  self-signed certificate for localhost, 127.0.0.1 and ::1: clients must skip",
+              "  verification (curl -k; in the SDK, tls: { rejectUnauthorized: false })",
+            ]
+          : []),
+        "",
+        "Point your application at it:",
+        `  export PLATFORM_INTEGRATIONAPI=${served.baseUrl}`,
+        "",
+        "Audit events appear below as they arrive. Press Ctrl+C to stop.",
+        "",
+      ].join("\n"),
+    );
+    await aborted(io.signal);
+    await served.close();
+    io.stdout.write("Stopped.\n");
+    return 0;
+  },
+};
+
+function parseOptions(args: string[]): MockApiOptions {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        port: { type: "string" },
+        host: { type: "string" },
+        https: { type: "boolean" },
+        version: { type: "string" },
+        updates: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    }));
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const version = stringOption(values.version, "1.0.0");
+  if (version.trim() === "") throw new UsageError("--version needs a non-empty label.");
+  return {
+    help: values.help === true,
+    port: integerOption("--port", values.port, 9880, 65535),
+    host: stringOption(values.host, "127.0.0.1"),
+    https: values.https === true,
+    version,
+    updates: integerOption("--updates", values.updates, 0, 1000),
+  };
+}
+
+function stringOption(value: string | boolean | undefined, fallback: string): string {
+  return typeof value === "string" ? value : fallback;
+}
+
+function integerOption(
+  flag: string,
+  value: string | boolean | undefined,
+  fallback: number,
+  max: number,
+): number {
+  if (typeof value !== "string") return fallback;
+  const number = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!(number <= max)) {
+    throw new UsageError(`${flag} must be an integer from 0 to ${max}, got "${value}".`);
+  }
+  return number;
+}
+
+/** Labels that follow the current one: 1.0.0 is followed by 1.0.1, 1.0.2; "beta" by beta.1. */
+function pendingUpdates(version: string, count: number): FakeUpdateInit[] {
+  const trailing = /^(.*?)(\d+)$/.exec(version);
+  return Array.from({ length: count }, (_, index) => {
+    const step = index + 1;
+    const label = trailing ? `${trailing[1]}${Number(trailing[2]) + step}` : `${version}.${step}`;
+    return { version: label, releaseSequence: 1 + step, releaseNotes: `Release notes of ${label}` };
+  });
+}
+
+function clock(): string {
+  return new Date().toTimeString().slice(0, 8);
+}
+
+/**
+ * One line per event: the action first, then every field. Values come from the network, so they
+ * are quoted and escaped unless plainly safe: no control character reaches the terminal.
+ */
+function describeEvent(event: FakeAuditEvent): string {
+  const { extra, action, ...documented } = event;
+  const fields = [...Object.entries(documented), ...Object.entries(extra ?? {})].map(
+    ([key, value]) => `${printable(key)}=${printable(value)}`,
+  );
+  return [action === undefined ? "(no action)" : printable(action), ...fields].join(" ");
+}
+
+function printable(value: unknown): string {
+  if (typeof value === "string" && /^[\w.@:/+-]+$/.test(value)) return value;
+  // JSON escapes C0 controls; C1 controls and line separators are escaped here.
+  return (JSON.stringify(value) ?? String(value)).replace(
+    /[\u007f-\u009f\u2028\u2029]/g,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
+function startFailure(error: unknown, options: MockApiOptions): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  const where = `${options.host}:${options.port}`;
+  if (code === "EADDRINUSE") {
+    return `Port ${options.port} is already in use on ${options.host}: choose another with --port (0 picks a free one).`;
+  }
+  if (code === "EACCES") {
+    return `No permission to listen on ${where}: choose a port above 1023 with --port.`;
+  }
+  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") {
+    return `${options.host} is not an address of this machine: choose another with --host.`;
+  }
+  return error instanceof Error ? error.message : `Could not listen on ${where}: ${String(error)}`;
+}
+
+function aborted(signal: CommandIo["signal"]): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) =>
+    signal.addEventListener("abort", () => resolve(), { once: true }),
+  );
+}

@@ -1,0 +1,121 @@
+import {
+  createPlatformSimulator,
+  type MessageKind,
+  type SyncReport,
+} from "../../testing/platform-simulator.ts";
+import { createUserGenerator } from "../../testing/user-generator.ts";
+import { baseUrlArgument, integerOption, parseCommandArgs } from "../args.ts";
+import type { Command, CommandIo } from "../command.ts";
+import { createProgress } from "../progress.ts";
+import { formatTable } from "../table.ts";
+
+const usage = `Usage: platform-integration simulate <url> --users <n> [options]
+
+Plays the platform against a Provisioning API: generates <n> realistic users, runs the initial
+sync (a ping, then a create for each user), then a round of changes (modify, delete, add), one
+message at a time and in order, as the platform does. Only the spec's statuses count (201 for
+create, 204 for the rest); any other answer stops the sync. The users stay in the application.
+
+Arguments:
+  <url>            The Provisioning API's base URL, as the release's provisioner setting holds it
+
+Options:
+  --users <n>      How many users the directory holds (required)
+  --changes <m>    How many changes follow the initial sync (default: a tenth of the users)
+  --seed <s>       Seed of the generated directory: the same seed, the same users (default 1)
+  --timeout <ms>   How long one call may take (default 30000)
+  -h, --help       Show this help
+
+Exit status: 0 when the sync completed, 1 when it stopped, 2 for a wrong command line.
+`;
+
+/** `platform-integration simulate <url> --users N`: the platform's sync at scale, with progress. */
+export const simulateCommand: Command = {
+  name: "simulate",
+  summary: "Sync a generated directory of users to a Provisioning API, as the platform does",
+  usage,
+  async run(args, io) {
+    const { values, positionals } = parseCommandArgs(args, {
+      users: { type: "string" },
+      changes: { type: "string" },
+      seed: { type: "string" },
+      timeout: { type: "string" },
+    });
+    const url = baseUrlArgument(positionals);
+    const users = integerOption(values.users, "users", { min: 1 });
+    const changes = integerOption(values.changes, "changes", {
+      min: 0,
+      fallback: Math.max(1, Math.round(users / 10)),
+    });
+    const timeoutMs = integerOption(values.timeout, "timeout", { min: 1, fallback: 30_000 });
+    const seed = values.seed ?? "1";
+
+    let progress = createProgress(io, "initial sync");
+    const platform = createPlatformSimulator({
+      target: url,
+      timeoutMs,
+      onProgress: ({ done, total }) => progress.update(done, total),
+    });
+    io.stdout.write(`Simulating the platform against ${url}: ${users} users, seed ${seed}\n`);
+    const generator = createUserGenerator({ seed: /^\d+$/.test(seed) ? Number(seed) : seed });
+    for (const user of generator.users(users)) platform.addUser(user);
+
+    const reports: SyncReport[] = [];
+    const cycle = async (label: string, unit: string) => {
+      const count = platform.pending;
+      const report = await platform.sync({ signal: io.signal });
+      progress.finish();
+      reports.push(report);
+      const seconds = Math.max(report.durationMs, 1) / 1000;
+      const delivered = report.delivered.filter(({ message }) => message.kind !== "ping").length;
+      io.stdout.write(
+        `${label}: ${delivered} of ${count} messages in ${seconds.toFixed(2)} s, ${Math.round(delivered / seconds)} ${unit}/s\n`,
+      );
+      return report.completed;
+    };
+
+    let completed = await cycle("Initial sync", "users");
+    if (completed && changes > 0) {
+      const round = generator.changes(changes);
+      for (const change of round) platform.apply(change);
+      const count = (type: string) => round.filter((change) => change.type === type).length;
+      io.stdout.write(
+        `Changes: ${count("change")} modified, ${count("remove")} deleted, ${count("add")} added\n`,
+      );
+      progress = createProgress(io, "changes");
+      completed = await cycle("Changes", "changes");
+    }
+    printReport(io, reports, completed, platform.users().length);
+    return completed ? 0 : 1;
+  },
+};
+
+function printReport(io: CommandIo, reports: SyncReport[], completed: boolean, users: number) {
+  const kinds: MessageKind[] = ["ping", "create", "modify", "delete"];
+  const deliveries = reports.flatMap((report) => report.delivered);
+  const rows = kinds.flatMap((kind) => {
+    const delivered = deliveries.filter(({ message }) => message.kind === kind);
+    if (delivered.length === 0) return [];
+    const mean = delivered.reduce((sum, { durationMs }) => sum + durationMs, 0) / delivered.length;
+    const slowest = Math.max(...delivered.map(({ durationMs }) => durationMs));
+    return [[kind, String(delivered.length), `${mean.toFixed(1)} ms`, `${slowest.toFixed(1)} ms`]];
+  });
+  if (rows.length > 0) {
+    io.stdout.write(`\n${formatTable(["MESSAGE", "DELIVERED", "MEAN", "SLOWEST"], rows)}\n`);
+  }
+  const stop = reports.at(-1)?.stoppedAt;
+  if (completed || !stop) {
+    io.stdout.write(`\nSync completed: the application has received all ${users} users.\n`);
+    return;
+  }
+  const what = [stop.message.kind, stop.message.uuid].filter(Boolean).join(" ");
+  const answer =
+    stop.error ??
+    `status ${stop.status}${stop.body === undefined ? "" : ` ${JSON.stringify(stop.body)}`}`;
+  const remaining = reports.at(-1)?.remaining ?? 0;
+  const stopped = io.signal.aborted ? "interrupted" : "stopped";
+  io.stdout.write(
+    `\nSync ${stopped} at ${what} (attempt ${stop.attempt}): ${answer}\n` +
+      `${remaining} messages not delivered; the platform would resume with this one at its next cycle.\n`,
+  );
+}

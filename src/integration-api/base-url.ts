@@ -1,0 +1,61 @@
+import { ConfigurationError } from "./errors.ts";
+
+/** The environment variable in which the platform gives the application its Integration API URL. */
+export const baseUrlVariable = "PLATFORM_INTEGRATIONAPI";
+
+interface RuntimeGlobals {
+  process?: { env?: Record<string, string | undefined> };
+  Deno?: { env?: { get(name: string): string | undefined } };
+}
+
+/**
+ * The Integration API's base URL, without a trailing slash: the `baseUrl` option, else the
+ * environment variable, read now rather than at import so that a value set later is seen.
+ * Runtimes without `process` (Workers) read nothing and need the option.
+ */
+export function resolveBaseUrl(option: string | URL | undefined): string {
+  const { value, source } =
+    option === undefined ? readVariable() : { value: String(option), source: "the baseUrl option" };
+  if (value === undefined || value.trim() === "") {
+    throw new ConfigurationError(
+      `No Integration API base URL: pass the baseUrl option or set the ${baseUrlVariable} environment variable (the platform sets it in the application's container).`,
+    );
+  }
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw new ConfigurationError(`${source} is not an absolute URL: ${redactUrl(value)}`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new ConfigurationError(`${source} must be an http(s) URL, not ${url.protocol}`);
+  }
+  if (url.username !== "" || url.password !== "") {
+    // fetch refuses such URLs, with a message that would repeat the password.
+    throw new ConfigurationError(
+      `${source} must not contain a user name or password: ${redactUrl(value)}`,
+    );
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+}
+
+function readVariable(): { value: string | undefined; source: string } {
+  const source = `the ${baseUrlVariable} environment variable`;
+  const runtime = globalThis as RuntimeGlobals;
+  try {
+    return {
+      value: runtime.process?.env?.[baseUrlVariable] ?? runtime.Deno?.env?.get(baseUrlVariable),
+      source,
+    };
+  } catch (error) {
+    // Deno without --allow-env throws on any read: name the flag instead of claiming the variable is unset.
+    throw new ConfigurationError(
+      `Could not read ${source} (${error instanceof Error ? error.message : String(error)}): allow it (deno run --allow-env=${baseUrlVariable}) or pass the baseUrl option.`,
+    );
+  }
+}
+
+/** `url` without its user name and password, for messages and error fields. */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z][a-z\d+.-]*:\/\/)[^/?#]*@/i, "$1");
+}

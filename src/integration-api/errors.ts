@@ -1,0 +1,217 @@
+// The brand is a registered symbol so that the type guards recognise errors thrown by another copy
+// of this package (its ESM and CJS builds loaded in one process, or two installed versions), where
+// `instanceof` would answer false.
+const brand = Symbol.for("platform-integration.error");
+
+type ErrorKind = "configuration" | "http" | "network" | "timeout" | "response-shape";
+
+/** What the Integration API client knows about a request that failed. */
+export interface RequestDetails {
+  /** The HTTP method, upper case. */
+  method: string;
+  /** The request URL, with any user name and password removed. */
+  url: string;
+  /** How many attempts were made, retries included. */
+  attempts: number;
+}
+
+/**
+ * The base of every error the Version and Audit clients throw or report. Use the type guards
+ * (`isPlatformApiError`, `isHttpError`, ...) rather than `instanceof`: they also recognise errors
+ * from another copy of the package loaded in the same process.
+ */
+export class PlatformApiError extends Error {
+  constructor(kind: ErrorKind, message: string, options?: ErrorOptions) {
+    super(message, options);
+    Object.defineProperty(this, brand, { value: kind });
+  }
+}
+
+/**
+ * The client cannot make a request as configured: no base URL, or options that contradict each
+ * other. Fix the configuration; retrying does not help.
+ */
+export class ConfigurationError extends PlatformApiError {
+  override readonly name = "ConfigurationError";
+
+  constructor(message: string) {
+    super("configuration", message);
+  }
+}
+
+/** The Integration API answered with a status outside 2xx, after any retries. */
+export class HttpError extends PlatformApiError implements RequestDetails {
+  override readonly name = "HttpError";
+  readonly method: string;
+  readonly url: string;
+  readonly attempts: number;
+  /** The HTTP status of the last answer. */
+  readonly status: number;
+  /** The response headers of the last answer. */
+  readonly headers: Headers;
+  /** The response body of the last answer, as text (empty when there was none). */
+  readonly body: string;
+
+  constructor(details: RequestDetails & { status: number; headers: Headers; body: string }) {
+    const { method, url, attempts, status } = details;
+    super("http", `${method} ${url} answered ${status}${attemptsText(attempts)}. ${hint(status)}`);
+    this.method = method;
+    this.url = url;
+    this.attempts = attempts;
+    this.status = status;
+    this.headers = details.headers;
+    this.body = details.body;
+  }
+}
+
+/** No answer came: the connection was refused or reset, DNS failed, or TLS verification failed. */
+export class NetworkError extends PlatformApiError implements RequestDetails {
+  override readonly name = "NetworkError";
+  readonly method: string;
+  readonly url: string;
+  readonly attempts: number;
+
+  constructor(details: RequestDetails, cause: unknown) {
+    const { method, url, attempts } = details;
+    const reason = describeCause(cause);
+    super(
+      "network",
+      `${method} ${url} failed before an answer${reason ? ` (${reason})` : ""}${attemptsText(attempts)}. ${networkHint(reason)}`,
+      { cause },
+    );
+    this.method = method;
+    this.url = url;
+    this.attempts = attempts;
+  }
+}
+
+/** No complete answer came within the per-attempt or the total timeout. */
+export class TimeoutError extends PlatformApiError implements RequestDetails {
+  override readonly name = "TimeoutError";
+  readonly method: string;
+  readonly url: string;
+  readonly attempts: number;
+
+  constructor(details: RequestDetails & { timeoutMs: number; totalTimeoutMs: number }) {
+    const { method, url, attempts, timeoutMs, totalTimeoutMs } = details;
+    const limits = `${timeoutMs} ms per attempt${Number.isFinite(totalTimeoutMs) ? `, ${totalTimeoutMs} ms in total` : ""}`;
+    // A PUT that timed out may still be running on the platform: say so rather than invite a retry.
+    const advice =
+      method === "PUT"
+        ? "The platform may still be applying it: check the current version before trying again."
+        : "Check that the Integration API is reachable, or raise timeoutMs / totalTimeoutMs.";
+    super("timeout", `${method} ${url} timed out (${limits})${attemptsText(attempts)}. ${advice}`);
+    this.method = method;
+    this.url = url;
+    this.attempts = attempts;
+  }
+}
+
+/** The Integration API answered 2xx with a body this client cannot read; `body` holds it raw. */
+export class ResponseShapeError extends PlatformApiError {
+  override readonly name = "ResponseShapeError";
+  readonly method: string;
+  readonly url: string;
+  readonly status: number;
+  readonly headers: Headers;
+  /** The response body, exactly as received. */
+  readonly body: string;
+
+  constructor(
+    details: { method: string; url: string; status: number; headers: Headers; body: string },
+    problem: string,
+  ) {
+    const { method, url, status } = details;
+    super(
+      "response-shape",
+      `${method} ${url} answered ${status} with an unexpected body: ${problem}. The raw body is on error.body; check that PLATFORM_INTEGRATIONAPI points at the platform's Integration API.`,
+    );
+    this.method = method;
+    this.url = url;
+    this.status = status;
+    this.headers = details.headers;
+    this.body = details.body;
+  }
+}
+
+function kindOf(value: unknown): ErrorKind | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const kind = (value as { [brand]?: unknown })[brand];
+  return typeof kind === "string" ? (kind as ErrorKind) : undefined;
+}
+
+/** Whether `value` is any error of this package's Integration API clients. */
+export function isPlatformApiError(value: unknown): value is PlatformApiError {
+  return kindOf(value) !== undefined;
+}
+
+/** Whether `value` is a {@link ConfigurationError} (from any copy of this package). */
+export function isConfigurationError(value: unknown): value is ConfigurationError {
+  return kindOf(value) === "configuration";
+}
+
+/**
+ * Whether `value` is an {@link HttpError} (from any copy of this package).
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await version.apply(52);
+ * } catch (error) {
+ *   if (isHttpError(error) && error.status === 404) console.warn("no such update", error.body);
+ *   else throw error;
+ * }
+ * ```
+ */
+export function isHttpError(value: unknown): value is HttpError {
+  return kindOf(value) === "http";
+}
+
+/** Whether `value` is a {@link NetworkError} (from any copy of this package). */
+export function isNetworkError(value: unknown): value is NetworkError {
+  return kindOf(value) === "network";
+}
+
+/** Whether `value` is a {@link TimeoutError} (from any copy of this package). */
+export function isTimeoutError(value: unknown): value is TimeoutError {
+  return kindOf(value) === "timeout";
+}
+
+/** Whether `value` is a {@link ResponseShapeError} (from any copy of this package). */
+export function isResponseShapeError(value: unknown): value is ResponseShapeError {
+  return kindOf(value) === "response-shape";
+}
+
+function attemptsText(attempts: number): string {
+  return attempts > 1 ? ` after ${attempts} attempts` : "";
+}
+
+function hint(status: number): string {
+  if (status === 408 || status === 429 || status >= 500) {
+    return "The Integration API is overloaded or failing; the call can be retried later.";
+  }
+  if (status === 404) {
+    return "Check that PLATFORM_INTEGRATIONAPI is the Integration API's base URL, without a path.";
+  }
+  return "The Integration API rejected the request; its answer is on error.body.";
+}
+
+function describeCause(cause: unknown): string {
+  // fetch wraps the socket error: its code (ECONNREFUSED, CERT_HAS_EXPIRED...), else the innermost
+  // message, says what happened.
+  let message = "";
+  for (let error = cause, depth = 0; error instanceof Error && depth < 4; depth++) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+    message = error.message;
+    error = error.cause;
+  }
+  return message;
+}
+
+function networkHint(reason: string): string {
+  if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|TLS|SSL|UnknownIssuer/i.test(reason)) {
+    return "The server's certificate is not trusted: pass tls.ca with the platform's certificate, or tls.rejectUnauthorized: false to skip verification.";
+  }
+  return "Check PLATFORM_INTEGRATIONAPI and that the Integration API is reachable from here.";
+}

@@ -1,0 +1,119 @@
+/**
+ * How to verify the Integration API's certificate. The platform serves the API over HTTPS with a
+ * self-signed certificate, so one of the two is usually needed.
+ *
+ * Supported on Node and Deno (through a keep-alive node:https agent; Deno needs `--allow-sys` for
+ * `rejectUnauthorized: false`) and on Bun (its fetch's `tls` option). Elsewhere (Workers), inject
+ * a `fetch` that trusts the certificate.
+ */
+export interface TlsOptions {
+  /** PEM certificate(s) to trust, in addition to the runtime's roots: the platform's certificate. */
+  ca?: string | string[] | undefined;
+  /**
+   * `false` accepts any certificate, which also accepts an attacker's: prefer `ca`. Default true.
+   */
+  rejectUnauthorized?: boolean | undefined;
+}
+
+/** Retry settings: exponential backoff with full jitter, honouring Retry-After up to a cap. */
+export interface RetryOptions {
+  /** Retries after the first attempt (GET requests only; never PUT). Default 2. */
+  limit?: number | undefined;
+  /** The delay before the first retry, doubled for each next one (then jittered). Default 300. */
+  baseDelayMs?: number | undefined;
+  /** The longest computed delay between attempts. Default 10,000. */
+  maxDelayMs?: number | undefined;
+  /** The longest Retry-After (of a 429 or 503 answer) that is honoured as given. Default 30,000. */
+  maxRetryAfterMs?: number | undefined;
+}
+
+/** Options of the Version and Audit clients; each is read once, when the client is created. */
+export interface IntegrationApiOptions {
+  /**
+   * The Integration API's base URL (scheme, host, port and an optional path). Default: the
+   * PLATFORM_INTEGRATIONAPI environment variable, read at each call.
+   */
+  baseUrl?: string | URL | undefined;
+  /**
+   * The fetch to call, on any runtime: for tests, instrumentation, or TLS settings the `tls`
+   * option cannot express. Cannot be combined with `tls`.
+   */
+  fetch?: ((input: Request, init?: RequestInit) => Promise<Response>) | undefined;
+  /** Certificate verification for an HTTPS base URL; see {@link TlsOptions} for each runtime. */
+  tls?: TlsOptions | undefined;
+  /** The longest wait for an answer to one attempt, in milliseconds. Default 10,000. */
+  timeoutMs?: number | undefined;
+  /** The longest wait for one call, retries and their delays included. Default 30,000. */
+  totalTimeoutMs?: number | undefined;
+  /** Retry settings. */
+  retry?: RetryOptions | undefined;
+}
+
+/** Options accepted by each call. */
+export interface CallOptions {
+  /** Aborts the call; it then rejects with the signal's reason. */
+  signal?: AbortSignal | undefined;
+  /** Overrides the client's per-attempt timeout for this call. */
+  timeoutMs?: number | undefined;
+}
+
+export interface NormalizedOptions {
+  baseUrl: string | URL | undefined;
+  fetch: ((input: Request, init?: RequestInit) => Promise<Response>) | undefined;
+  tls: TlsOptions | undefined;
+  timeoutMs: number;
+  totalTimeoutMs: number;
+  retry: { [Key in keyof RetryOptions]-?: number };
+}
+
+/** Validates the options once, with messages that name the option. */
+export function normalizeOptions(options: IntegrationApiOptions = {}): NormalizedOptions {
+  const { baseUrl, fetch, tls, retry = {} } = options;
+  if (fetch !== undefined && typeof fetch !== "function") {
+    throw new TypeError("The fetch option must be a function.");
+  }
+  if (tls !== undefined) {
+    const cas = tls.ca === undefined ? [] : Array.isArray(tls.ca) ? tls.ca : [tls.ca];
+    if (cas.some((ca) => typeof ca !== "string" || !ca.includes("-----BEGIN"))) {
+      throw new TypeError("tls.ca must be PEM certificate text (-----BEGIN CERTIFICATE-----...).");
+    }
+  }
+  return {
+    baseUrl,
+    fetch,
+    tls,
+    timeoutMs: duration("timeoutMs", options.timeoutMs, 10_000),
+    totalTimeoutMs: duration("totalTimeoutMs", options.totalTimeoutMs, 30_000, true),
+    retry: {
+      limit: count("retry.limit", retry.limit, 2),
+      baseDelayMs: duration("retry.baseDelayMs", retry.baseDelayMs, 300),
+      maxDelayMs: duration("retry.maxDelayMs", retry.maxDelayMs, 10_000),
+      maxRetryAfterMs: duration("retry.maxRetryAfterMs", retry.maxRetryAfterMs, 30_000),
+    },
+  };
+}
+
+/** A non-negative number of milliseconds, or the default; Infinity only where `unbounded`. */
+export function duration(
+  name: string,
+  value: number | undefined,
+  fallback: number,
+  unbounded = false,
+) {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !(value >= 0) || (!unbounded && !Number.isFinite(value))) {
+    throw new TypeError(
+      `${name} must be a non-negative number of milliseconds, got ${String(value)}.`,
+    );
+  }
+  return value;
+}
+
+/** A non-negative integer, or the default. */
+export function count(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new TypeError(`${name} must be a non-negative integer, got ${String(value)}.`);
+  }
+  return value;
+}

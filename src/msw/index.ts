@@ -1,0 +1,75 @@
+import { type HttpHandler, http } from "msw";
+import {
+  createFakeIntegrationApi,
+  type FakeIntegrationApi,
+  type FakeIntegrationApiOptions,
+} from "../testing/fake-integration-api.ts";
+
+/** Where the handlers listen, and the fake's starting state. */
+export interface IntegrationApiHandlersOptions extends FakeIntegrationApiOptions {
+  /**
+   * The Integration API base URL your app reads from PLATFORM_INTEGRATIONAPI: scheme, host and
+   * port, without a path, e.g. `https://platform.test`.
+   */
+  baseUrl: string | URL;
+}
+
+/** The msw handlers, and the fake state behind them. */
+export interface IntegrationApiHandlers {
+  /** Pass them to `setupServer(...handlers)` or `setupWorker(...handlers)`. */
+  handlers: HttpHandler[];
+  /** Set versions and updates, read audit events, inject failures, reset between tests. */
+  api: FakeIntegrationApi;
+}
+
+/**
+ * msw request handlers for the platform's Version and Audit APIs, over a fake state (see
+ * `createFakeIntegrationApi` in `platform-integration/testing` for its behaviour). They answer
+ * exactly the four documented endpoints under `baseUrl`; anything else is left to msw's
+ * unhandled-request strategy. An injected network error becomes msw's `HttpResponse.error()`, so
+ * the app's `fetch` rejects as it would on a dropped connection. Works with msw 2.7+ and 3.
+ *
+ * @example
+ * ```ts
+ * import { setupServer } from "msw/node";
+ * import { createIntegrationApiHandlers } from "platform-integration/msw";
+ *
+ * const { handlers, api } = createIntegrationApiHandlers({
+ *   baseUrl: "https://platform.test",
+ *   updates: [{ version: "2.0.0", releaseSequence: 2 }],
+ * });
+ * const server = setupServer(...handlers);
+ * beforeAll(() => server.listen({ onUnhandledFrame: "error" }));
+ * afterEach(() => api.reset());
+ * afterAll(() => server.close());
+ *
+ * it("records the login", async () => {
+ *   await app.login("bob");
+ *   expect(api.auditEvents).toContainEqual(expect.objectContaining({ action: "user.login" }));
+ * });
+ * ```
+ */
+export function createIntegrationApiHandlers(
+  options: IntegrationApiHandlersOptions,
+): IntegrationApiHandlers {
+  const { baseUrl, ...fakeOptions } = options;
+  const url = new URL(baseUrl);
+  if (url.pathname !== "/" || url.search !== "" || url.hash !== "") {
+    throw new TypeError(
+      `baseUrl must be the Integration API base, scheme, host and port without a path: got ${url.href}.`,
+    );
+  }
+  const api = createFakeIntegrationApi(fakeOptions);
+  // The fake answers an injected network error with Response.error(), which is what msw's
+  // HttpResponse.error() returns: msw fails the request with a network error.
+  const resolver = ({ request }: { request: Request }) => api.handle(request);
+  return {
+    api,
+    handlers: [
+      http.get(`${url.origin}/version/v1/current`, resolver),
+      http.get(`${url.origin}/version/v1/updates`, resolver),
+      http.put(`${url.origin}/version/v1/:sequence`, resolver),
+      http.post(`${url.origin}/audit/v1/event`, resolver),
+    ],
+  };
+}

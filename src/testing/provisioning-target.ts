@@ -1,0 +1,124 @@
+import type { JsonValue } from "type-fest";
+
+/**
+ * An application's Provisioning API called in-process, without a socket: anything with the
+ * Fetch API's handler shape, such as the SDK's provisioning handler.
+ */
+export interface ProvisioningHandler {
+  fetch(request: Request): Promise<Response>;
+}
+
+/**
+ * Where the Provisioning API is: its base URL, as the platform's `provisioner` setting holds it
+ * (`http://10.0.0.5:3000`, or with a path: `https://host/ldap/auth`), or a handler called in-process.
+ */
+export type ProvisioningTarget = string | URL | ProvisioningHandler;
+
+/** One call to the Provisioning API. `path` starts with `/v1/` and is already percent-encoded. */
+export interface ProvisioningRequest {
+  method: "GET" | "POST" | "DELETE";
+  path: string;
+  /** The request body, sent as `application/json`. */
+  body?: string;
+}
+
+/**
+ * What came back: a status and the parsed body (JSON when it parses, else the text, else
+ * undefined when empty), or `error` when no answer arrived (network error, time-out, abort).
+ */
+export type ProvisioningAnswer =
+  | { status: number; body: JsonValue | undefined; error?: undefined; durationMs: number }
+  | { status?: undefined; body?: undefined; error: string; durationMs: number };
+
+/** Sends one request and resolves with the answer; it never rejects. */
+export type ProvisioningClient = (
+  request: ProvisioningRequest,
+  signal?: AbortSignal,
+) => Promise<ProvisioningAnswer>;
+
+// A handler sees requests for this origin; only the path matters to it.
+const inProcessOrigin = "http://localhost";
+// Error bodies are for a human to read; a runaway one must not flood a report.
+const maxBodyText = 2000;
+
+/**
+ * Makes the client that the simulator and the conformance suite send their calls through: plain
+ * fetch, no retries, every status returned as it is, because the exact status is what they judge.
+ */
+export function connectProvisioning(
+  target: ProvisioningTarget,
+  { timeoutMs }: { timeoutMs: number },
+): ProvisioningClient {
+  const handler = typeof target === "object" && !(target instanceof URL) ? target : undefined;
+  const base = handler ? inProcessOrigin : parseBaseUrl(target as string | URL);
+  const send = handler ? (request: Request) => handler.fetch(request) : fetch;
+  return async (request, signal) => {
+    const started = performance.now();
+    const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const abort = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    try {
+      const exchange = (async () => {
+        const response = await send(
+          new Request(base + request.path, {
+            method: request.method,
+            signal: abort,
+            ...(request.body === undefined
+              ? {}
+              : { body: request.body, headers: { "content-type": "application/json" } }),
+          }),
+        );
+        return { status: response.status, text: await response.text() };
+      })();
+      // A handler called in-process may ignore the request's signal; the race keeps the time-out.
+      const { status, text } = await raceAbort(exchange, abort);
+      return { status, body: parseBody(text), durationMs: elapsed() };
+    } catch (error) {
+      return { error: describeFailure(error, abort, timeoutMs), durationMs: elapsed() };
+    }
+  };
+}
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+function parseBaseUrl(target: string | URL): string {
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    throw new TypeError(`Not a URL: ${String(target)}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new TypeError(`The Provisioning API is served over http or https, not ${url.protocol}`);
+  }
+  // The platform appends /v1/... to the provisioner URL, whatever path it carries.
+  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+}
+
+function parseBody(text: string): JsonValue | undefined {
+  if (text === "") return undefined;
+  try {
+    // JSON.parse defines `__proto__` as an own, plain key: no prototype is touched.
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    return text.length > maxBodyText ? `${text.slice(0, maxBodyText)}…` : text;
+  }
+}
+
+function describeFailure(error: unknown, signal: AbortSignal, timeoutMs: number): string {
+  if (signal.aborted) {
+    return signal.reason instanceof DOMException && signal.reason.name === "TimeoutError"
+      ? `no answer within ${timeoutMs} ms`
+      : "aborted";
+  }
+  // fetch rejects with "fetch failed" and keeps the useful part (ECONNREFUSED ...) in `cause`.
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+  return cause instanceof Error ? cause.message : String(cause);
+}

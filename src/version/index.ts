@@ -1,0 +1,10 @@
+export * from "../integration-api/public.ts";
+export { Timestamp } from "./timestamp.ts";
+export {
+  type ApplyResult,
+  createVersionClient,
+  type VersionClient,
+  type VersionClientOptions,
+  type WatchUpdatesOptions,
+} from "./version-client.ts";
+export type { CurrentVersion, VersionUpdate } from "./version-records.ts";

@@ -1,0 +1,150 @@
+import type { JsonObject, JsonValue } from "type-fest";
+import { ResponseShapeError } from "../integration-api/errors.ts";
+import type { ApiResponse } from "../integration-api/http.ts";
+import { Timestamp } from "./timestamp.ts";
+
+/** The version of the application now running (GET /version/v1/current). */
+export interface CurrentVersion {
+  /** The version label; a string even when it looks like a number ("100"). */
+  version: string;
+  /** The release's sequence number: the argument of `apply()`. */
+  releaseSequence: number;
+  releaseNotes: string;
+  releaseDate: Timestamp;
+  installDate: Timestamp;
+  /** Fields the platform sent beyond the documented ones, under their wire names. */
+  extra?: JsonObject;
+}
+
+/**
+ * A pending update. The platform documents none of its fields: those it shares with
+ * {@link CurrentVersion} are typed when present and well-formed; anything else, including a
+ * known field of an unexpected type, is kept in `extra` under its wire name.
+ */
+export type VersionUpdate = Partial<Omit<CurrentVersion, "extra">> & { extra?: JsonObject };
+
+type Known = Omit<CurrentVersion, "extra">;
+
+const fields: ReadonlyArray<
+  readonly [keyof Known, string, (value: JsonValue) => Known[keyof Known] | undefined]
+> = [
+  ["version", "version", (value) => (typeof value === "string" ? value : undefined)],
+  [
+    "releaseSequence",
+    "release_sequence",
+    (value) => (Number.isSafeInteger(value) ? (value as number) : undefined),
+  ],
+  ["releaseNotes", "release_notes", (value) => (typeof value === "string" ? value : undefined)],
+  ["releaseDate", "release_date", timestamp],
+  ["installDate", "install_date", timestamp],
+];
+
+function timestamp(value: JsonValue): Timestamp | undefined {
+  if (typeof value !== "string") return undefined;
+  try {
+    return Timestamp.parse(value);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Splits a wire object into its typed fields and the rest. Objects are built from entries, so a
+ * `__proto__` key from the wire stays a plain key in `extra`.
+ */
+function readRecord(wire: JsonObject): {
+  known: Partial<Known>;
+  problems: string[];
+  extra: [string, JsonValue][];
+} {
+  const known: [string, unknown][] = [];
+  const problems: string[] = [];
+  const wireNames = new Set<string>();
+  for (const [name, wireName, read] of fields) {
+    wireNames.add(wireName);
+    if (!Object.hasOwn(wire, wireName)) continue;
+    const value = read(wire[wireName] as JsonValue);
+    if (value === undefined) problems.push(wireName);
+    else known.push([name, value]);
+  }
+  const extra = Object.entries(wire).filter(
+    ([key]) => !wireNames.has(key) || problems.includes(key),
+  ) as [string, JsonValue][];
+  return { known: Object.fromEntries(known), problems, extra };
+}
+
+function withExtra<T>(known: T, extra: [string, JsonValue][]): T & { extra?: JsonObject } {
+  return extra.length === 0
+    ? (known as T & { extra?: JsonObject })
+    : { ...known, extra: Object.fromEntries(extra) };
+}
+
+/** Parses a 2xx body as JSON, or throws a {@link ResponseShapeError} that carries it raw. */
+export function parseJsonBody(response: ApiResponse): JsonValue {
+  try {
+    return JSON.parse(response.body) as JsonValue;
+  } catch {
+    throw new ResponseShapeError(response, "it is not JSON");
+  }
+}
+
+/** Reads GET /version/v1/current: the five documented fields are required, others kept. */
+export function readCurrentVersion(response: ApiResponse): CurrentVersion {
+  const wire = parseJsonBody(response);
+  if (!isObject(wire)) throw new ResponseShapeError(response, "expected a JSON object");
+  const { known, problems, extra } = readRecord(wire);
+  const missing = fields
+    .filter(([name]) => known[name] === undefined)
+    .map(([, wireName]) => wireName);
+  if (missing.length > 0) {
+    const invalid = missing.filter((name) => problems.includes(name));
+    const absent = missing.filter((name) => !problems.includes(name));
+    throw new ResponseShapeError(
+      response,
+      [
+        absent.length > 0 ? `missing ${absent.join(", ")}` : "",
+        invalid.length > 0 ? `malformed ${invalid.join(", ")}` : "",
+      ]
+        .filter(Boolean)
+        .join("; "),
+    );
+  }
+  return withExtra(known as Known, extra);
+}
+
+/**
+ * Reads GET /version/v1/updates, whose envelope is undocumented: a bare array, an object whose
+ * only array (or whose `updates`, `items` or `data` array) is the list, or an empty body, null or
+ * `{}` for none. Returns the updates and the raw list, whose JSON tells whether the list changed.
+ */
+export function readUpdates(response: ApiResponse): { updates: VersionUpdate[]; raw: JsonValue[] } {
+  const wire = response.body.trim() === "" ? null : parseJsonBody(response);
+  const raw = unwrapList(wire);
+  if (raw === undefined) {
+    throw new ResponseShapeError(response, "expected a list of updates, or an object holding one");
+  }
+  const updates = raw.map((item, index) => {
+    if (!isObject(item))
+      throw new ResponseShapeError(response, `update ${index} is not a JSON object`);
+    const { known, extra } = readRecord(item);
+    return withExtra(known as VersionUpdate, extra);
+  });
+  return { updates, raw };
+}
+
+function unwrapList(wire: JsonValue): JsonValue[] | undefined {
+  if (wire === null) return [];
+  if (Array.isArray(wire)) return wire;
+  if (!isObject(wire)) return undefined;
+  for (const key of ["updates", "items", "data"]) {
+    const value = Object.hasOwn(wire, key) ? wire[key] : undefined;
+    if (Array.isArray(value)) return value;
+  }
+  const arrays = Object.values(wire).filter((value) => Array.isArray(value));
+  if (arrays.length === 1) return arrays[0] as JsonValue[];
+  return Object.keys(wire).length === 0 ? [] : undefined;
+}
+
+function isObject(value: JsonValue | undefined): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

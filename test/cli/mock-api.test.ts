@@ -1,0 +1,175 @@
+import { X509Certificate } from "node:crypto";
+import { request as httpsRequest } from "node:https";
+import { createServer } from "node:net";
+import type { TLSSocket } from "node:tls";
+import { describe, expect, it } from "vitest";
+import { UsageError } from "../../src/cli/command.ts";
+import { mockApiCommand } from "../../src/cli/commands/mock-api.ts";
+
+/** Runs the command with a fake io; resolves once it prints the URL to export. */
+async function start(args: string[]) {
+  const controller = new AbortController();
+  let stdout = "";
+  let stderr = "";
+  let announced: (url: string) => void = () => {};
+  const url = new Promise<string>((resolve) => {
+    announced = resolve;
+  });
+  const io = {
+    stdout: {
+      write(text: string) {
+        stdout += text;
+        const match = /export PLATFORM_INTEGRATIONAPI=(\S+)/.exec(stdout);
+        if (match?.[1]) announced(match[1]);
+      },
+    },
+    stderr: {
+      write(text: string) {
+        stderr += text;
+      },
+    },
+    env: {},
+    signal: controller.signal,
+  };
+  const exit = mockApiCommand.run(args, io);
+  const baseUrl = await Promise.race([url, exit.then((code) => `exited with ${code}: ${stderr}`)]);
+  return {
+    baseUrl,
+    exit,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    stop: async () => {
+      controller.abort();
+      return exit;
+    },
+  };
+}
+
+const json = { accept: "application/json" };
+
+describe("mock-api", () => {
+  it("serves the fake over HTTP on the port it prints, and prints each audit event", async () => {
+    const server = await start(["--port", "0", "--version", "2.3.9", "--updates", "2"]);
+    try {
+      expect(server.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*$/);
+      expect(server.stdout()).toContain(`Fake Integration API listening on ${server.baseUrl}`);
+      expect(server.stdout()).toContain("running 2.3.9 (release sequence 1), 2 pending updates");
+
+      const current = await fetch(`${server.baseUrl}/version/v1/current`, { headers: json });
+      expect(await current.json()).toMatchObject({ version: "2.3.9", release_sequence: 1 });
+      const updates = await fetch(`${server.baseUrl}/version/v1/updates`, { headers: json });
+      expect(await updates.json()).toMatchObject([
+        { version: "2.3.10", release_sequence: 2 },
+        { version: "2.3.11", release_sequence: 3 },
+      ]);
+
+      const event = await fetch(`${server.baseUrl}/audit/v1/event`, {
+        method: "POST",
+        headers: { ...json, "content-type": "application/json" },
+        body: JSON.stringify({
+          name: "user.login",
+          title: "User Login Success",
+          action: "user.login.success",
+          ip_address: "192.30.252.12",
+          note: "line\nbreak \u001b[31m",
+        }),
+      });
+      expect(event.status).toBe(201);
+      expect(event.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+      expect(event.headers.get("content-length")).toBe("0");
+      expect(server.stdout()).toMatch(
+        /\n\d\d:\d\d:\d\d audit user\.login\.success name=user\.login title="User Login Success" ipAddress=192\.30\.252\.12 note="line\\nbreak \\u001b\[31m"\n/,
+      );
+
+      const apply = await fetch(`${server.baseUrl}/version/v1/3`, { method: "PUT", headers: json });
+      expect(apply.status).toBe(204);
+      expect(server.stdout()).toMatch(
+        /update applied: now running 2\.3\.11 \(release sequence 3\)/,
+      );
+      const missing = await fetch(`${server.baseUrl}/version/v1/2`, { method: "PUT" });
+      expect(missing.status).toBe(404);
+      expect(await missing.json()).toMatchObject({ error: "update_not_found" });
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+    expect(server.stdout()).toMatch(/Stopped\.\n$/);
+    await expect(fetch(`${server.baseUrl}/version/v1/current`)).rejects.toThrow();
+  });
+
+  it("serves HTTPS with a self-signed certificate for localhost when asked", async () => {
+    const server = await start(["--port", "0", "--https"]);
+    try {
+      expect(server.baseUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      expect(server.stdout()).toContain("self-signed certificate");
+      const { status, body, certificate } = await new Promise<{
+        status: number | undefined;
+        body: string;
+        certificate: X509Certificate;
+      }>((resolve, reject) => {
+        const request = httpsRequest(
+          `${server.baseUrl}/version/v1/current`,
+          { rejectUnauthorized: false, headers: json },
+          (response) => {
+            const certificate = new X509Certificate(
+              (response.socket as TLSSocket).getPeerCertificate().raw,
+            );
+            let body = "";
+            response.setEncoding("utf8");
+            response.on("data", (chunk: string) => {
+              body += chunk;
+            });
+            response.on("end", () => resolve({ status: response.statusCode, body, certificate }));
+          },
+        );
+        request.on("error", reject);
+        request.end();
+      });
+      expect(status).toBe(200);
+      expect(JSON.parse(body)).toMatchObject({ version: "1.0.0", release_sequence: 1 });
+      expect(certificate.subjectAltName).toContain("IP Address:127.0.0.1");
+      expect(certificate.verify(certificate.publicKey)).toBe(true);
+      // Without opting out of verification, a client refuses the self-signed certificate.
+      await expect(fetch(`${server.baseUrl}/version/v1/current`)).rejects.toThrow();
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+
+  it("exits 1 with a clear message when the port is taken", async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const { port } = blocker.address() as { port: number };
+    try {
+      const server = await start(["--port", String(port)]);
+      expect(await server.exit).toBe(1);
+      expect(server.stderr()).toBe(
+        `Port ${port} is already in use on 127.0.0.1: choose another with --port (0 picks a free one).\n`,
+      );
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it("prints its usage for --help and -h", async () => {
+    for (const flag of ["--help", "-h"]) {
+      const server = await start([flag]);
+      expect(await server.exit).toBe(0);
+      expect(server.stdout()).toBe(mockApiCommand.usage);
+    }
+    expect(mockApiCommand.usage).toContain("--port <n>");
+  });
+
+  it("throws a UsageError for a bad command line", async () => {
+    for (const args of [
+      ["--port", "http"],
+      ["--port", "70000"],
+      ["--port"],
+      ["--updates", "-1"],
+      ["--version", " "],
+      ["--verbose"],
+      ["extra"],
+    ]) {
+      await expect(start(args), args.join(" ")).rejects.toThrow(UsageError);
+    }
+  });
+});

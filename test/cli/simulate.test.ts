@@ -1,0 +1,115 @@
+import { describe, expect, it } from "vitest";
+import { run } from "../../src/cli/run.ts";
+import { createUserGenerator } from "../../src/testing/index.ts";
+import { createFakeIo } from "../support/fake-io.ts";
+import {
+  createReferenceProvisioning,
+  type ReferenceProvisioning,
+} from "../support/reference-provisioning.ts";
+import { serveForEachTest } from "../support/serve-fetch-handler.ts";
+
+const startServer = serveForEachTest();
+
+async function serve(
+  wrong?: (request: Request) => Promise<Response | undefined>,
+): Promise<{ app: ReferenceProvisioning; url: string }> {
+  const app = createReferenceProvisioning();
+  const server = await startServer(
+    async (request) => (await wrong?.(request.clone())) ?? app.fetch(request),
+  );
+  return { app, url: server.url };
+}
+
+describe("platform-integration simulate", () => {
+  it("syncs the generated users, then a round of changes, and reports throughput", async () => {
+    const { app, url } = await serve();
+    const io = createFakeIo();
+    expect(
+      await run(["simulate", url, "--users", "40", "--changes", "10", "--seed", "9"], io),
+    ).toBe(0);
+    expect(io.out).toContain(`Simulating the platform against ${url}: 40 users, seed 9\n`);
+    expect(io.out).toMatch(/\nInitial sync: 40 of 40 messages in \d+\.\d\d s, \d+ users\/s\n/);
+    expect(io.out).toMatch(/\nChanges: \d+ modified, \d+ deleted, \d+ added\n/);
+    expect(io.out).toMatch(/\nChanges: 10 of 10 messages in \d+\.\d\d s, \d+ changes\/s\n/);
+    expect(io.out).toMatch(/\nMESSAGE +DELIVERED +MEAN +SLOWEST\nping +2 +/);
+    const users = Number(/received all (\d+) users/.exec(io.out)?.[1]);
+    expect(app.store.list()).toHaveLength(users);
+  });
+
+  it("prints a plain line at every tenth when stdout is not a terminal", async () => {
+    const { url } = await serve();
+    const io = createFakeIo();
+    await run(["simulate", url, "--users", "20", "--changes", "0"], io);
+    const lines = io.out.split("\n").filter((line) => line.startsWith("initial sync:"));
+    expect(lines[0]).toBe("initial sync:   5%  1/20");
+    expect(lines.at(-1)).toBe("initial sync: 100%  20/20");
+    expect(lines).toHaveLength(11);
+    expect(io.out).not.toContain("\r");
+    expect(io.out).not.toContain("\nChanges:");
+  });
+
+  it("draws a bar in place on a terminal", async () => {
+    const { url } = await serve();
+    const io = createFakeIo({ tty: true, columns: 60 });
+    await run(["simulate", url, "--users", "20", "--changes", "0"], io);
+    expect(io.out).toContain("\rinitial sync [");
+    expect(io.out).toMatch(/\] 100% {2}20\/20\nInitial sync: 20 of 20/);
+  });
+
+  it("makes the same directory for the same seed", async () => {
+    const first = await serve();
+    const second = await serve();
+    await run(["simulate", first.url, "--users", "15", "--seed", "abc"], createFakeIo());
+    await run(["simulate", second.url, "--users", "15", "--seed", "abc"], createFakeIo());
+    expect(second.app.store.list()).toEqual(first.app.store.list());
+  });
+
+  it("exits 1 and says where the sync stopped and why, without printing a password", async () => {
+    let creates = 0;
+    const { url } = await serve(async (request) => {
+      if (!request.url.endsWith("/create") || ++creates < 5) return undefined;
+      return Response.json({ error: "disk full", echo: await request.json() }, { status: 507 });
+    });
+    const io = createFakeIo();
+    expect(await run(["simulate", url, "--users", "8", "--seed", "4"], io)).toBe(1);
+    const fifth = createUserGenerator({ seed: 4 }).users(8)[4];
+    expect(io.out).toContain("\nInitial sync: 4 of 8 messages in ");
+    expect(io.out).toContain(
+      `\nSync stopped at create ${fifth?.uuid} (attempt 1): status 507 {"error":"disk full","echo":{`,
+    );
+    expect(io.out).toContain(
+      "\n4 messages not delivered; the platform would resume with this one at its next cycle.\n",
+    );
+    expect(io.out).not.toContain("\nChanges:");
+    for (const user of createUserGenerator({ seed: 4 }).users(8)) {
+      expect(io.out).not.toContain(user.password);
+    }
+  });
+
+  it("reports an interrupted sync and exits 1 when its signal aborts", async () => {
+    const controller = new AbortController();
+    const { url } = await serve(async (request) => {
+      if (request.url.endsWith("/create")) controller.abort();
+      return undefined;
+    });
+    const io = createFakeIo({ signal: controller.signal });
+    expect(await run(["simulate", url, "--users", "5"], io)).toBe(1);
+    expect(io.out).toMatch(/\nSync interrupted at create [0-9a-f-]+ \(attempt 1\): aborted\n/);
+  });
+
+  it("refuses a wrong command line with exit 2", async () => {
+    const cases: [string[], RegExp][] = [
+      [["http://a"], /Missing --users/],
+      [["http://a", "--users", "0"], /--users takes a whole number of at least 1, not "0"/],
+      [["http://a", "--users", "1e3"], /--users takes a whole number/],
+      [["http://a", "--users", "5", "--changes", "-1"], /--changes/],
+      [["--users", "5"], /Missing <url>/],
+      [["localhost:3000", "--users", "5"], /Not an http\(s\) URL/],
+    ];
+    for (const [args, message] of cases) {
+      const io = createFakeIo();
+      expect(await run(["simulate", ...args], io)).toBe(2);
+      expect(io.err).toMatch(message);
+    }
+  });
+});
