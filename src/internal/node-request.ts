@@ -8,8 +8,9 @@ import { headerOf } from "../provisioning/headers.ts";
  * Builds the core's request from a Node request, for the node:http, Fastify and Koa adapters,
  * which differ only in how they find the path and the parsed body, and how they reply. Calls
  * `ready` with the request, or with undefined when the body exceeds the handler's `bodyLimit`;
- * calls `failed` when the client goes away before its body is complete. Callbacks rather than a
- * promise: this runs for every message of a sync.
+ * calls `failed`, when given, if the client goes away before its body is complete. Without
+ * `failed`, such a request is dropped: Node destroys its socket and, with no `error` listener,
+ * emits nothing. Callbacks rather than a promise: this runs for every message of a sync.
  *
  * `parsed` is what a body parser may have left (Express's `req.body`, Koa's `ctx.request.body`):
  * it is used only when the body stream was already read, so the body is never read twice and a
@@ -23,7 +24,7 @@ export function readNodeRequest(
   parsed: unknown,
   stream: Readable,
   ready: (request: ProvisioningRequest | undefined) => void,
-  failed: (error: unknown) => void,
+  failed?: (error: unknown) => void,
 ): void {
   const request: ProvisioningRequest = {
     method: req.method ?? "GET",
@@ -62,7 +63,7 @@ export function readNodeRequest(
     request.body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
     ready(request);
   });
-  stream.on("error", failed);
+  if (failed !== undefined) stream.on("error", failed);
 }
 
 /** {@link readNodeRequest}, then the core's answer (413 for a body too large), as a promise. */

@@ -19,7 +19,9 @@ export type NodeHandler = (
  *
  * Under Express, mount it with `app.use("/prefix", ...)` and leave `basePath` empty: Express strips
  * the mount path. A body parser in front (`express.json()`, `express.raw()`, `express.text()`)
- * does no harm: when the body was already read, its parsed value is used. The client address for
+ * does no harm: when the body was already read, its parsed value is used. That parser answers its
+ * own errors (bad JSON, its size limit) in its own format, though: mount the handler before body
+ * parsers to keep the API's JSON error bodies. The client address for
  * `allowAddresses` is the socket's, never a forwarded header.
  *
  * @example
@@ -38,18 +40,9 @@ export function toNodeHandler(handler: ProvisioningHandler): NodeHandler {
       next();
       return;
     }
-    readNodeRequest(
-      handler,
-      req,
-      path,
-      (req as { body?: unknown }).body,
-      req,
-      (request) => {
-        if (request === undefined) writeNodeResponse(res, payloadTooLarge);
-        else void handler.handle(request).then((response) => writeNodeResponse(res, response));
-      },
-      // Only reading the body can fail (the client went away): there is no one left to answer.
-      () => res.destroy(),
-    );
+    readNodeRequest(handler, req, path, (req as { body?: unknown }).body, req, (request) => {
+      if (request === undefined) writeNodeResponse(res, payloadTooLarge);
+      else void handler.handle(request).then((response) => writeNodeResponse(res, response));
+    });
   };
 }

@@ -74,7 +74,7 @@ export interface ProvisioningHandlerOptions {
   /**
    * The path of the platform's `provisioner` URL (`https://host/ldap/auth` gives `/ldap/auth`).
    * Leave it empty when the framework already strips a mount prefix (Express `app.use("/ldap",
-   * ...)`, Fastify `prefix`, Hono `app.mount`). Default `""`.
+   * ...)`, Fastify `prefix`, Hono `mount`). Default `""`.
    */
   basePath?: string;
   /** The largest body accepted, in bytes; larger ones answer 413. Default 1 MiB. */
@@ -85,8 +85,8 @@ export interface ProvisioningHandlerOptions {
    */
   authorize?: Authorize;
   /**
-   * Rewrites a patch before it is stored, inside the user's queue: hash a clear-text password,
-   * drop fields you must not keep. Return the patch to store.
+   * Rewrites a patch before it is stored, in the user's turn: hash a clear-text password,
+   * drop fields you must not keep. Return the patch to store, with the same uuid.
    */
   transform?: (
     patch: UserPatch,
@@ -141,20 +141,32 @@ export interface ProvisioningHandler {
   readonly bodyLimit: number;
 }
 
-type RouteName = "ping" | "create" | "modify" | "reset" | "user";
 interface Route {
-  readonly name: RouteName;
+  readonly name: "ping" | "create" | "modify" | "reset" | "user";
   /** The raw last path segment: the uuid of a delete. */
   readonly segment: string;
 }
 
-const routes = new Map<string, Route>(
-  (["ping", "user/create", "user/modify", "reset"] as const).map((path) => {
-    const name = path.slice(path.indexOf("/") + 1) as RouteName;
-    return [`/v1/${path}`, { name, segment: name }];
-  }),
-);
+const pingRoute: Route = { name: "ping", segment: "ping" };
+const createRoute: Route = { name: "create", segment: "create" };
+const modifyRoute: Route = { name: "modify", segment: "modify" };
+const resetRoute: Route = { name: "reset", segment: "reset" };
 const userPrefix = "/v1/user/";
+
+/** The route of a path relative to the base path; a switch compares without hashing the path. */
+function fixedRoute(rest: string): Route | undefined {
+  switch (rest) {
+    case "/v1/user/create":
+      return createRoute;
+    case "/v1/user/modify":
+      return modifyRoute;
+    case "/v1/ping":
+      return pingRoute;
+    case "/v1/reset":
+      return resetRoute;
+  }
+  return undefined;
+}
 
 const created: ProvisioningResponse = { status: 201, headers: {}, body: undefined };
 const noContent: ProvisioningResponse = { status: 204, headers: {}, body: undefined };
@@ -207,9 +219,10 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
  * its JSON text (`42` becomes `"42"`), and unknown fields are kept in `extra` under their wire
  * names, `__proto__` included as a plain key. Only what cannot be a user answers 400: invalid JSON,
  * a body that is not an object (or, to create several, an array of objects), a uuid missing, empty
- * or not a string, a value nested deeper than 64 levels. Operations on one
- * uuid apply one at a time in arrival order; different uuids run in parallel. Across several
- * replicas of the application, ordering rests on the store's atomic upsert.
+ * or not a string, a value nested deeper than 64 levels.
+ *
+ * Operations on one uuid apply one at a time in arrival order; different uuids run in parallel.
+ * Across several replicas of the application, ordering rests on the store's atomic upsert.
  *
  * @example
  * ```ts
@@ -240,7 +253,7 @@ export function createProvisioningHandler(
     let end = query === -1 ? path.length : query;
     if (path.charCodeAt(end - 1) === 47 /* "/" */) end--;
     const rest = end === path.length && basePath === "" ? path : path.slice(basePath.length, end);
-    const fixed = routes.get(rest);
+    const fixed = fixedRoute(rest);
     if (fixed !== undefined) return fixed;
     if (rest.length > userPrefix.length && rest.startsWith(userPrefix)) {
       return { name: "user", segment: rest.slice(userPrefix.length) };
@@ -304,7 +317,8 @@ export function createProvisioningHandler(
       return fail(error, { operation, uuid: undefined, status: 500 });
     }
     if (!Array.isArray(patches)) return patches;
-    for (const patch of patches) {
+    for (let index = 0; index < patches.length; index++) {
+      const patch = patches[index] as UserPatch;
       const uuid = patch.uuid;
       const turn = lanes.acquire(uuid);
       if (turn !== undefined) await turn;
@@ -313,6 +327,8 @@ export function createProvisioningHandler(
         if (transform !== undefined) {
           try {
             change = await transform(patch, { operation });
+            // The user's turn is taken by uuid: a transform must not write another user.
+            if (change.uuid !== uuid) throw new TypeError("transform changed the uuid of a patch");
           } catch (error) {
             return fail(error, { operation, uuid, status: 500 });
           }

@@ -348,6 +348,19 @@ describe("hooks", () => {
     ]);
   });
 
+  it("refuses a transform that changes the uuid", async () => {
+    const { handler, onError, store } = setup({
+      transform: (patch) => ({ ...patch, uuid: "other" }),
+    });
+    expect((await call(handler, "POST", "/v1/user/create", { uuid: "u1" })).status).toBe(500);
+    expect(onError).toHaveBeenCalledWith(expect.any(TypeError), {
+      operation: "create",
+      uuid: "u1",
+      status: 500,
+    });
+    expect(store.list()).toEqual([]);
+  });
+
   it("runs onReset instead of the store's reset", async () => {
     const onReset = vi.fn();
     const { handler, store } = setup({ onReset });
