@@ -5,12 +5,17 @@ import { type UserFieldName, type UserPatch, userFieldNames } from "./user-store
 /** How deep a value of an unknown or wrong-typed field may nest before the record is refused. */
 export const maxDepth = 64;
 
+/** TypeScript name (`firstName`) to wire name (`first_name`) for the documented fields. */
+export const wireFieldNames = Object.fromEntries(
+  userFieldNames.map((name) => [
+    name,
+    name.replace(/[A-Z]/g, (upper) => `_${upper.toLowerCase()}`),
+  ]),
+) as Record<UserFieldName, string>;
+
 /** Wire name (`first_name`) to TypeScript name (`firstName`) for the documented fields. */
 const fieldByWireName = new Map<string, UserFieldName>(
-  userFieldNames.map((name) => [
-    name.replace(/[A-Z]/g, (upper) => `_${upper.toLowerCase()}`),
-    name,
-  ]),
+  userFieldNames.map((name) => [wireFieldNames[name], name]),
 );
 
 /**

@@ -1,6 +1,7 @@
 import type { JsonValue } from "type-fest";
 import { mergeUser } from "../provisioning/merge-user.ts";
 import { type UserPatch, type UserRecord, userFieldNames } from "../provisioning/user-store.ts";
+import { wireFieldNames } from "../provisioning/wire.ts";
 import {
   connectProvisioning,
   type ProvisioningAnswer,
@@ -309,15 +310,13 @@ export function createPlatformSimulator(options: PlatformSimulatorOptions): Plat
   };
 }
 
-const wireName = (name: string) => name.replace(/[A-Z]/g, (upper) => `_${upper.toLowerCase()}`);
-
 /** The user as the platform sends it: snake_case names, undocumented fields as they came. */
 function toWire(user: UserRecord): Record<string, JsonValue> {
   return Object.fromEntries([
     ["uuid", user.uuid],
     ...userFieldNames.flatMap((name) => {
       const value = user[name];
-      return value === undefined ? [] : [[wireName(name), value]];
+      return value === undefined ? [] : [[wireFieldNames[name], value]];
     }),
     ...Object.entries(user.extra ?? {}),
   ]);
