@@ -49,15 +49,14 @@ export interface ProvisioningErrorBody {
  */
 export class ProvisioningError extends Error {
   override readonly name = "ProvisioningError";
+  /** What went wrong, from the closed list of codes. */
+  readonly code: ProvisioningErrorCode;
   /** The HTTP status this error answers with, derived from the code. */
   readonly status: (typeof statusByCode)[ProvisioningErrorCode];
 
-  constructor(
-    readonly code: ProvisioningErrorCode,
-    message: string,
-    options?: ErrorOptions,
-  ) {
+  constructor(code: ProvisioningErrorCode, message: string, options?: ErrorOptions) {
     super(message, options);
+    this.code = code;
     this.status = statusByCode[code];
   }
 }

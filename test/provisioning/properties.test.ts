@@ -256,7 +256,10 @@ describe("a store that fails part of the time", () => {
   /** Fails when the schedule says so: before the write, or after it (the reply was lost). */
   class FlakyStore implements UserStore {
     readonly inner = new MemoryUserStore();
-    constructor(readonly schedule: ("ok" | "before" | "after")[]) {}
+    readonly schedule: ("ok" | "before" | "after")[];
+    constructor(schedule: ("ok" | "before" | "after")[]) {
+      this.schedule = schedule;
+    }
 
     async #run<T>(write: () => Promise<T>): Promise<T> {
       const next = this.schedule.shift() ?? "ok";
