@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { statSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -39,6 +40,24 @@ for (let index = 0; index < Number(count); index++) {
 }
 store.close();
 console.log(JSON.stringify(created));
+`;
+
+// A writer whose files may not grow beyond a few hundred KiB (ulimit -f): its commits soon fail to
+// write the WAL, as on a full disk.
+const cramped = `
+import { SqliteUserStore } from ${JSON.stringify(fileURLToPath(new URL("./sqlite-user-store.ts", import.meta.url)))};
+const store = new SqliteUserStore(process.argv[1], { synchronous: "normal" });
+let acknowledged = 0;
+let failed = 0;
+for (let index = 0; index < 400; index++) {
+  try {
+    await store.upsert({ uuid: "u" + index, fullName: "x".repeat(2000) });
+    acknowledged++;
+  } catch {
+    failed++;
+  }
+}
+console.log(JSON.stringify({ acknowledged, failed, stored: store.count() }));
 `;
 
 describe("SqliteUserStore", () => {
@@ -95,6 +114,37 @@ describe("SqliteUserStore", () => {
     expect(created.sort()).toEqual(["shared", ...expected].sort());
     const { user } = await store.upsert({ uuid: "shared" });
     expect(Object.keys(user.extra ?? {}).sort()).toEqual([...expected].sort());
+    store.close();
+  });
+
+  it.skipIf(process.platform === "win32")(
+    "acknowledges no upsert whose commit failed",
+    async () => {
+      const { stdout } = await promisify(execFile)("/bin/sh", [
+        "-c",
+        'ulimit -f 400 && exec "$@"',
+        "sh",
+        process.execPath,
+        "--no-warnings",
+        "--input-type=module",
+        "--eval",
+        cramped,
+        newFile(),
+      ]);
+      const { acknowledged, failed, stored } = JSON.parse(stdout);
+      expect(failed).toBeGreaterThan(0);
+      expect(stored).toBe(acknowledged);
+    },
+  );
+
+  it("checkpoints as it writes: the users reach the database file, not only its WAL", async () => {
+    const file = newFile();
+    const store = new SqliteUserStore(file, { synchronous: "normal" });
+    // About 20 pages of WAL per upsert: past the 10,000 pages that trigger a checkpoint.
+    for (let index = 0; index < 600; index++) {
+      await store.upsert({ uuid: `u${index}`, fullName: "x".repeat(80_000) });
+    }
+    expect(statSync(file).size).toBeGreaterThan(10_000_000);
     store.close();
   });
 
