@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { statSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,6 +7,7 @@ import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import type { UserPatch } from "../../src/provisioning/index.ts";
 import { testUserStore } from "../../src/testing/index.ts";
 import { SqliteUserStore } from "./sqlite-user-store.ts";
 
@@ -39,6 +41,27 @@ for (let index = 0; index < Number(count); index++) {
 }
 store.close();
 console.log(JSON.stringify(created));
+`;
+
+// A writer whose files may not grow beyond a few hundred KiB (ulimit -f): its commits soon fail to
+// write the WAL, as on a full disk. It creates users and changes them, and lists what it was told
+// was stored.
+const cramped = `
+import { SqliteUserStore } from ${JSON.stringify(fileURLToPath(new URL("./sqlite-user-store.ts", import.meta.url)))};
+const store = new SqliteUserStore(process.argv[1], { synchronous: "normal" });
+const acknowledged = [];
+let failed = 0;
+for (let index = 0; index < 200; index++) {
+  for (const patch of [{ uuid: "u" + index }, { uuid: "u" + index, fullName: "x".repeat(2000) }]) {
+    try {
+      await store.upsert(patch);
+      acknowledged.push(patch);
+    } catch {
+      failed++;
+    }
+  }
+}
+console.log(JSON.stringify({ acknowledged, failed }));
 `;
 
 describe("SqliteUserStore", () => {
@@ -95,6 +118,48 @@ describe("SqliteUserStore", () => {
     expect(created.sort()).toEqual(["shared", ...expected].sort());
     const { user } = await store.upsert({ uuid: "shared" });
     expect(Object.keys(user.extra ?? {}).sort()).toEqual([...expected].sort());
+    store.close();
+  });
+
+  it.skipIf(process.platform === "win32")(
+    "acknowledges no create and no change whose commit failed",
+    async () => {
+      const file = newFile();
+      const { stdout } = await promisify(execFile)("/bin/sh", [
+        "-c",
+        'ulimit -f 400 && exec "$@"',
+        "sh",
+        process.execPath,
+        "--no-warnings",
+        "--input-type=module",
+        "--eval",
+        cramped,
+        file,
+      ]);
+      const { acknowledged, failed } = JSON.parse(stdout) as {
+        acknowledged: UserPatch[];
+        failed: number;
+      };
+      expect(failed).toBeGreaterThan(0);
+      expect(acknowledged.some((patch) => patch.fullName !== undefined)).toBe(true);
+      const store = new SqliteUserStore(file);
+      for (const patch of acknowledged) {
+        const { created, user } = await store.upsert({ uuid: patch.uuid });
+        expect(created).toBe(false);
+        expect(user).toMatchObject(patch);
+      }
+      store.close();
+    },
+  );
+
+  it("checkpoints as it writes: changes reach the database file, not only its WAL", async () => {
+    const file = newFile();
+    const store = new SqliteUserStore(file, { synchronous: "normal" });
+    // About 20 pages of WAL per upsert: past the 10,000 pages that trigger a checkpoint.
+    for (let index = 0; index < 600; index++) {
+      await store.upsert({ uuid: "u1", fullName: String(index % 10).repeat(80_000) });
+    }
+    expect(statSync(file).size).toBeGreaterThan(80_000);
     store.close();
   });
 
