@@ -1,12 +1,9 @@
 import { defineConfig } from "tsup";
+import { exportNames, sourceOf } from "./entry-points.ts";
 import pkg from "./package.json" with { type: "json" };
 
-// The exports map is the single list of entries: "./provisioning" is built from src/provisioning/index.ts.
-const entry = Object.fromEntries(
-  Object.keys(pkg.exports)
-    .filter((subpath) => subpath !== "./package.json")
-    .map((subpath) => [`${subpath.slice(2)}/index`, `src/${subpath.slice(2)}/index.ts`]),
-);
+// dist/ keeps the flat subpath layout ("./node" is dist/node/index.js) whatever the source's group.
+const entry = Object.fromEntries(exportNames.map((name) => [`${name}/index`, sourceOf(name)]));
 const bin = "bin" in pkg ? { "cli/index": "src/cli/index.ts" } : {};
 
 export default defineConfig({

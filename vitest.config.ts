@@ -1,17 +1,16 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { exportNames, sourceOf } from "./entry-points.ts";
 import pkg from "./package.json" with { type: "json" };
 
 export default defineConfig({
   define: { __SDK_VERSION__: JSON.stringify(pkg.version) },
   resolve: {
     // Examples import the package by name, as users do; tests run them against the sources.
-    alias: [
-      {
-        find: /^platform-integration\/(.+)$/,
-        replacement: fileURLToPath(new URL("./src/$1/index.ts", import.meta.url)),
-      },
-    ],
+    alias: exportNames.map((name) => ({
+      find: `platform-integration/${name}`,
+      replacement: fileURLToPath(new URL(sourceOf(name), import.meta.url)),
+    })),
   },
   test: {
     include: ["test/**/*.test.ts", "examples/**/*.test.ts"],

@@ -3,9 +3,10 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createAuditClient, defineAuditActions } from "../audit/index.ts";
+import { toNodeHandler } from "../adapters/node/index.ts";
+import { createAuditClient, defineAuditActions } from "../clients/audit/index.ts";
+import { createVersionClient } from "../clients/version/index.ts";
 import { serveFetch } from "../internal/serve-fetch.ts";
-import { toNodeHandler } from "../node/index.ts";
 import { createProvisioningHandler } from "../provisioning/handler.ts";
 import type { UserStore } from "../provisioning/user-store.ts";
 import { createFakeIntegrationApi } from "../testing/fake-integration-api.ts";
@@ -17,7 +18,6 @@ import {
   type SyncReport,
 } from "../testing/platform-simulator.ts";
 import { createUserGenerator } from "../testing/user-generator.ts";
-import { createVersionClient } from "../version/index.ts";
 import type { CommandIo } from "./command.ts";
 import { createProgress } from "./progress.ts";
 

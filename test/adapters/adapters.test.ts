@@ -8,9 +8,9 @@ import { Hono } from "hono";
 import { mount } from "hono/mount";
 import Koa from "koa";
 import { describe, it } from "vitest";
-import { toFastifyPlugin } from "../../src/fastify/index.ts";
-import { toKoaMiddleware } from "../../src/koa/index.ts";
-import { toNodeHandler } from "../../src/node/index.ts";
+import { toFastifyPlugin } from "../../src/adapters/fastify/index.ts";
+import { toKoaMiddleware } from "../../src/adapters/koa/index.ts";
+import { toNodeHandler } from "../../src/adapters/node/index.ts";
 import { runScenario, type ScenarioServer } from "./scenario.ts";
 
 async function listen(listener: RequestListener | Server, path = ""): Promise<ScenarioServer> {

@@ -1,0 +1,44 @@
+import type { Readable } from "node:stream";
+import type { FastifyPluginCallback } from "fastify";
+import { answerNodeRequest } from "../../internal/node-request.ts";
+import { payloadTooLarge } from "../../provisioning/errors.ts";
+import type { ProvisioningHandler } from "../../provisioning/handler.ts";
+
+/**
+ * A Fastify plugin that serves a Provisioning handler. It imports nothing from Fastify at run
+ * time, so it works with the Fastify your application brings.
+ *
+ * The plugin is encapsulated: inside it, the body reaches the handler unparsed (Fastify's JSON
+ * parser would answer bad input in its own format and ignore the handler's size limit), and your
+ * application's parsers and routes elsewhere are untouched. Register it with `prefix` to serve
+ * the API under a path, and leave `basePath` empty.
+ *
+ * @example
+ * ```ts
+ * import { toFastifyPlugin } from "platform-integration/fastify";
+ *
+ * await app.register(toFastifyPlugin(handler), { prefix: "/ldap/auth" });
+ * ```
+ */
+export function toFastifyPlugin(handler: ProvisioningHandler): FastifyPluginCallback {
+  return (fastify, _options, done) => {
+    const prefixLength = fastify.prefix.length;
+    fastify.removeAllContentTypeParsers();
+    fastify.addContentTypeParser("*", (_request, payload, parsed) => parsed(null, payload));
+    // One wildcard route: paths under /v1 that are not the API's get the API's JSON 404.
+    fastify.all(`${handler.basePath}/v1/*`, async (request, reply) => {
+      const payload = request.body as Readable | undefined;
+      const response = await answerNodeRequest(
+        handler,
+        request.raw,
+        request.url.slice(prefixLength),
+        undefined,
+        payload ?? request.raw,
+      );
+      reply.code(response.status).headers(response.headers);
+      if (response === payloadTooLarge) reply.header("connection", "close");
+      return reply.send(response.body);
+    });
+    done();
+  };
+}

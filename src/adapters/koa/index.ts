@@ -1,0 +1,37 @@
+import type { Middleware } from "koa";
+import { answerNodeRequest } from "../../internal/node-request.ts";
+import { payloadTooLarge } from "../../provisioning/errors.ts";
+import type { ProvisioningHandler } from "../../provisioning/handler.ts";
+
+/**
+ * A Koa middleware that serves a Provisioning handler; other paths go on to `next`, body unread.
+ * It imports nothing from Koa at run time.
+ *
+ * Under a mount (koa-mount, a router prefix), Koa rewrites the path and `basePath` stays empty;
+ * otherwise set `basePath`. A body parser in front does no harm: when the body was already read,
+ * `ctx.request.body` is used.
+ *
+ * @example
+ * ```ts
+ * import { toKoaMiddleware } from "platform-integration/koa";
+ *
+ * app.use(toKoaMiddleware(handler));
+ * ```
+ */
+export function toKoaMiddleware(handler: ProvisioningHandler): Middleware {
+  return async (ctx, next) => {
+    const path = ctx.url;
+    if (!handler.owns(path)) return next();
+    const response = await answerNodeRequest(
+      handler,
+      ctx.req,
+      path,
+      (ctx.request as { body?: unknown }).body,
+    );
+    // Body first: Koa turns a null body into 204 unless the status is set after it.
+    ctx.body = response.body ?? null;
+    ctx.status = response.status;
+    ctx.set(response.headers);
+    if (response === payloadTooLarge) ctx.set("connection", "close");
+  };
+}

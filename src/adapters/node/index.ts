@@ -1,0 +1,100 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { readNodeRequest, writeNodeResponse } from "../../internal/node-request.ts";
+import {
+  errorResponse,
+  type ProvisioningResponse,
+  payloadTooLarge,
+} from "../../provisioning/errors.ts";
+import type { ProvisioningHandler } from "../../provisioning/handler.ts";
+
+/**
+ * A node:http request listener that is also Express and Connect middleware: when `next` is given,
+ * requests outside the Provisioning API's routes go on to it, body unread.
+ */
+export type NodeHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  next?: (error?: unknown) => void,
+) => void;
+
+/**
+ * Serves a Provisioning handler on Node without building a Web Request: the body is read into a
+ * Buffer (up to the handler's `bodyLimit`) and handed to the plain-data core.
+ *
+ * Under Express, mount it with `app.use("/prefix", ...)` and leave `basePath` empty: Express strips
+ * the mount path. A body parser in front (`express.json()`, `express.raw()`, `express.text()`)
+ * does no harm: when the body was already read, its parsed value is used. What the parser rejects
+ * (bad JSON, its size limit) never reaches this handler: mount it before body parsers, or add
+ * {@link toNodeErrorHandler} after it. The client address for
+ * `allowAddresses` is the socket's, never a forwarded header.
+ *
+ * @example
+ * ```ts
+ * import { createServer } from "node:http";
+ * import { toNodeHandler } from "platform-integration/node";
+ *
+ * createServer(toNodeHandler(handler)).listen(3000);
+ * // Express: app.use("/ldap/auth", toNodeHandler(handler));
+ * ```
+ */
+export function toNodeHandler(handler: ProvisioningHandler): NodeHandler {
+  return (req, res, next) => {
+    const path = req.url ?? "/";
+    if (next !== undefined && !handler.owns(path)) {
+      next();
+      return;
+    }
+    readNodeRequest(handler, req, path, (req as { body?: unknown }).body, req, (request) => {
+      if (request === undefined) writeNodeResponse(res, payloadTooLarge);
+      else void handler.handle(request).then((response) => writeNodeResponse(res, response));
+    });
+  };
+}
+
+/** An Express or Connect error middleware: four parameters, which is how they recognise one. */
+export type NodeErrorHandler = (
+  error: unknown,
+  req: IncomingMessage,
+  res: ServerResponse,
+  next: (error?: unknown) => void,
+) => void;
+
+// body-parser's error types (express.json(), raw(), text()), as the API answers them.
+const bodyParserErrors = new Map<string, ProvisioningResponse>([
+  ["entity.parse.failed", errorResponse("invalid_json", "The body is not valid JSON")],
+  [
+    "entity.too.large",
+    errorResponse("payload_too_large", "The body exceeds the size limit of the body parser"),
+  ],
+  ["charset.unsupported", errorResponse("unsupported_media_type", "Send the body as UTF-8 JSON")],
+  [
+    "encoding.unsupported",
+    errorResponse("unsupported_media_type", "This Content-Encoding is not supported"),
+  ],
+]);
+
+/**
+ * Answers what a body parser in front of the Provisioning API rejected (`express.json()`'s bad
+ * JSON, its size limit, an unsupported charset or encoding) as the API answers it: a JSON error
+ * with the right status. Without it, Express's default error handler answers in HTML and logs
+ * the error, whose message and `body` can hold the user record's password. Errors of other kinds,
+ * and requests outside the API's routes, go on to `next`.
+ *
+ * @example
+ * ```ts
+ * app.use(express.json());
+ * app.use("/ldap/auth", toNodeHandler(handler), toNodeErrorHandler(handler));
+ * ```
+ */
+export function toNodeErrorHandler(handler: ProvisioningHandler): NodeErrorHandler {
+  return (error, req, res, next) => {
+    const type =
+      typeof error === "object" && error !== null ? Reflect.get(error, "type") : undefined;
+    const response = typeof type === "string" ? bodyParserErrors.get(type) : undefined;
+    if (response === undefined || res.headersSent || !handler.owns(req.url ?? "/")) {
+      next(error);
+      return;
+    }
+    writeNodeResponse(res, response);
+  };
+}

@@ -1,0 +1,22 @@
+// What both ./version and ./audit export of the shared layer: the error family and the options.
+export {
+  ConfigurationError,
+  HttpError,
+  isConfigurationError,
+  isHttpError,
+  isNetworkError,
+  isPlatformApiError,
+  isResponseShapeError,
+  isTimeoutError,
+  NetworkError,
+  PlatformApiError,
+  type RequestDetails,
+  ResponseShapeError,
+  TimeoutError,
+} from "./errors.ts";
+export type {
+  CallOptions,
+  IntegrationApiOptions,
+  RetryOptions,
+  TlsOptions,
+} from "./options.ts";

@@ -1,0 +1,300 @@
+import { HttpResponse, http } from "msw";
+import { describe, expect, it, vi } from "vitest";
+import {
+  type AuditDrop,
+  type AuditEvent,
+  createAuditClient,
+  defineAuditActions,
+  isConfigurationError,
+  isHttpError,
+} from "../../../src/clients/audit/index.ts";
+import { useMswServer } from "../integration-api/msw-server.ts";
+
+const baseUrl = "https://integration.test";
+const eventUrl = `${baseUrl}/audit/v1/event`;
+const server = useMswServer();
+const fast = { retry: { baseDelayMs: 1, maxDelayMs: 2 } };
+const login: AuditEvent = {
+  name: "user.login",
+  description: "john@example.com logged in successfully",
+  title: "User Login Success",
+  action: "user.login.success",
+  ipAddress: "192.30.252.12",
+};
+
+/** Answers each POST with the next response (the last repeats); returns the bodies received. */
+function serveEvents(...responses: (() => Response)[]) {
+  const bodies: string[] = [];
+  let calls = 0;
+  server.use(
+    http.post(eventUrl, async ({ request }) => {
+      const respond = responses[Math.min(calls++, responses.length - 1)] ?? created;
+      const response = respond();
+      if (response.status >= 200 && response.status < 300) bodies.push(await request.text());
+      return response;
+    }),
+  );
+  return { bodies, calls: () => calls };
+}
+
+const created = () =>
+  new HttpResponse(null, { status: 201, headers: { "content-type": "text/plain; charset=utf-8" } });
+
+function collectDrops() {
+  const drops: AuditDrop[] = [];
+  return { drops, onDrop: (drop: AuditDrop) => void drops.push(drop) };
+}
+
+describe("send()", () => {
+  it("POSTs the event with its wire names and resolves on 201", async () => {
+    const { bodies } = serveEvents(created);
+    await createAuditClient({ baseUrl }).send(login);
+    expect(bodies.map((body) => JSON.parse(body))).toEqual([
+      {
+        name: "user.login",
+        description: "john@example.com logged in successfully",
+        title: "User Login Success",
+        action: "user.login.success",
+        ip_address: "192.30.252.12",
+      },
+    ]);
+  });
+
+  it("leaves out fields that are undefined", async () => {
+    const { bodies } = serveEvents(() => new HttpResponse(null, { status: 200 }));
+    await createAuditClient({ baseUrl }).send({ action: "report.export", ipAddress: undefined });
+    expect(bodies).toEqual(['{"action":"report.export"}']);
+  });
+
+  it("rejects with a typed error otherwise, without retrying", async () => {
+    const { calls } = serveEvents(() => new HttpResponse("bad ip_address", { status: 400 }));
+    const error = await createAuditClient({ baseUrl, ...fast })
+      .send(login)
+      .catch((caught: unknown) => caught);
+    expect(isHttpError(error)).toBe(true);
+    expect(error).toMatchObject({
+      status: 400,
+      body: "bad ip_address",
+      method: "POST",
+      url: eventUrl,
+    });
+    expect(calls()).toBe(1);
+  });
+});
+
+describe("record()", () => {
+  it("returns at once and delivers in the background", async () => {
+    const { bodies } = serveEvents(created);
+    const audit = createAuditClient({ baseUrl });
+    expect(audit.record(login)).toBeUndefined();
+    expect(bodies).toEqual([]);
+    expect(await audit.flush()).toBe(true);
+    expect(bodies).toHaveLength(1);
+    expect(audit.stats()).toEqual({ queued: 0, inFlight: 0, bytes: 0, delivered: 1, dropped: 0 });
+  });
+
+  it("checks events locally with clear errors", () => {
+    const audit = createAuditClient({ baseUrl });
+    expect(() => audit.record({} as AuditEvent)).toThrow(/needs an action, a non-empty string/);
+    expect(() => audit.record({ action: "" })).toThrow(TypeError);
+    expect(() => audit.record({ action: "a", description: 42 } as unknown as AuditEvent)).toThrow(
+      "The audit event's description must be a string, got number.",
+    );
+    expect(() => audit.record(null as unknown as AuditEvent)).toThrow(/is an object/);
+    expect(audit.stats().queued).toBe(0);
+  });
+
+  it("caps the size of one event, counting UTF-8 bytes", async () => {
+    const { bodies } = serveEvents(created);
+    const audit = createAuditClient({ baseUrl, maxEventBytes: 100 });
+    const overhead = JSON.stringify({ description: "", action: "a" }).length;
+    audit.record({ action: "a", description: "x".repeat(100 - overhead) });
+    // As many characters, but "é" takes two bytes in UTF-8.
+    expect(() => audit.record({ action: "a", description: "é".repeat(100 - overhead) })).toThrow(
+      /is 1\d\d bytes of JSON, over maxEventBytes \(100\)/,
+    );
+    await audit.close();
+    expect(bodies).toHaveLength(1);
+  });
+
+  it("accepts only the catalogue's actions when given one", async () => {
+    const { bodies } = serveEvents(created);
+    const actions = defineAuditActions({ userLogin: "user.login.success" });
+    const audit = createAuditClient({ baseUrl, actions });
+    audit.record({ action: actions.userLogin });
+    // @ts-expect-error: the catalogue narrows the action type too.
+    expect(() => audit.record({ action: "user.logout" })).toThrow(/not in the client's catalogue/);
+    await audit.close();
+    expect(bodies).toEqual(['{"action":"user.login.success"}']);
+  });
+
+  it("retries network errors, 408, 429 and 5xx until delivered, reporting each failure", async () => {
+    const { bodies, calls } = serveEvents(
+      () => HttpResponse.error(),
+      () => new HttpResponse(null, { status: 408 }),
+      () => new HttpResponse(null, { status: 429, headers: { "retry-after": "0" } }),
+      () => new HttpResponse(null, { status: 503 }),
+      created,
+    );
+    const errors: unknown[] = [];
+    const audit = createAuditClient({ baseUrl, ...fast, onError: (error) => errors.push(error) });
+    audit.record(login);
+    expect(await audit.flush()).toBe(true);
+    expect(calls()).toBe(5);
+    expect(bodies).toHaveLength(1);
+    expect(errors.map((error) => (error as Error).name)).toEqual([
+      "NetworkError",
+      "HttpError",
+      "HttpError",
+      "HttpError",
+    ]);
+  });
+
+  it("honours the Retry-After of a 429 or 503, capped by maxRetryAfterMs", async () => {
+    // Without jitter, the computed backoff would be a full minute.
+    vi.spyOn(Math, "random").mockReturnValue(1);
+    const { bodies } = serveEvents(
+      () => new HttpResponse(null, { status: 503, headers: { "retry-after": "3600" } }),
+      created,
+    );
+    const audit = createAuditClient({
+      baseUrl,
+      retry: { baseDelayMs: 60_000, maxDelayMs: 60_000, maxRetryAfterMs: 5 },
+    });
+    audit.record(login);
+    expect(await audit.flush({ timeoutMs: 5_000 })).toBe(true);
+    expect(bodies).toHaveLength(1);
+  });
+
+  it("drops an event the API rejects with a 4xx, and reports it", async () => {
+    serveEvents(() => new HttpResponse("invalid", { status: 422 }));
+    const { drops, onDrop } = collectDrops();
+    const audit = createAuditClient({ baseUrl, onDrop });
+    audit.record(login);
+    expect(await audit.flush()).toBe(true);
+    expect(drops).toHaveLength(1);
+    expect(drops[0]).toMatchObject({ reason: "rejected", count: 1, events: [login] });
+    expect(drops[0]?.error).toMatchObject({ status: 422, body: "invalid" });
+    expect(audit.stats()).toMatchObject({ dropped: 1, bytes: 0 });
+  });
+
+  it("drops everything queued as failed when no base URL is configured", async () => {
+    vi.stubEnv("PLATFORM_INTEGRATIONAPI", undefined);
+    const { drops, onDrop } = collectDrops();
+    const audit = createAuditClient({ onDrop });
+    audit.record(login);
+    audit.record({ action: "b" });
+    expect(await audit.flush()).toBe(true);
+    expect(
+      drops.every(({ reason, error }) => reason === "failed" && isConfigurationError(error)),
+    ).toBe(true);
+    expect(drops.reduce((total, { count }) => total + count, 0)).toBe(2);
+  });
+
+  it("bounds the queue by count, reporting the overflow once with its count", async () => {
+    serveEvents(created);
+    const { drops, onDrop } = collectDrops();
+    const audit = createAuditClient({ baseUrl, maxQueueEvents: 3, onDrop });
+    for (let index = 0; index < 5; index++) audit.record({ action: `a${index}` });
+    expect(audit.stats().queued).toBe(3);
+    await audit.flush();
+    expect(drops).toEqual([
+      { reason: "overflow", count: 2, events: [{ action: "a3" }, { action: "a4" }] },
+    ]);
+    expect(audit.stats()).toMatchObject({ delivered: 3, dropped: 2 });
+  });
+
+  it("bounds the queue by bytes", async () => {
+    serveEvents(created);
+    const { drops, onDrop } = collectDrops();
+    const size = '{"action":"a0"}'.length;
+    const audit = createAuditClient({ baseUrl, maxQueueBytes: size * 2, onDrop });
+    for (let index = 0; index < 3; index++) audit.record({ action: `a${index}` });
+    expect(audit.stats()).toMatchObject({ queued: 2, bytes: size * 2 });
+    await audit.flush();
+    expect(drops).toMatchObject([{ reason: "overflow", count: 1 }]);
+  });
+
+  it("warns on the console about drops when no onDrop is given", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const audit = createAuditClient({ baseUrl, maxQueueEvents: 1 });
+    serveEvents(created);
+    audit.record({ action: "a" });
+    audit.record({ action: "b" });
+    await audit.flush();
+    expect(warn).toHaveBeenCalledWith(expect.stringContaining("dropped 1 audit event (overflow)"));
+    warn.mockRestore();
+  });
+});
+
+describe("flush() and close()", () => {
+  it("waits for events recorded during the flush", async () => {
+    let recordedLate = false;
+    const { bodies } = serveEvents(() => {
+      if (!recordedLate) {
+        recordedLate = true;
+        audit.record({ action: "late" });
+      }
+      return created();
+    });
+    const audit = createAuditClient({ baseUrl });
+    audit.record({ action: "early" });
+    expect(await audit.flush()).toBe(true);
+    expect(bodies.map((body) => JSON.parse(body).action).sort()).toEqual(["early", "late"]);
+  });
+
+  it("resolves false when the time is up or the signal aborts, and never rejects", async () => {
+    serveEvents(() => new HttpResponse(null, { status: 503 }));
+    const audit = createAuditClient({ baseUrl, ...fast, onDrop: () => {} });
+    audit.record(login);
+    expect(await audit.flush({ timeoutMs: 20 })).toBe(false);
+    expect(await audit.flush({ signal: AbortSignal.abort() })).toBe(false);
+    expect(audit.stats().queued + audit.stats().inFlight).toBe(1);
+    await audit.close({ timeoutMs: 0 });
+  });
+
+  it("resolves true at once when there is nothing to send", async () => {
+    expect(await createAuditClient({ baseUrl }).flush({ timeoutMs: 0 })).toBe(true);
+  });
+
+  it("close() delivers what was recorded, then drops later events as closed", async () => {
+    const { bodies } = serveEvents(created);
+    const { drops, onDrop } = collectDrops();
+    const audit = createAuditClient({ baseUrl, onDrop });
+    audit.record({ action: "before" });
+    expect(await audit.close()).toBe(true);
+    audit.record({ action: "after" });
+    await Promise.resolve();
+    expect(bodies).toHaveLength(1);
+    expect(drops).toEqual([{ reason: "closed", count: 1, events: [{ action: "after" }] }]);
+  });
+
+  it("close() drops what it could not deliver in time, in flight included", async () => {
+    serveEvents(() => new HttpResponse(null, { status: 503 }));
+    const { drops, onDrop } = collectDrops();
+    const audit = createAuditClient({ baseUrl, ...fast, concurrency: 1, onDrop });
+    audit.record({ action: "a" });
+    audit.record({ action: "b" });
+    expect(await audit.close({ timeoutMs: 30 })).toBe(false);
+    expect(drops.every(({ reason }) => reason === "closed")).toBe(true);
+    expect(drops.flatMap(({ events }) => events.map(({ action }) => action)).sort()).toEqual([
+      "a",
+      "b",
+    ]);
+    expect(audit.stats()).toMatchObject({ queued: 0, inFlight: 0, bytes: 0, dropped: 2 });
+  });
+
+  it("hands waitUntil a promise that settles once the queue is empty", async () => {
+    serveEvents(created);
+    const promises: Promise<unknown>[] = [];
+    const audit = createAuditClient({ baseUrl, waitUntil: (promise) => promises.push(promise) });
+    audit.record({ action: "a" });
+    audit.record({ action: "b" });
+    expect(promises).toHaveLength(1);
+    expect(await promises[0]).toBe(true);
+    expect(audit.stats().delivered).toBe(2);
+    audit.record({ action: "c" });
+    expect(promises).toHaveLength(2);
+    await promises[1];
+  });
+});

@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { formatIp, inRange, parseIp, parseRange } from "../../../src/clients/audit/ip-address.ts";
+
+const canonical = (text: string) => {
+  const groups = parseIp(text);
+  return groups && formatIp(groups);
+};
+
+describe("IP addresses", () => {
+  it.each([
+    ["1.2.3.4", "1.2.3.4"],
+    ["::ffff:1.2.3.4", "1.2.3.4"],
+    ["::FFFF:0102:0304", "1.2.3.4"],
+    ["::", "::"],
+    ["::1", "::1"],
+    ["1::", "1::"],
+    ["2001:DB8:0:0:0:0:0:1", "2001:db8::1"],
+    ["2001:db8:0:0:1:0:0:1", "2001:db8::1:0:0:1"],
+    ["2001:0:0:1:0:0:0:1", "2001:0:0:1::1"],
+    ["2001:db8:0:1:1:1:1:1", "2001:db8:0:1:1:1:1:1"],
+    ["fe80::1%eth0", "fe80::1"],
+    ["64:ff9b::192.0.2.33", "64:ff9b::c000:221"],
+  ])("reads %s as %s", (text, expected) => {
+    expect(canonical(text)).toBe(expected);
+  });
+
+  it.each([
+    "",
+    "1.2.3",
+    "1.2.3.4.5",
+    "01.2.3.4",
+    "256.1.1.1",
+    "1:2:3:4:5:6:7:8:9",
+    "1::2::3",
+    ":::",
+    "1.2.3.4::",
+    "g::1",
+    "12345::",
+    "1:2:3:4:5:6:7::8",
+    "localhost",
+    "unknown",
+  ])("rejects %j", (text) => {
+    expect(parseIp(text)).toBeUndefined();
+  });
+
+  it("matches ranges, IPv4 ones covering IPv4-mapped addresses too", () => {
+    const tenSlash8 = parseRange("10.0.0.0/8");
+    const v6 = parseRange("2001:db8::/32");
+    const single = parseRange("192.168.1.7");
+    expect(tenSlash8 && single && v6).toBeTruthy();
+    if (!tenSlash8 || !single || !v6) return;
+    const ip = (text: string) => parseIp(text) ?? [];
+    expect(inRange(ip("10.255.0.1"), tenSlash8)).toBe(true);
+    expect(inRange(ip("::ffff:10.0.0.1"), tenSlash8)).toBe(true);
+    expect(inRange(ip("11.0.0.1"), tenSlash8)).toBe(false);
+    expect(inRange(ip("2001:db8:ffff::1"), v6)).toBe(true);
+    expect(inRange(ip("2001:db9::1"), v6)).toBe(false);
+    expect(inRange(ip("192.168.1.7"), single)).toBe(true);
+    expect(inRange(ip("192.168.1.8"), single)).toBe(false);
+    expect(inRange(ip("172.31.255.255"), parseRange("172.16.0.0/12") ?? single)).toBe(true);
+    expect(inRange(ip("172.32.0.0"), parseRange("172.16.0.0/12") ?? single)).toBe(false);
+    expect(inRange(ip("8.8.8.8"), parseRange("0.0.0.0/0") ?? single)).toBe(true);
+  });
+
+  it.each(["10.0.0.0/33", "::/129", "10.0.0.0/-1", "10.0.0.0/8/8", "nonsense/8", "10.0.0.0/"])(
+    "rejects the range %j",
+    (text) => {
+      expect(parseRange(text)).toBeUndefined();
+    },
+  );
+});

@@ -1,0 +1,74 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { resolveBaseUrl } from "../../../src/clients/integration-api/base-url.ts";
+import { isConfigurationError } from "../../../src/clients/integration-api/errors.ts";
+
+/** Runs `body` with globalThis.process and globalThis.Deno replaced, as on another runtime. */
+function onRuntime<T>(globals: { process?: unknown; Deno?: unknown }, body: () => T): T {
+  const saved = { process: globalThis.process, Deno: (globalThis as { Deno?: unknown }).Deno };
+  Object.assign(globalThis, { process: globals.process, Deno: globals.Deno });
+  try {
+    return body();
+  } finally {
+    Object.assign(globalThis, saved);
+  }
+}
+
+afterEach(() => vi.unstubAllEnvs());
+
+describe("resolveBaseUrl", () => {
+  it("prefers the option, trims trailing slashes and keeps a path", () => {
+    vi.stubEnv("PLATFORM_INTEGRATIONAPI", "https://from-env.test");
+    expect(resolveBaseUrl("https://option.test:8443/api//")).toBe("https://option.test:8443/api");
+    expect(resolveBaseUrl(new URL("http://option.test/"))).toBe("http://option.test");
+  });
+
+  it("reads the variable on every call", () => {
+    vi.stubEnv("PLATFORM_INTEGRATIONAPI", "https://first.test");
+    expect(resolveBaseUrl(undefined)).toBe("https://first.test");
+    vi.stubEnv("PLATFORM_INTEGRATIONAPI", "https://second.test/");
+    expect(resolveBaseUrl(undefined)).toBe("https://second.test");
+  });
+
+  it("does not crash without process (Workers), and names the option and the variable", () => {
+    const error = onRuntime({}, () => {
+      try {
+        return resolveBaseUrl(undefined);
+      } catch (caught) {
+        return caught;
+      }
+    });
+    expect(isConfigurationError(error)).toBe(true);
+    expect(String(error)).toMatch(/baseUrl option.*PLATFORM_INTEGRATIONAPI/);
+  });
+
+  it("reads Deno.env where there is no process", () => {
+    const Deno = {
+      env: {
+        get: (name: string) =>
+          name === "PLATFORM_INTEGRATIONAPI" ? "https://deno.test" : undefined,
+      },
+    };
+    expect(onRuntime({ Deno }, () => resolveBaseUrl(undefined))).toBe("https://deno.test");
+  });
+
+  it("names Deno's --allow-env flag when reading the environment is not permitted", () => {
+    const denied = () => {
+      throw new Error('Requires env access to "PLATFORM_INTEGRATIONAPI"');
+    };
+    const error = onRuntime({ Deno: { env: { get: denied } } }, () => {
+      try {
+        return resolveBaseUrl(undefined);
+      } catch (caught) {
+        return caught;
+      }
+    });
+    expect(isConfigurationError(error)).toBe(true);
+    expect(String(error)).toContain("--allow-env=PLATFORM_INTEGRATIONAPI");
+  });
+
+  it("rejects values that are not absolute http(s) URLs", () => {
+    expect(() => resolveBaseUrl("integration:8080")).toThrow(/http\(s\) URL/);
+    expect(() => resolveBaseUrl("/relative")).toThrow(/not an absolute URL/);
+    expect(() => resolveBaseUrl("  ")).toThrow(/No Integration API base URL/);
+  });
+});

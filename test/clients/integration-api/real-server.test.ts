@@ -1,0 +1,157 @@
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { isNetworkError, isTimeoutError } from "../../../src/clients/integration-api/errors.ts";
+import { createIntegrationApi } from "../../../src/clients/integration-api/http.ts";
+import {
+  createSelfSignedCertificate,
+  type SelfSignedCertificate,
+} from "../../../src/internal/self-signed-certificate.ts";
+import { type Handler, type LocalServer, startServer } from "./local-server.ts";
+
+let certificate: SelfSignedCertificate;
+let other: SelfSignedCertificate;
+const servers: LocalServer[] = [];
+
+beforeAll(async () => {
+  [certificate, other] = await Promise.all([
+    createSelfSignedCertificate(),
+    createSelfSignedCertificate(),
+  ]);
+});
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+async function serve(handler: Handler, tls?: SelfSignedCertificate): Promise<LocalServer> {
+  const server = await startServer(handler, tls);
+  servers.push(server);
+  return server;
+}
+
+const ok: Handler = (_request, response) => {
+  response.setHeader("content-type", "application/json");
+  response.end('{"ok":true}');
+};
+
+describe("TLS against a real HTTPS server with a self-signed certificate", () => {
+  it("refuses the certificate by default, with a hint to pass tls.ca", async () => {
+    const server = await serve(ok, certificate);
+    const error = await createIntegrationApi({ baseUrl: server.url, retry: { limit: 0 } })
+      .request("GET", "/version/v1/current", { retry: true })
+      .catch((caught: unknown) => caught);
+    expect(isNetworkError(error)).toBe(true);
+    expect((error as Error).message).toMatch(/certificate is not trusted: pass tls\.ca/);
+  });
+
+  it("trusts the certificate given as tls.ca", async () => {
+    const server = await serve(ok, certificate);
+    const api = createIntegrationApi({ baseUrl: server.url, tls: { ca: certificate.cert } });
+    const response = await api.request("GET", "/version/v1/current", { retry: true });
+    expect(response).toMatchObject({ status: 200, body: '{"ok":true}' });
+    expect(response.headers.get("content-type")).toBe("application/json");
+  });
+
+  it("still refuses a certificate that tls.ca does not cover", async () => {
+    const server = await serve(ok, certificate);
+    const error = await createIntegrationApi({
+      baseUrl: server.url,
+      tls: { ca: [other.cert] },
+      retry: { limit: 0 },
+    })
+      .request("GET", "/version/v1/current", { retry: true })
+      .catch((caught: unknown) => caught);
+    expect(isNetworkError(error)).toBe(true);
+  });
+
+  it("skips verification only with rejectUnauthorized: false", async () => {
+    const server = await serve(ok, certificate);
+    const api = createIntegrationApi({ baseUrl: server.url, tls: { rejectUnauthorized: false } });
+    expect((await api.request("GET", "/x", { retry: true })).status).toBe(200);
+  });
+
+  it("sends bodies and headers, and reuses one keep-alive connection", async () => {
+    const received: string[] = [];
+    const server = await serve((request, response, body) => {
+      received.push(`${request.method} ${request.url} ${request.headers["content-type"]} ${body}`);
+      response.statusCode = 201;
+      response.end();
+    }, certificate);
+    const api = createIntegrationApi({ baseUrl: server.url, tls: { ca: certificate.cert } });
+    for (let index = 0; index < 5; index++) {
+      const response = await api.request("POST", "/audit/v1/event", {
+        retry: false,
+        json: `{"n":${index}}`,
+      });
+      expect(response).toMatchObject({ status: 201, body: "" });
+    }
+    expect(received[4]).toBe('POST /audit/v1/event application/json {"n":4}');
+    expect(server.connections()).toBe(1);
+  });
+});
+
+describe("timeouts against a real server", () => {
+  const silent: Handler = () => {};
+
+  it("times out each attempt, retries a GET, and reports the attempts", async () => {
+    let requests = 0;
+    const server = await serve(() => {
+      requests++;
+    });
+    const error = await createIntegrationApi({
+      baseUrl: server.url,
+      timeoutMs: 50,
+      retry: { limit: 2, baseDelayMs: 1 },
+    })
+      .request("GET", "/version/v1/current", { retry: true })
+      .catch((caught: unknown) => caught);
+    expect(isTimeoutError(error)).toBe(true);
+    expect(error).toMatchObject({ attempts: 3 });
+    expect(requests).toBe(3);
+    expect((error as Error).message).toContain("50 ms per attempt");
+  });
+
+  it("bounds the whole call by totalTimeoutMs", async () => {
+    const server = await serve(silent);
+    const error = await createIntegrationApi({
+      baseUrl: server.url,
+      timeoutMs: 60_000,
+      totalTimeoutMs: 100,
+    })
+      .request("GET", "/version/v1/current", { retry: true })
+      .catch((caught: unknown) => caught);
+    expect(isTimeoutError(error)).toBe(true);
+  });
+
+  it("times out a body that stalls after the headers", async () => {
+    const server = await serve((_request, response) => {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.write("[");
+    });
+    const error = await createIntegrationApi({
+      baseUrl: server.url,
+      timeoutMs: 100,
+      retry: { limit: 0 },
+    })
+      .request("GET", "/version/v1/updates", { retry: true })
+      .catch((caught: unknown) => caught);
+    expect(isTimeoutError(error)).toBe(true);
+  });
+
+  it("says that a timed-out PUT may still be running", async () => {
+    const server = await serve(silent);
+    const error = await createIntegrationApi({ baseUrl: server.url })
+      .request("PUT", "/version/v1/52", { retry: false, timeoutMs: 50 })
+      .catch((caught: unknown) => caught);
+    expect(isTimeoutError(error)).toBe(true);
+    expect((error as Error).message).toContain("may still be applying it");
+  });
+
+  it("reports a refused connection as a NetworkError naming the code", async () => {
+    const server = await serve(ok);
+    await server.close();
+    const error = await createIntegrationApi({ baseUrl: server.url, retry: { limit: 0 } })
+      .request("GET", "/version/v1/current", { retry: true })
+      .catch((caught: unknown) => caught);
+    expect(isNetworkError(error)).toBe(true);
+    expect((error as Error).message).toContain("ECONNREFUSED");
+  });
+});

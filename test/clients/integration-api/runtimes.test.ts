@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSelfSignedCertificate } from "../../../src/internal/self-signed-certificate.ts";
+import { runModule } from "./child-process.ts";
+import { type LocalServer, startServer } from "./local-server.ts";
+
+let server: LocalServer;
+let ca: string;
+const events: string[] = [];
+
+beforeAll(async () => {
+  const certificate = await createSelfSignedCertificate();
+  ca = certificate.cert;
+  server = await startServer((request, response, body) => {
+    if (request.url === "/audit/v1/event") {
+      events.push(body);
+      response.writeHead(201).end();
+    } else {
+      response
+        .writeHead(200, { "content-type": "application/json" })
+        .end(`{"agent":${JSON.stringify(request.headers["user-agent"])}}`);
+    }
+  }, certificate);
+});
+afterAll(() => server.close());
+
+describe.each(["node", "bun", "deno"] as const)("TLS and delivery on %s", (runtime) => {
+  it("trusts tls.ca, skips verification only when asked, and delivers audit events", async () => {
+    const result = await runModule(
+      `
+      const { createIntegrationApi } = await import(src + "clients/integration-api/http.ts");
+      const { createAuditClient } = await import(src + "clients/audit/index.ts");
+      const baseUrl = ${JSON.stringify(server.url)};
+      const get = (options) =>
+        createIntegrationApi({ baseUrl, retry: { limit: 0 }, ...options })
+          .request("GET", "/version/v1/current", { retry: true })
+          .then((response) => JSON.parse(response.body).agent, (error) => error.name);
+      console.log(await get({}));
+      console.log(await get({ tls: { ca: ${JSON.stringify(ca)} } }));
+      console.log(await get({ tls: { rejectUnauthorized: false } }));
+      const audit = createAuditClient({ baseUrl, tls: { ca: ${JSON.stringify(ca)} } });
+      audit.record({ action: "runtime.${runtime}" });
+      console.log(await audit.flush());
+      `,
+      runtime,
+    );
+    expect(result.stderr).toBe("");
+    expect(result.stdout.split("\n")).toEqual([
+      "NetworkError",
+      "platform-integration/0.0.0-test",
+      "platform-integration/0.0.0-test",
+      "true",
+      "",
+    ]);
+    expect(events).toContain(`{"action":"runtime.${runtime}"}`);
+  });
+});
