@@ -35,6 +35,7 @@ export {
   type UserGeneratorOptions,
 } from "./user-generator.ts";
 export {
+  type TestContext,
   type TestRunner,
   testUserStore,
   type UserStoreContractOptions,
