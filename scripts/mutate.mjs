@@ -1,50 +1,29 @@
-// `npm run mutate -- [name ...]`: StrykerJS over one source folder at a time, each with its own
-// incremental file under reports/mutation/, so a rerun only tests mutants whose code or tests
-// changed. Without a name it runs every folder below in turn and prints the score of each.
+// `npm run mutate -- [name ...]`: StrykerJS over one source folder at a time (see
+// stryker.config.mjs). Without a name it runs every folder in turn; it ends with each one's score.
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { folders } from "../stryker.config.mjs";
 
-const folders = {
-  provisioning: "src/provisioning",
-  audit: "src/clients/audit",
-  "integration-api": "src/clients/integration-api",
-};
 const names = process.argv.slice(2);
-for (const name of names) {
-  if (!(name in folders)) {
-    console.error(`Unknown folder "${name}"; one of: ${Object.keys(folders).join(", ")}`);
-    process.exit(2);
-  }
+const unknown = names.filter((name) => !(name in folders));
+if (unknown.length > 0) {
+  console.error(`Unknown folder "${unknown[0]}"; one of: ${Object.keys(folders).join(", ")}`);
+  process.exit(2);
 }
 const scores = [];
 for (const name of names.length > 0 ? names : Object.keys(folders)) {
-  const report = `reports/mutation/${name}.json`;
-  const run = spawnSync(
-    "npx",
-    [
-      "stryker",
-      "run",
-      "stryker.config.mjs",
-      "--mutate",
-      `${folders[name]}/**/*.ts`,
-      "--incrementalFile",
-      `reports/mutation/${name}.incremental.json`,
-      "--jsonReporter.fileName",
-      report,
-    ],
-    { stdio: "inherit" },
-  );
-  if (run.status !== 0) process.exit(run.status ?? 1);
-  const files = Object.values(JSON.parse(readFileSync(report, "utf8")).files);
-  const mutants = files.flatMap((file) => file.mutants);
-  const count = (status) => mutants.filter((mutant) => mutant.status === status).length;
-  const killed = count("Killed") + count("Timeout");
-  const survived = count("Survived") + count("NoCoverage");
-  scores.push({
-    folder: folders[name],
-    killed,
-    survived,
-    score: (100 * killed) / (killed + survived),
+  const run = spawnSync("npx", ["stryker", "run", "stryker.config.mjs"], {
+    stdio: "inherit",
+    env: { ...process.env, MUTATE_FOLDER: name },
   });
+  if (run.status !== 0) process.exit(run.status ?? 1);
+  const report = JSON.parse(readFileSync(`reports/mutation/${name}.json`, "utf8"));
+  const mutants = Object.values(report.files).flatMap((file) => file.mutants);
+  const count = (...statuses) =>
+    mutants.filter((mutant) => statuses.includes(mutant.status)).length;
+  const killed = count("Killed", "Timeout");
+  const survived = count("Survived", "NoCoverage");
+  const score = `${((100 * killed) / (killed + survived)).toFixed(1)} %`;
+  scores.push({ folder: folders[name], killed, survived, score });
 }
-console.table(scores.map((s) => ({ ...s, score: `${s.score.toFixed(1)} %` })));
+console.table(scores);
