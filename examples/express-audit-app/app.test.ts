@@ -35,7 +35,7 @@ async function start({
   integrationApiDown?: boolean;
 } = {}) {
   const api = createFakeIntegrationApi(fake);
-  const served = await serveFetch(api.handle, { host: "127.0.0.1", port: 0 });
+  const served = await serveFetch(api.respond, { host: "127.0.0.1", port: 0 });
   if (integrationApiDown) await served.close();
   else cleanups.push(() => served.close());
 
