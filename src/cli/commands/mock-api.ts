@@ -69,7 +69,7 @@ export const mockApiCommand: Command = {
       if (tls !== undefined && options.certOut !== undefined) {
         await writeFile(options.certOut, tls.cert);
       }
-      served = await serveFetch(api.handle, {
+      served = await serveFetch(api.respond, {
         host: options.host,
         port: options.port,
         ...(tls === undefined ? {} : { tls }),
