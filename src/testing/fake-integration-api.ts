@@ -1,3 +1,17 @@
+import {
+  createFakeConsole,
+  type FakeConsoleApi,
+  type FakeStartupStatus,
+} from "./fake-console-api.ts";
+import {
+  createFakeIdentity,
+  type FakeIdentityApi,
+  type FakeIdentityInit,
+  type FakeLoginAttempt,
+} from "./fake-identity-api.ts";
+import { createFakeLicense, type FakeLicense, type FakeLicenseApi } from "./fake-license-api.ts";
+import { type FakeRoute, json, jsonError } from "./fake-responses.ts";
+
 /**
  * The running release as the fake's Version API reports it, in the SDK's camelCase. On the wire it
  * is `{ version, release_sequence, release_notes, release_date, install_date }`.
@@ -64,6 +78,16 @@ export interface FakeIntegrationApiOptions {
   onAuditEvent?: (event: FakeAuditEvent) => void;
   /** Called with the new current version whenever an update is applied. */
   onUpdateApplied?: (current: FakeCurrentVersion) => void;
+  /** The Identity API's sources, users and groups (default: user bob, password password123). */
+  identity?: FakeIdentityInit;
+  /** Called with every login answered (200 or 401): the username and outcome, never the password. */
+  onLogin?: (attempt: FakeLoginAttempt) => void;
+  /** Called with every start-up status the Status API receives. */
+  onStartupStatus?: (status: FakeStartupStatus) => void;
+  /** The license the License API serves (default: `fakeLicenseDefault`). */
+  license?: FakeLicense;
+  /** The Console API's options by name, e.g. `{ "tls.authority.cert": pem }` (default: none). */
+  consoleOptions?: Record<string, string>;
 }
 
 /** A fake of the platform's Integration API: its state, and a Web-standard request handler. */
@@ -99,19 +123,22 @@ export interface FakeIntegrationApi {
    * `failNext(2, { status: 503 })` then `failNext(1, { networkError: true })` fails three calls.
    */
   failNext(count: number, failure: FakeFailure): void;
-  /** Back to the state given at creation: no audit events, no queued failures. */
+  /** The Identity API's directory and the logins it answered. */
+  readonly identity: FakeIdentityApi;
+  /** The start-up statuses received (Status API) and the console options served (Console API). */
+  readonly console: FakeConsoleApi;
+  /** The license the License API serves. */
+  readonly license: FakeLicenseApi;
+  /**
+   * Back to the state given at creation: no audit events, logins or start-up statuses, no queued
+   * failures.
+   */
   reset(): void;
 }
 
 interface QueuedFailure {
   failure: FakeFailure;
   remaining: number;
-}
-
-interface Route {
-  method: string;
-  path: RegExp;
-  answer(request: Request, segment: string): Response | Promise<Response>;
 }
 
 /** The documented audit fields: wire name to camelCase name. */
@@ -124,7 +151,9 @@ const auditFieldNames = new Map<string, Exclude<keyof FakeAuditEvent, "extra">>(
 ]);
 
 /**
- * Creates a fake of the platform's Integration API (spec sections 4.2 and 4.3) as plain state and
+ * Creates a fake of the platform's Integration API (spec sections 4.2 and 4.3, and the Identity,
+ * Status, License and Console APIs of the platform's docs: see the fake-identity-api,
+ * fake-console-api and fake-license-api modules) as plain state and
  * a Web `Request` to `Response` handler, with the platform's wire formats: snake_case fields,
  * timestamps with seven fractional digits, the updates as a bare JSON array, `201` with an empty
  * text/plain body for an audit event, `400` when an Accept header is present but allows no JSON
@@ -161,6 +190,9 @@ export function createFakeIntegrationApi(
   let updates = initialUpdates;
   let auditEvents: FakeAuditEvent[] = [];
   let failures: QueuedFailure[] = [];
+  const identityFake = createFakeIdentity(options.identity, options.onLogin);
+  const consoleFake = createFakeConsole(options.consoleOptions, options.onStartupStatus);
+  const licenseFake = createFakeLicense(options.license);
 
   const applyUpdate = (sequence: number): FakeCurrentVersion => {
     const update = updates.find((candidate) => candidate.releaseSequence === sequence);
@@ -215,7 +247,7 @@ export function createFakeIntegrationApi(
     });
   };
 
-  const routes: Route[] = [
+  const routes: FakeRoute[] = [
     {
       method: "GET",
       path: /^\/version\/v1\/current$/,
@@ -250,6 +282,9 @@ export function createFakeIntegrationApi(
       },
     },
     { method: "POST", path: /^\/audit\/v1\/event$/, answer: recordAuditEvent },
+    ...identityFake.routes,
+    ...consoleFake.routes,
+    ...licenseFake.routes,
   ];
 
   const takeFailure = (): FakeFailure | undefined => {
@@ -270,7 +305,7 @@ export function createFakeIntegrationApi(
       return jsonError(
         404,
         "not_found",
-        "No such endpoint: the Version API is under /version/v1, the Audit API at /audit/v1/event.",
+        "No such endpoint: the fake serves /version/v1, /audit/v1, /identity/v1, /status/v1, /license/v1 and /console/v1.",
       );
     }
     const chosen = matches.find(({ route }) => route.method === request.method);
@@ -326,6 +361,9 @@ export function createFakeIntegrationApi(
     setUpdates(next) {
       updates = toUpdates(next, now());
     },
+    identity: identityFake.api,
+    console: consoleFake.api,
+    license: licenseFake.api,
     apply: applyUpdate,
     failNext(count, failure) {
       if (!Number.isSafeInteger(count) || count < 1) {
@@ -346,6 +384,9 @@ export function createFakeIntegrationApi(
       updates = initialUpdates;
       auditEvents = [];
       failures = [];
+      identityFake.reset();
+      consoleFake.reset();
+      licenseFake.reset();
     },
   };
 }
@@ -404,20 +445,4 @@ function acceptsJson(accept: string | null): boolean {
     if (quality !== undefined && Number(quality.slice(2)) === 0) return false;
     return type === "*/*" || type === "application/*" || type === "application/json";
   });
-}
-
-function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { ...headers, "content-type": "application/json" },
-  });
-}
-
-function jsonError(
-  status: number,
-  error: string,
-  message: string,
-  headers?: Record<string, string>,
-): Response {
-  return json(status, { error, message }, headers);
 }

@@ -4,6 +4,16 @@ export {
   type ConformanceResult,
   runConformance,
 } from "./conformance.ts";
+export type { FakeConsoleApi, FakeStartupStatus } from "./fake-console-api.ts";
+export {
+  type FakeIdentityApi,
+  type FakeIdentityGroup,
+  type FakeIdentityInit,
+  type FakeIdentitySource,
+  type FakeIdentityUser,
+  type FakeLoginAttempt,
+  fakeIdentityDefaults,
+} from "./fake-identity-api.ts";
 export {
   createFakeIntegrationApi,
   type FakeAuditEvent,
@@ -15,6 +25,12 @@ export {
   type FakeUpdate,
   type FakeUpdateInit,
 } from "./fake-integration-api.ts";
+export {
+  type FakeLicense,
+  type FakeLicenseApi,
+  type FakeLicenseField,
+  fakeLicenseDefault,
+} from "./fake-license-api.ts";
 export {
   createPlatformSimulator,
   type Delivery,

@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { createSelfSignedCertificate } from "../../internal/self-signed-certificate.ts";
 import { type ServedFetch, serveFetch } from "../../internal/serve-fetch.ts";
+import { type FakeIdentityUser, fakeIdentityDefaults } from "../../testing/fake-identity-api.ts";
 import {
   createFakeIntegrationApi,
   type FakeAuditEvent,
@@ -10,9 +11,12 @@ import { type Command, type CommandIo, UsageError } from "../command.ts";
 
 const usage = `Usage: platform-integration mock-api [options]
 
-Serves a local fake of the platform's Integration API (the Version and Audit APIs), so that an
-application runs outside the platform: point PLATFORM_INTEGRATIONAPI at the printed URL. Each
-audit event is printed as it arrives. Stop it with Ctrl+C.
+Serves a local fake of the platform's Integration API (the Version, Audit, Identity, Status,
+License and Console APIs), so that an application runs outside the platform: point
+PLATFORM_INTEGRATIONAPI at the printed URL. Each audit event, login (never its password) and
+start-up status is printed as it arrives. Stop it with Ctrl+C.
+
+The Identity API logs in user "${fakeIdentityDefaults.user.username}" with password "${fakeIdentityDefaults.user.password}" unless --user is given.
 
 Options:
   --port <n>         Port to listen on (default 9880; 0 picks a free port)
@@ -20,6 +24,9 @@ Options:
   --https            Serve HTTPS with a generated self-signed certificate, as the platform does
   --version <label>  Version label of the running release (default 1.0.0)
   --updates <n>      Number of pending updates to offer (default 0)
+  --user <name:password>
+                     A directory user the Identity API logs in, instead of the default
+                     ${fakeIdentityDefaults.user.username}:${fakeIdentityDefaults.user.password} (repeatable)
   -h, --help         Show this help
 
 Example:
@@ -33,6 +40,7 @@ interface MockApiOptions {
   https: boolean;
   version: string;
   updates: number;
+  users: FakeIdentityUser[] | undefined;
 }
 
 /**
@@ -53,6 +61,15 @@ export const mockApiCommand: Command = {
       current: { version: options.version, releaseSequence: 1 },
       updates: pendingUpdates(options.version, options.updates),
       onAuditEvent: (event) => io.stdout.write(`${clock()} audit ${describeEvent(event)}\n`),
+      ...(options.users === undefined ? {} : { identity: { users: options.users, groups: [] } }),
+      onLogin: ({ username, authenticated }) =>
+        io.stdout.write(
+          `${clock()} login ${printable(username)} ${authenticated ? "accepted" : "refused"}\n`,
+        ),
+      onStartupStatus: ({ message, severity }) =>
+        io.stdout.write(
+          `${clock()} start-up status${severity === undefined ? "" : ` (${printable(severity)})`}: ${printable(message)}\n`,
+        ),
       onUpdateApplied: (current) =>
         io.stdout.write(
           `${clock()} update applied: now running ${current.version} (release sequence ${current.releaseSequence})\n`,
@@ -62,6 +79,8 @@ export const mockApiCommand: Command = {
     let served: ServedFetch;
     try {
       const tls = options.https ? await createSelfSignedCertificate() : undefined;
+      // The Console API serves the CA, so that fetchPlatformCa works against the mock.
+      if (tls !== undefined) api.console.setOption("tls.authority.cert", tls.cert);
       served = await serveFetch(api.handle, {
         host: options.host,
         port: options.port,
@@ -79,17 +98,19 @@ export const mockApiCommand: Command = {
       [
         `Fake Integration API listening on ${served.baseUrl}`,
         `  running ${options.version} (release sequence 1), ${pending}`,
+        `  Identity API users: ${(options.users ?? [fakeIdentityDefaults.user]).map(({ username }) => printable(username)).join(", ")}${options.users === undefined ? ` (password ${fakeIdentityDefaults.user.password})` : ""}`,
         ...(options.https
           ? [
               "  self-signed certificate for localhost, 127.0.0.1 and ::1: clients must skip",
-              "  verification (curl -k; in the SDK, tls: { rejectUnauthorized: false })",
+              "  verification (curl -k; in the SDK, tls: { rejectUnauthorized: false }) or trust",
+              "  it: fetchPlatformCa({ trustOnFirstUse: true }) from platform-integration/console",
             ]
           : []),
         "",
         "Point your application at it:",
         `  export PLATFORM_INTEGRATIONAPI=${served.baseUrl}`,
         "",
-        "Audit events appear below as they arrive. Press Ctrl+C to stop.",
+        "Audit events, logins and start-up statuses appear below as they arrive. Press Ctrl+C to stop.",
         "",
       ].join("\n"),
     );
@@ -101,7 +122,7 @@ export const mockApiCommand: Command = {
 };
 
 function parseOptions(args: string[]): MockApiOptions {
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({
       args,
@@ -113,6 +134,7 @@ function parseOptions(args: string[]): MockApiOptions {
         https: { type: "boolean" },
         version: { type: "string" },
         updates: { type: "string" },
+        user: { type: "string", multiple: true },
         help: { type: "boolean", short: "h" },
       },
     }));
@@ -128,16 +150,29 @@ function parseOptions(args: string[]): MockApiOptions {
     https: values.https === true,
     version,
     updates: integerOption("--updates", values.updates, 0, 1000),
+    users: userOptions(values.user),
   };
 }
 
-function stringOption(value: string | boolean | undefined, fallback: string): string {
+/** `--user name:password`, split at the first colon (a password may contain colons). */
+function userOptions(values: unknown): FakeIdentityUser[] | undefined {
+  if (!Array.isArray(values)) return undefined;
+  return values.map((value: string) => {
+    const colon = value.indexOf(":");
+    if (colon < 1 || colon === value.length - 1) {
+      throw new UsageError("--user takes name:password, both non-empty.");
+    }
+    return { username: value.slice(0, colon), password: value.slice(colon + 1) };
+  });
+}
+
+function stringOption(value: string | boolean | string[] | undefined, fallback: string): string {
   return typeof value === "string" ? value : fallback;
 }
 
 function integerOption(
   flag: string,
-  value: string | boolean | undefined,
+  value: string | boolean | string[] | undefined,
   fallback: number,
   max: number,
 ): number {
