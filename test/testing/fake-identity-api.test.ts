@@ -23,7 +23,7 @@ describe("fake Identity API", () => {
   it("logs in the default user with the documented PascalCase body, never the password", async () => {
     const api = createFakeIntegrationApi();
     const { username, password } = fakeIdentityDefaults.user;
-    const response = await api.handle(login({ username, password }));
+    const response = await api.respond(login({ username, password }));
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
     const body = await response.text();
@@ -56,9 +56,9 @@ describe("fake Identity API", () => {
       { username: "bob", password: "" },
       { username: "nobody", password: "password123" },
     ]) {
-      expect((await api.handle(login(credentials))).status).toBe(401);
+      expect((await api.respond(login(credentials))).status).toBe(401);
     }
-    expect((await api.handle(login({ username: "BOB", password: "password123" }))).status).toBe(
+    expect((await api.respond(login({ username: "BOB", password: "password123" }))).status).toBe(
       200,
     );
     expect(api.identity.loginAttempts).toEqual([
@@ -74,22 +74,22 @@ describe("fake Identity API", () => {
   it("answers 400 for a body that is not { username, password }", async () => {
     const api = createFakeIntegrationApi();
     for (const body of ["{", "[]", { username: "bob" }, { username: 1, password: "x" }]) {
-      expect((await api.handle(login(body))).status, JSON.stringify(body)).toBe(400);
+      expect((await api.respond(login(body))).status, JSON.stringify(body)).toBe(400);
     }
     expect(api.identity.loginAttempts).toEqual([]);
   });
 
   it("serves user (404 when unknown) and exists (text/plain true or false, never 404)", async () => {
     const api = createFakeIntegrationApi();
-    expect(await (await api.handle(get("/identity/v1/user/bob"))).json()).toMatchObject({
+    expect(await (await api.respond(get("/identity/v1/user/bob"))).json()).toMatchObject({
       Username: "bob",
     });
-    expect((await api.handle(get("/identity/v1/user/nobody"))).status).toBe(404);
+    expect((await api.respond(get("/identity/v1/user/nobody"))).status).toBe(404);
     for (const [name, expected] of [
       ["bob", "true"],
       ["nobody", "false"],
     ] as const) {
-      const response = await api.handle(get(`/identity/v1/user/${name}/exists`));
+      const response = await api.respond(get(`/identity/v1/user/${name}/exists`));
       expect(response.status).toBe(200);
       expect(response.headers.get("content-type")).toBe("text/plain; charset=utf-8");
       expect(await response.text()).toBe(expected);
@@ -108,21 +108,23 @@ describe("fake Identity API", () => {
 
     it("lists the sources in snake_case and picks each by hostname and base_dn", async () => {
       const api = createFakeIntegrationApi({ identity: directory });
-      expect(await (await api.handle(get("/identity/v1/sources"))).json()).toEqual({
+      expect(await (await api.respond(get("/identity/v1/sources"))).json()).toEqual({
         sources: [
           { base_dn: "dc=east,dc=test", hostname: "ldap.east.test" },
           { base_dn: "dc=west,dc=test", hostname: "ldap.west.test" },
         ],
       });
-      const westLogin = await api.handle(login({ username: "ann", password: "west" }, query(west)));
+      const westLogin = await api.respond(
+        login({ username: "ann", password: "west" }, query(west)),
+      );
       expect(await westLogin.json()).toMatchObject({
         DN: "cn=Ann",
         Groups: [{ ID: "900", Name: "ops", DN: "cn=ops,dc=west,dc=test" }],
       });
       expect(
-        (await api.handle(login({ username: "ann", password: "west" }, query(east)))).status,
+        (await api.respond(login({ username: "ann", password: "west" }, query(east)))).status,
       ).toBe(401);
-      const eastUser = await api.handle(get(`/identity/v1/user/ann${query(east)}`));
+      const eastUser = await api.respond(get(`/identity/v1/user/ann${query(east)}`));
       expect(await eastUser.json()).toMatchObject({
         DN: "uid=ann,ou=people,dc=east,dc=test",
         Groups: [{ ID: "501", DN: "cn=staff,ou=groups,dc=east,dc=test" }],
@@ -135,10 +137,10 @@ describe("fake Identity API", () => {
 
     it("answers 400 without a source, or with an unknown one", async () => {
       const api = createFakeIntegrationApi({ identity: directory });
-      const missing = await api.handle(login({ username: "ann", password: "east" }));
+      const missing = await api.respond(login({ username: "ann", password: "east" }));
       expect(missing.status).toBe(400);
       expect(await missing.json()).toMatchObject({ error: "source_required" });
-      const unknown = await api.handle(get("/identity/v1/user/ann/exists?hostname=x&base_dn=y"));
+      const unknown = await api.respond(get("/identity/v1/user/ann/exists?hostname=x&base_dn=y"));
       expect(await unknown.json()).toMatchObject({ error: "unknown_source" });
     });
   });
@@ -162,13 +164,13 @@ describe("fake Identity API", () => {
   it("replaces the directory with set() and restores the initial one with reset()", async () => {
     const api = createFakeIntegrationApi();
     api.identity.set({ users: [{ username: "cy", password: "pw" }], groups: [] });
-    expect((await api.handle(login({ username: "cy", password: "pw" }))).status).toBe(200);
-    expect((await api.handle(login({ username: "bob", password: "password123" }))).status).toBe(
+    expect((await api.respond(login({ username: "cy", password: "pw" }))).status).toBe(200);
+    expect((await api.respond(login({ username: "bob", password: "password123" }))).status).toBe(
       401,
     );
     api.reset();
     expect(api.identity.loginAttempts).toEqual([]);
-    expect((await api.handle(login({ username: "bob", password: "password123" }))).status).toBe(
+    expect((await api.respond(login({ username: "bob", password: "password123" }))).status).toBe(
       200,
     );
   });
@@ -176,8 +178,8 @@ describe("fake Identity API", () => {
   it("injects failures such as the 401 of a refused search account", async () => {
     const api = createFakeIntegrationApi();
     api.failNext(1, { status: 401 });
-    expect((await api.handle(get("/identity/v1/user/bob"))).status).toBe(401);
-    expect((await api.handle(get("/identity/v1/user/bob"))).status).toBe(200);
+    expect((await api.respond(get("/identity/v1/user/bob"))).status).toBe(401);
+    expect((await api.respond(get("/identity/v1/user/bob"))).status).toBe(200);
   });
 });
 
@@ -192,11 +194,11 @@ describe("fake Status and Console APIs", () => {
   it("records start-up statuses, answering 204 with an empty text/plain body", async () => {
     const onStartupStatus = vi.fn();
     const api = createFakeIntegrationApi({ onStartupStatus });
-    const response = await api.handle(put('{"message":"Syncing users"}'));
+    const response = await api.respond(put('{"message":"Syncing users"}'));
     expect(response.status).toBe(204);
     expect(response.headers.get("content-type")).toBe("text/plain; charset=utf-8");
     expect(response.headers.get("content-length")).toBe("0");
-    await api.handle(put('{"message":"Failed","severity":"error"}'));
+    await api.respond(put('{"message":"Failed","severity":"error"}'));
     expect(api.console.startupStatuses).toEqual([
       { message: "Syncing users" },
       { message: "Failed", severity: "error" },
@@ -204,7 +206,7 @@ describe("fake Status and Console APIs", () => {
     expect(api.console.startupStatus).toEqual({ message: "Failed", severity: "error" });
     expect(onStartupStatus).toHaveBeenCalledWith({ message: "Syncing users" });
     for (const body of ["{", '{"severity":"error"}', '{"message":"m","severity":1}']) {
-      expect((await api.handle(put(body))).status, body).toBe(400);
+      expect((await api.respond(put(body))).status, body).toBe(400);
     }
     api.reset();
     expect(api.console.startupStatus).toBeUndefined();
@@ -212,12 +214,12 @@ describe("fake Status and Console APIs", () => {
 
   it("serves console options as raw text, 400 for a missing or unknown name", async () => {
     const api = createFakeIntegrationApi({ consoleOptions: { hostname: "platform.acme.test" } });
-    const found = await api.handle(get("/console/v1/option?name=hostname"));
+    const found = await api.respond(get("/console/v1/option?name=hostname"));
     expect(found.headers.get("content-type")).toBe("text/plain; charset=utf-8");
     expect(await found.text()).toBe("platform.acme.test");
-    expect((await api.handle(get("/console/v1/option?name=nope"))).status).toBe(400);
-    expect((await api.handle(get("/console/v1/option"))).status).toBe(400);
-    expect((await api.handle(get("/console/v1/option?name=__proto__"))).status).toBe(400);
+    expect((await api.respond(get("/console/v1/option?name=nope"))).status).toBe(400);
+    expect((await api.respond(get("/console/v1/option"))).status).toBe(400);
+    expect((await api.respond(get("/console/v1/option?name=__proto__"))).status).toBe(400);
     api.console.setOption("tls.authority.cert", "PEM");
     expect(api.console.options).toEqual({
       hostname: "platform.acme.test",
@@ -240,7 +242,7 @@ describe("fake License API", () => {
         expirationTime: "2030-01-01T00:00:00Z",
       },
     });
-    expect(await (await api.handle(get("/license/v1/license"))).json()).toEqual({
+    expect(await (await api.respond(get("/license/v1/license"))).json()).toEqual({
       license_id: "l",
       installation_id: "i",
       expiration_time: "2030-01-01T00:00:00Z",
@@ -250,11 +252,11 @@ describe("fake License API", () => {
         { field: "tier", title: "Tier", type: "String", value: "gold", hide_from_customer: false },
       ],
     });
-    expect(await (await api.handle(get("/license/v1/field/seats"))).json()).toEqual({
+    expect(await (await api.respond(get("/license/v1/field/seats"))).json()).toEqual({
       field: "seats",
       value: "5",
     });
-    expect((await api.handle(get("/license/v1/field/nope"))).status).toBe(404);
+    expect((await api.respond(get("/license/v1/field/nope"))).status).toBe(404);
   });
 
   it("replaces the license with set() and restores it with reset()", async () => {

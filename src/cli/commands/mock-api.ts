@@ -81,7 +81,7 @@ export const mockApiCommand: Command = {
       const tls = options.https ? await createSelfSignedCertificate() : undefined;
       // The Console API serves the CA, so that fetchPlatformCa works against the mock.
       if (tls !== undefined) api.console.setOption("tls.authority.cert", tls.cert);
-      served = await serveFetch(api.handle, {
+      served = await serveFetch(api.respond, {
         host: options.host,
         port: options.port,
         ...(tls === undefined ? {} : { tls }),

@@ -2,7 +2,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   createConsoleClient,
   fetchPlatformCa,
-  isNetworkError,
+  isConfigurationError,
 } from "../../../src/clients/console/index.ts";
 import {
   createSelfSignedCertificate,
@@ -28,7 +28,7 @@ afterEach(async () => {
 /** A fake over real HTTPS with a self-signed certificate, whose console serves `ca`. */
 async function httpsPlatform(ca: string) {
   const api = createFakeIntegrationApi({ consoleOptions: { "tls.authority.cert": ca } });
-  const served = await serveFetch(api.handle, { host: "127.0.0.1", port: 0, tls: certificate });
+  const served = await serveFetch(api.respond, { host: "127.0.0.1", port: 0, tls: certificate });
   closers.push(served.close);
   return served.baseUrl;
 }
@@ -39,7 +39,8 @@ describe("fetchPlatformCa() against a real HTTPS server", () => {
     const error = await fetchPlatformCa({ baseUrl: url, retry: { limit: 0 } }).catch(
       (caught: unknown) => caught,
     );
-    expect(isNetworkError(error)).toBe(true);
+    // A certificate that does not verify is a configuration problem, reported at once.
+    expect(isConfigurationError(error)).toBe(true);
     expect((error as Error).message).toContain("certificate is not trusted");
   });
 
@@ -60,6 +61,6 @@ describe("fetchPlatformCa() against a real HTTPS server", () => {
     const error = await fetchPlatformCa({ baseUrl: url, tls: { ca }, retry: { limit: 0 } }).catch(
       (caught: unknown) => caught,
     );
-    expect(isNetworkError(error)).toBe(true);
+    expect(isConfigurationError(error)).toBe(true);
   });
 });
