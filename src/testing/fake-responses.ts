@@ -40,11 +40,13 @@ export function text(status: number, body: string): Response {
 }
 
 /**
- * Reads a JSON object body, or the 400 answer to give instead. JSON.parse keeps a `__proto__`
- * key as a plain own property, so nothing read here can reach a prototype.
+ * Reads a JSON object body, or the 400 answer to give instead: `invalid_json`, or `notObject`'s
+ * error when the JSON is not an object. JSON.parse keeps a `__proto__` key as a plain own
+ * property, so nothing read here can reach a prototype.
  */
 export async function readJsonObjectBody(
   request: Request,
+  notObject = { error: "invalid_body", message: "The body must be a JSON object." },
 ): Promise<Record<string, unknown> | Response> {
   let body: unknown;
   try {
@@ -53,7 +55,7 @@ export async function readJsonObjectBody(
     return jsonError(400, "invalid_json", "The body is not valid JSON.");
   }
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    return jsonError(400, "invalid_body", "The body must be a JSON object.");
+    return jsonError(400, notObject.error, notObject.message);
   }
   return body as Record<string, unknown>;
 }

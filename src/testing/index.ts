@@ -4,6 +4,7 @@ export {
   type ConformanceResult,
   runConformance,
 } from "./conformance.ts";
+export type { FakeAuditEvent } from "./fake-audit-api.ts";
 export type { FakeConsoleApi, FakeStartupStatus } from "./fake-console-api.ts";
 export {
   type FakeIdentityApi,
@@ -16,14 +17,9 @@ export {
 } from "./fake-identity-api.ts";
 export {
   createFakeIntegrationApi,
-  type FakeAuditEvent,
-  type FakeCurrentVersion,
-  type FakeCurrentVersionInit,
   type FakeFailure,
   type FakeIntegrationApi,
   type FakeIntegrationApiOptions,
-  type FakeUpdate,
-  type FakeUpdateInit,
 } from "./fake-integration-api.ts";
 export {
   type FakeLicense,
@@ -31,6 +27,13 @@ export {
   type FakeLicenseField,
   fakeLicenseDefault,
 } from "./fake-license-api.ts";
+export type {
+  FakeCurrentVersion,
+  FakeCurrentVersionInit,
+  FakeUpdate,
+  FakeUpdateInit,
+  FakeVersionOptions,
+} from "./fake-version-api.ts";
 export {
   createPlatformSimulator,
   type Delivery,

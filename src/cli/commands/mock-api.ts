@@ -1,12 +1,10 @@
 import { parseArgs } from "node:util";
 import { createSelfSignedCertificate } from "../../internal/self-signed-certificate.ts";
 import { type ServedFetch, serveFetch } from "../../internal/serve-fetch.ts";
+import type { FakeAuditEvent } from "../../testing/fake-audit-api.ts";
 import { type FakeIdentityUser, fakeIdentityDefaults } from "../../testing/fake-identity-api.ts";
-import {
-  createFakeIntegrationApi,
-  type FakeAuditEvent,
-  type FakeUpdateInit,
-} from "../../testing/fake-integration-api.ts";
+import { createFakeIntegrationApi } from "../../testing/fake-integration-api.ts";
+import type { FakeUpdateInit } from "../../testing/fake-version-api.ts";
 import { type Command, type CommandIo, UsageError } from "../command.ts";
 
 const usage = `Usage: platform-integration mock-api [options]
