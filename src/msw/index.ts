@@ -1,4 +1,5 @@
 import { type HttpHandler, http } from "msw";
+import { joinUrl, normalizeBaseUrl } from "../internal/url.ts";
 import {
   createFakeIntegrationApi,
   type FakeIntegrationApi,
@@ -9,7 +10,7 @@ import {
 export interface IntegrationApiHandlersOptions extends FakeIntegrationApiOptions {
   /**
    * The Integration API base URL your app reads from PLATFORM_INTEGRATIONAPI: scheme, host and
-   * port, without a path, e.g. `https://platform.test`.
+   * port, without a path (the platform's never has one), e.g. `https://platform.test`.
    */
   baseUrl: string | URL;
 }
@@ -57,10 +58,15 @@ export function createIntegrationApiHandlers(
   options: IntegrationApiHandlersOptions,
 ): IntegrationApiHandlers {
   const { baseUrl, ...fakeOptions } = options;
-  const url = new URL(baseUrl);
-  if (url.pathname !== "/" || url.search !== "" || url.hash !== "") {
+  let base: string;
+  try {
+    base = normalizeBaseUrl(baseUrl);
+  } catch (error) {
+    throw new TypeError(`baseUrl ${(error as Error).message}`);
+  }
+  if (base !== new URL(base).origin) {
     throw new TypeError(
-      `baseUrl must be the Integration API base, scheme, host and port without a path: got ${url.href}.`,
+      `baseUrl must be the Integration API base, scheme, host and port without a path: got ${base}.`,
     );
   }
   const api = createFakeIntegrationApi(fakeOptions);
@@ -70,18 +76,18 @@ export function createIntegrationApiHandlers(
   return {
     api,
     handlers: [
-      http.get(`${url.origin}/version/v1/current`, resolver),
-      http.get(`${url.origin}/version/v1/updates`, resolver),
-      http.put(`${url.origin}/version/v1/:sequence`, resolver),
-      http.post(`${url.origin}/audit/v1/event`, resolver),
-      http.get(`${url.origin}/identity/v1/sources`, resolver),
-      http.post(`${url.origin}/identity/v1/login`, resolver),
-      http.get(`${url.origin}/identity/v1/user/:username`, resolver),
-      http.get(`${url.origin}/identity/v1/user/:username/exists`, resolver),
-      http.put(`${url.origin}/status/v1/startup`, resolver),
-      http.get(`${url.origin}/license/v1/license`, resolver),
-      http.get(`${url.origin}/license/v1/field/:name`, resolver),
-      http.get(`${url.origin}/console/v1/option`, resolver),
+      http.get(joinUrl(base, "/version/v1/current"), resolver),
+      http.get(joinUrl(base, "/version/v1/updates"), resolver),
+      http.put(joinUrl(base, "/version/v1/:sequence"), resolver),
+      http.post(joinUrl(base, "/audit/v1/event"), resolver),
+      http.get(joinUrl(base, "/identity/v1/sources"), resolver),
+      http.post(joinUrl(base, "/identity/v1/login"), resolver),
+      http.get(joinUrl(base, "/identity/v1/user/:username"), resolver),
+      http.get(joinUrl(base, "/identity/v1/user/:username/exists"), resolver),
+      http.put(joinUrl(base, "/status/v1/startup"), resolver),
+      http.get(joinUrl(base, "/license/v1/license"), resolver),
+      http.get(joinUrl(base, "/license/v1/field/:name"), resolver),
+      http.get(joinUrl(base, "/console/v1/option"), resolver),
     ],
   };
 }
