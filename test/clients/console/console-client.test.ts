@@ -6,6 +6,7 @@ import {
   isConfigurationError,
   isHttpError,
   isResponseShapeError,
+  isTimeoutError,
 } from "../../../src/clients/console/index.ts";
 import { createIntegrationApiHandlers } from "../../../src/msw/index.ts";
 import { useMswServer } from "../integration-api/msw-server.ts";
@@ -57,6 +58,14 @@ describe("setStartupStatus()", () => {
     expect(isHttpError(error) && error.status).toBe(503);
     expect(requests).toHaveLength(1);
     expect(api.console.startupStatuses).toEqual([]);
+  });
+  it("times out without the advice of a timed-out update", async () => {
+    server.use(http.put(`${baseUrl}/status/v1/startup`, () => new Promise<never>(() => {})));
+    const error = await createConsoleClient({ baseUrl, timeoutMs: 20 })
+      .setStartupStatus("starting")
+      .catch((caught: unknown) => caught);
+    expect(isTimeoutError(error)).toBe(true);
+    expect((error as Error).message).not.toContain("current version");
   });
 });
 
