@@ -1,7 +1,7 @@
 import type { JsonValue } from "type-fest";
 import { type UserRecord, userFieldNames } from "../provisioning/user-store.ts";
 import { wireFieldNames } from "../provisioning/wire.ts";
-import type { ProvisioningRequest } from "../testing/provisioning-target.ts";
+import type { ProvisioningCall } from "../testing/provisioning-target.ts";
 
 /** The platform's calls: the four of spec 4.1, and `POST /v1/reset` before a full re-sync. */
 export type MessageKind = "ping" | "create" | "modify" | "delete" | "reset";
@@ -88,7 +88,7 @@ export function changedFields(
 }
 
 /** The HTTP request of a message, with the uuid percent-encoded into the delete's path. */
-export function toRequest(message: OutgoingMessage): ProvisioningRequest {
+export function toRequest(message: OutgoingMessage): ProvisioningCall {
   switch (message.kind) {
     case "ping":
       return { method: "GET", path: "/v1/ping" };
