@@ -1,9 +1,9 @@
 import {
   createSourceSync,
-  type DirectorySource,
   type DirectorySync,
   type SyncTargetOptions,
 } from "../sync/directory-sync.ts";
+import type { DirectorySource } from "../sync/source.ts";
 import { createLdapSource, type LdapConnectionOptions } from "./ldap-source.ts";
 import { type DirectoryMapping, defaultMapping } from "./mapping.ts";
 

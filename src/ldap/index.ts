@@ -1,17 +1,20 @@
 export { StateMismatchError } from "../sync/acknowledged-state.ts";
 export type {
-  DirectoryPage,
-  DirectorySource,
   DirectorySync,
   DirectorySyncProgress,
   DirectorySyncReport,
-  SkippedEntry,
   SyncMode,
   SyncTargetOptions,
 } from "../sync/directory-sync.ts";
-export { DirectoryError } from "../sync/directory-sync.ts";
 export type { Fault } from "../sync/engine.ts";
 export type { MessageKind, MessageSummary, SyncStop } from "../sync/messages.ts";
+export {
+  DirectoryError,
+  type DirectoryPage,
+  type DirectorySource,
+  type SkippedEntry,
+} from "../sync/source.ts";
+export type { UserDifference, VerifyReport } from "../sync/verify.ts";
 export {
   createDirectorySync,
   type LdapSyncOptions,

@@ -1,10 +1,6 @@
 import type { ConnectionOptions } from "node:tls";
 import type { Client } from "ldapts";
-import {
-  DirectoryError,
-  type DirectoryPage,
-  type DirectorySource,
-} from "../sync/directory-sync.ts";
+import { DirectoryError, type DirectoryPage, type DirectorySource } from "../sync/source.ts";
 import {
   attributesToRequest,
   type DirectoryMapping,

@@ -4,47 +4,8 @@ import type { ProvisioningTarget } from "../testing/provisioning-target.ts";
 import { type AcknowledgedState, openState, type WireRecord } from "./acknowledged-state.ts";
 import { createDeliveryEngine, type Fault } from "./engine.ts";
 import { changedFields, type OutgoingMessage, type SyncStop, toWire } from "./messages.ts";
-
-/** An entry the directory holds that no message can carry (it has no uuid). */
-export interface SkippedEntry {
-  dn: string;
-  reason: string;
-}
-
-/** One page of a directory read. */
-export interface DirectoryPage {
-  users: UserRecord[];
-  skipped: SkippedEntry[];
-}
-
-/**
- * Where users come from: an LDAP server, or any other directory. `read` streams every user,
- * page by page, in an order that is the same from one read to the next; with `uuidsOnly` the
- * records may carry their uuid alone (the read that finds deletions asks for nothing else).
- */
-export interface DirectorySource {
-  /** Names the directory in the state file, so that one state file is not reused for another. */
-  readonly identity: string;
-  read(options: {
-    uuidsOnly: boolean;
-    signal?: AbortSignal | undefined;
-  }): AsyncIterable<DirectoryPage>;
-  close?(): Promise<void>;
-}
-
-/**
- * A failure to read the directory. `fatal` when retrying cannot fix it (refused credentials, a
- * base DN that does not exist, a bad filter, an untrusted certificate): the interval loop stops
- * and reports it once instead of retrying it for ever.
- */
-export class DirectoryError extends Error {
-  override readonly name = "DirectoryError";
-  readonly fatal: boolean;
-  constructor(message: string, { fatal, cause }: { fatal: boolean; cause?: unknown }) {
-    super(message, { cause });
-    this.fatal = fatal;
-  }
-}
+import { DirectoryError, type DirectorySource, type SkippedEntry } from "./source.ts";
+import { type VerifyReport, verifyUsers } from "./verify.ts";
 
 /** Which kind of cycle ran: the first, an update against the cookie, or a full re-sync. */
 export type SyncMode = "initial" | "update" | "full";
@@ -119,6 +80,14 @@ export interface DirectorySync {
    * gone. The request is kept in the state file until that cycle starts.
    */
   requestResync(): void;
+  /**
+   * Reads every directory user back from the application through `readUser` (the conformance
+   * checker's read route) and lists each field that differs; see {@link verifyUsers}.
+   */
+  verify(
+    readUser: (uuid: string) => Promise<UserRecord | undefined>,
+    options?: { signal?: AbortSignal },
+  ): Promise<VerifyReport>;
   /** Injects a fault into a coming message, as the platform simulator does (for tests). */
   injectFault(fault: Fault): void;
   /** Closes the state file and the directory connection. */
@@ -297,6 +266,7 @@ export function createSourceSync(
     requestResync() {
       state.resyncRequested = true;
     },
+    verify: (readUser, verifyOptions) => verifyUsers(source, readUser, verifyOptions),
     injectFault: (fault) => engine.injectFault(fault),
     async close() {
       state.close();
