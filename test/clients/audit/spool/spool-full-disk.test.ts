@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { openSpool, startNode, takeAll, tempDir } from "./spool-helpers.ts";
+import { startNode } from "./node-child.ts";
+import { openSpool, takeAll, tempDir } from "./spool-helpers.ts";
 
 describe("the spool on a full disk", () => {
   it("drops what it cannot write as spool_full, never confirms it, and keeps everything it confirmed", async () => {
