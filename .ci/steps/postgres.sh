@@ -2,7 +2,7 @@
 # The PostgreSQL store suite against a real server: installs PostgreSQL from Debian's packages
 # when missing, starts a throwaway cluster on 127.0.0.1 in the work folder ($1), runs the suite
 # on the repository's Node 24, and stops the cluster whatever happens. Other suites reuse it:
-# PG_SUITE names the test path (default examples/postgres-store).
+# PG_SUITE names the test path (default test/stores/postgres.test.ts).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 node="$root/node_modules/.bin/node"
@@ -20,7 +20,7 @@ bin=$(bindir)
 # The server refuses to run as root: the cluster belongs to the postgres user, who also needs a
 # way into the work folder (a checkout under /root has none; then the cluster goes to /tmp).
 as_postgres() { runuser -u postgres -- "$@"; }
-suite=${PG_SUITE:-examples/postgres-store}
+suite=${PG_SUITE:-test/stores/postgres.test.ts}
 data="$1/postgres-$(basename "$suite")"
 rm -rf "$data" && mkdir -p "$data" && chown postgres: "$data"
 if ! as_postgres test -w "$data"; then
