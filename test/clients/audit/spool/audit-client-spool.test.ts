@@ -126,6 +126,21 @@ describe("createAuditClient({ spool })", () => {
     );
   });
 
+  it("writes events still waiting for a commit when the process exits, even by process.exit()", async () => {
+    const dir = tempDir();
+    const child = startNode(`
+      const { createAuditClient } = await import(src + "clients/audit/index.ts");
+      const audit = createAuditClient({ baseUrl: "http://127.0.0.1:9", spool: ${JSON.stringify(dir)}, onError() {} });
+      for (let index = 0; index < 3; index++) audit.record({ action: "exit." + index });
+      process.exit(0);
+    `);
+    expect(await child.exited).toMatchObject({ code: 0, stderr: "" });
+    const server = await api();
+    const audit = client({ baseUrl: server.url, spool: dir, concurrency: 1 });
+    await expect(audit.flush()).resolves.toBe(true);
+    expect(server.received).toEqual([0, 1, 2].map((index) => `{"action":"exit.${index}"}`));
+  });
+
   it("without a spool, persisted() resolves false: nothing is on disk", async () => {
     const audit = client({ baseUrl: await downUrl(), onDrop: () => {} });
     audit.record({ action: "a" });
