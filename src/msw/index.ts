@@ -62,7 +62,7 @@ export function createIntegrationApiHandlers(
   const api = createFakeIntegrationApi(fakeOptions);
   // The fake answers an injected network error with Response.error(), which is what msw's
   // HttpResponse.error() returns: msw fails the request with a network error.
-  const resolver = ({ request }: { request: Request }) => api.handle(request);
+  const resolver = ({ request }: { request: Request }) => api.respond(request);
   return {
     api,
     handlers: [

@@ -4,7 +4,7 @@ import type { JsonValue } from "type-fest";
  * An application's Provisioning API called in-process, without a socket: anything with the
  * Fetch API's handler shape, such as the SDK's provisioning handler.
  */
-export interface ProvisioningHandler {
+export interface FetchHandler {
   fetch(request: Request): Promise<Response>;
 }
 
@@ -12,10 +12,10 @@ export interface ProvisioningHandler {
  * Where the Provisioning API is: its base URL, as the platform's `provisioner` setting holds it
  * (`http://10.0.0.5:3000`, or with a path: `https://host/ldap/auth`), or a handler called in-process.
  */
-export type ProvisioningTarget = string | URL | ProvisioningHandler;
+export type ProvisioningTarget = string | URL | FetchHandler;
 
 /** One call to the Provisioning API. `path` starts with `/v1/` and is already percent-encoded. */
-export interface ProvisioningRequest {
+export interface ProvisioningCall {
   method: "GET" | "POST" | "DELETE";
   path: string;
   /** The request body, sent as `application/json`. */
@@ -32,7 +32,7 @@ export type ProvisioningAnswer =
 
 /** Sends one request and resolves with the answer; it never rejects. */
 export type ProvisioningClient = (
-  request: ProvisioningRequest,
+  request: ProvisioningCall,
   signal?: AbortSignal,
 ) => Promise<ProvisioningAnswer>;
 

@@ -62,7 +62,7 @@ export const mockApiCommand: Command = {
     let served: ServedFetch;
     try {
       const tls = options.https ? await createSelfSignedCertificate() : undefined;
-      served = await serveFetch(api.handle, {
+      served = await serveFetch(api.respond, {
         host: options.host,
         port: options.port,
         ...(tls === undefined ? {} : { tls }),
