@@ -58,6 +58,24 @@ export function lazyInstruments<T>(create: (api: OpenTelemetryApi) => T): () => 
   };
 }
 
+/**
+ * Runs `register` once `@opentelemetry/api` has loaded (never when it is absent), for instruments
+ * read on collection (observable gauges and counters), which cost nothing between collections.
+ * Returns a function that undoes the registration, also when called before it happened.
+ */
+export function onOpenTelemetry(register: (api: OpenTelemetryApi) => () => void): () => void {
+  let undo: (() => void) | undefined;
+  let cancelled = false;
+  void loadOpenTelemetry().then(() => {
+    if (!cancelled && loaded !== undefined) undo = register(loaded);
+  });
+  return () => {
+    cancelled = true;
+    undo?.();
+    undo = undefined;
+  };
+}
+
 /** The SDK's tracer and meter from the global providers, named after the package and version. */
 export function scopeOf(api: OpenTelemetryApi): {
   tracer: OpenTelemetry.Tracer;

@@ -8,7 +8,6 @@ import {
   errorType,
   instrumentationScope,
   lazyInstruments,
-  loadOpenTelemetry,
   scopeOf,
   useOpenTelemetry,
   withSpan,
