@@ -28,13 +28,14 @@ export {
   type SyncReport,
   type SyncStop,
 } from "./platform-simulator.ts";
-export type { ProvisioningHandler, ProvisioningTarget } from "./provisioning-target.ts";
+export type { FetchHandler, ProvisioningTarget } from "./provisioning-target.ts";
 export {
   createUserGenerator,
   type UserGenerator,
   type UserGeneratorOptions,
 } from "./user-generator.ts";
 export {
+  type TestContext,
   type TestRunner,
   testUserStore,
   type UserStoreContractOptions,
