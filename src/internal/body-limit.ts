@@ -2,7 +2,16 @@
 // adapters (node:http, Express, Fastify, Koa) and the CLI's local servers: a declared
 // Content-Length over the limit is refused before reading; a body without one is read until it
 // passes the limit, then refused. Callers answer 413 and close the connection.
-import type { Readable } from "node:stream";
+
+/**
+ * What the reader needs of a Node body stream (an IncomingMessage, Fastify's payload), declared
+ * here so that this module imports no `node:` module: the Web path runs on every runtime.
+ */
+export interface NodeBodyStream {
+  on(event: "data", listener: (chunk: Uint8Array) => void): unknown;
+  on(event: "end", listener: () => void): unknown;
+  on(event: "error", listener: (error: unknown) => void): unknown;
+}
 
 /** Whether a declared Content-Length exceeds `limit` bytes. */
 export function declaresMoreThan(contentLength: string | null | undefined, limit: number): boolean {
@@ -29,7 +38,7 @@ function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
  * every message of a sync.
  */
 export function readNodeBody(
-  stream: Readable,
+  stream: NodeBodyStream,
   contentLength: string | undefined,
   limit: number,
   done: (body: Uint8Array | undefined) => void,
@@ -56,7 +65,7 @@ export function readNodeBody(
 
 /** {@link readNodeBody} as a promise: the body, or undefined when it passes `limit`. */
 export function readNodeBodyAsync(
-  stream: Readable,
+  stream: NodeBodyStream,
   contentLength: string | undefined,
   limit: number,
 ): Promise<Uint8Array | undefined> {
