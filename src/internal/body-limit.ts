@@ -75,21 +75,21 @@ export function readNodeBodyAsync(
 }
 
 /**
- * Reads a Web Request's body up to `limit` bytes: the bytes (empty for no body), or undefined when
- * it is (or declares to be) larger. With a declared length the HTTP server already holds the body
+ * Reads a Web Request's body up to `limit` bytes, given its declared Content-Length: the bytes
+ * (empty for no body), or undefined when it is (or declares to be) larger. With a declared length the HTTP server already holds the body
  * to it, so `arrayBuffer()` reads it in one go (servers such as @hono/node-server serve that
  * without building a stream); without one the stream is read until it passes the limit.
  */
 export async function readWebBody(
   request: Request,
+  contentLength: string | null | undefined,
   limit: number,
 ): Promise<Uint8Array | undefined> {
-  const contentLength = request.headers.get("content-length");
   if (declaresMoreThan(contentLength, limit)) {
     await request.body?.cancel();
     return undefined;
   }
-  if (contentLength !== null) {
+  if (contentLength != null) {
     const body = new Uint8Array(await request.arrayBuffer());
     return body.byteLength > limit ? undefined : body;
   }
