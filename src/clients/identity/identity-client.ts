@@ -95,20 +95,22 @@ export function createIdentityClient(options: IdentityClientOptions = {}): Ident
   }
 
   /** The query string that selects the source, after checking that one is needed. */
-  async function sourceQuery({ source, ...call }: IdentityCallOptions): Promise<string> {
+  async function sourceQuery({ source, signal }: IdentityCallOptions): Promise<string> {
     const chosen = source ?? defaultSource;
     if (chosen !== undefined) {
       checkSource(chosen);
       return `?${new URLSearchParams({ hostname: chosen.hostname, base_dn: chosen.baseDn })}`;
     }
     if (cachedSources === undefined || Date.now() - cachedSources.at > sourcesCacheMs) {
-      const pending = sources(call);
+      // Shared by the calls that arrive meanwhile, so no one caller's signal may abort it.
+      const pending = sources();
       cachedSources = { at: Date.now(), sources: pending };
       pending.catch(() => {
         if (cachedSources?.sources === pending) cachedSources = undefined;
       });
     }
     const list = await cachedSources.sources;
+    signal?.throwIfAborted();
     if (list.length > 1) {
       const names = list.map(({ hostname, baseDn }) => `${hostname} (${baseDn})`).join(", ");
       throw new ConfigurationError(
