@@ -1,3 +1,4 @@
+import { pathSegment } from "../../internal/url.ts";
 import { ConfigurationError, isHttpError, isPlatformApiError } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
 import type { CallOptions, IntegrationApiOptions } from "../integration-api/options.ts";
@@ -8,7 +9,6 @@ import {
   readSources,
   readUser,
 } from "./identity-records.ts";
-import { pathSegment } from "./wire-object.ts";
 
 /** Options of {@link createIdentityClient}. */
 export interface IdentityClientOptions extends IntegrationApiOptions {
