@@ -131,8 +131,9 @@ export function createIdentityClient(options: IdentityClientOptions = {}): Ident
       if (username === "" || password === "") {
         return { authenticated: false, reason: "missing-credentials" };
       }
+      // Outside the try: a 401 or 404 of the sources request is no answer about this user.
+      const query = await sourceQuery(call);
       try {
-        const query = await sourceQuery(call);
         const response = await api.request("POST", `/identity/v1/login${query}`, {
           ...callOptions(call),
           json: JSON.stringify({ username, password }),
@@ -149,8 +150,8 @@ export function createIdentityClient(options: IdentityClientOptions = {}): Ident
 
     async user(username, call = {}) {
       const path = `/identity/v1/user/${pathSegment("username", username)}`;
+      const query = await sourceQuery(call);
       try {
-        const query = await sourceQuery(call);
         return readUser(
           await api.request("GET", `${path}${query}`, { ...callOptions(call), retry: true }),
         );

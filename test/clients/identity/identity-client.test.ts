@@ -255,6 +255,19 @@ describe("sources on login, user and exists", () => {
     expect(requests.filter(({ url }) => url.pathname === "/identity/v1/sources")).toHaveLength(1);
   });
 
+  it("does not read a failed sources request as an answer about the user", async () => {
+    answer("get", "/identity/v1/sources", "no such path", { status: 404 });
+    const userError = await client()
+      .user("bob")
+      .catch((caught: unknown) => caught);
+    expect(isHttpError(userError) && userError.url).toBe(`${baseUrl}/identity/v1/sources`);
+    answer("get", "/identity/v1/sources", "refused", { status: 401 });
+    const loginError = await client()
+      .login({ username: "bob", password: "pw" })
+      .catch((caught: unknown) => caught);
+    expect(isHttpError(loginError) && loginError.status).toBe(401);
+  });
+
   it("rejects a source that is not { hostname, baseDn }", () => {
     expect(() => client({ source: { hostname: "h" } as never })).toThrow(TypeError);
   });
