@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { UserRecord } from "../provisioning/user-store.ts";
-import type { ProvisioningTarget } from "../testing/provisioning-target.ts";
+import { connectProvisioning, type ProvisioningTarget } from "../testing/provisioning-target.ts";
 import { type AcknowledgedState, openState, type WireRecord } from "./acknowledged-state.ts";
 import { createDeliveryEngine, type Fault } from "./engine.ts";
 import { changedFields, type OutgoingMessage, type SyncStop, toWire } from "./messages.ts";
+import { connectOverNodeHttp } from "./node-http-client.ts";
 import { DirectoryError, type DirectorySource, type SkippedEntry } from "./source.ts";
 import { type VerifyReport, verifyUsers } from "./verify.ts";
 
@@ -114,10 +115,12 @@ export function createSourceSync(
     { source: source.identity, target },
     { adopt: options.adoptState ?? false },
   );
-  const engine = createDeliveryEngine({
-    target: options.target,
-    timeoutMs: options.timeoutMs ?? 30_000,
-  });
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const http =
+    typeof options.target === "string" || options.target instanceof URL
+      ? connectOverNodeHttp(options.target, { timeoutMs })
+      : undefined;
+  const engine = createDeliveryEngine(http ?? connectProvisioning(options.target, { timeoutMs }));
   // The attempt count of the message a cycle stopped at, carried into the next cycle.
   let lastStop: { key: string; attempts: number } | undefined;
   let running = false;
@@ -269,6 +272,7 @@ export function createSourceSync(
     verify: (readUser, verifyOptions) => verifyUsers(source, readUser, verifyOptions),
     injectFault: (fault) => engine.injectFault(fault),
     async close() {
+      http?.close();
       state.close();
       await source.close?.();
     },

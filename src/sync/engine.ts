@@ -1,9 +1,5 @@
 import type { JsonValue } from "type-fest";
-import {
-  connectProvisioning,
-  type ProvisioningAnswer,
-  type ProvisioningTarget,
-} from "../testing/provisioning-target.ts";
+import type { ProvisioningAnswer, ProvisioningClient } from "../testing/provisioning-target.ts";
 import {
   type Delivery,
   type MessageKind,
@@ -75,11 +71,7 @@ export interface DeliveryEngine {
  * The engine keeps no state between cycles but the faults: what to resend is the caller's
  * cookie, advanced in `acknowledge`.
  */
-export function createDeliveryEngine(options: {
-  target: ProvisioningTarget;
-  timeoutMs: number;
-}): DeliveryEngine {
-  const send = connectProvisioning(options.target, { timeoutMs: options.timeoutMs });
+export function createDeliveryEngine(send: ProvisioningClient): DeliveryEngine {
   const faults: (Fault & { times: number })[] = [];
 
   const takeFault = (kind: MessageKind): Fault["type"] | undefined => {
