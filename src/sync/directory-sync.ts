@@ -156,13 +156,13 @@ export function createSourceSync(
     };
     const skippedEntries: SkippedEntry[] = [];
     let skipped = 0;
-    const records = new WeakMap<OutgoingMessage, WireRecord>();
     const resume = (message: Omit<OutgoingMessage, "attempts">): OutgoingMessage => {
       const attempts = lastStop?.key === keyOf(message) ? lastStop.attempts : 0;
       return { ...message, attempts };
     };
 
-    async function* plan(): AsyncGenerator<OutgoingMessage> {
+    // A create or modify carries the whole record the application will hold once it is acknowledged.
+    async function* plan(): AsyncGenerator<OutgoingMessage & { record?: WireRecord }> {
       if (cookie.resyncRequested) {
         if (options.resetRequest) yield resume({ kind: "reset" });
         else cookie.forgetContents();
@@ -192,7 +192,7 @@ export function createSourceSync(
         for (const user of page.users) {
           const now = toWire(user);
           const before = cookie.get(user.uuid);
-          let message: OutgoingMessage;
+          let message: OutgoingMessage & { record?: WireRecord };
           if (before === undefined || before === null) {
             message = resume({ kind: "create", uuid: user.uuid, body: now });
           } else {
@@ -210,19 +210,19 @@ export function createSourceSync(
             ) as WireRecord;
             message = resume({ kind: "modify", uuid: user.uuid, body });
           }
-          records.set(message, now);
+          message.record = now;
           yield message;
         }
       }
     }
 
-    const acknowledge = (message: OutgoingMessage) => {
+    const acknowledge = (message: OutgoingMessage & { record?: WireRecord }) => {
       if (message.kind === "reset") cookie.forgetContents();
       else if (message.kind === "delete") {
         cookie.forget(message.uuid as string);
         progress.deleted++;
       } else {
-        cookie.acknowledge(records.get(message) as WireRecord);
+        cookie.acknowledge(message.record as WireRecord);
         progress[message.kind === "create" ? "created" : "modified"]++;
       }
       options.onProgress?.({ ...progress });
