@@ -144,7 +144,15 @@ export async function createPgBossAudit<Action extends string = string>(
     options.actions === undefined ? undefined : new Set<string>(Object.values(options.actions));
   const maxEventBytes = atLeastOne("maxEventBytes", options.maxEventBytes, 16 * 1024);
   const heartbeatSeconds = atLeastOne("heartbeatSeconds", options.heartbeatSeconds, 30);
-  const onError = options.onError ?? logConfigurationError;
+  const { logger } = api.options;
+  const onError =
+    options.onError ??
+    ((error: unknown) => {
+      if (!isConfigurationError(error)) return;
+      logger.error(
+        `platform-integration: audit delivery from pg-boss stopped on this replica, events wait in the queue: ${error.message}`,
+      );
+    });
   await ensureQueue(boss, deadLetterQueue, {
     retentionSeconds: tenYearsSeconds,
     deleteAfterSeconds: 0,
@@ -302,13 +310,6 @@ function toDeadLetter<Action extends string>(id: string, dead: DeadEvent): Audit
     attempts: dead.attempts,
     deadAt: new Date(dead.deadAt),
   };
-}
-
-function logConfigurationError(error: unknown): void {
-  if (!isConfigurationError(error)) return;
-  console.error(
-    `platform-integration: audit delivery from pg-boss stopped on this replica, events wait in the queue: ${error.message}`,
-  );
 }
 
 function describe(error: unknown): string {

@@ -101,6 +101,7 @@ export function createAuditClient<Action extends string = string>(
           maxEventBytes,
           onDurable: refill,
           onFailed: (bodies, reason, error) => drop(reason, bodies.map(decode), error),
+          warn: (message) => logger.warn(message),
         });
 
   const exitParticipant: ExitParticipant = {
