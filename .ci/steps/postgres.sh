@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The PostgreSQL store suite against a real server: installs PostgreSQL from Debian's packages
-# when missing, starts a throwaway cluster on 127.0.0.1 in the work folder ($1), runs the suite
-# on the repository's Node 24, and stops the cluster whatever happens.
+# The PostgreSQL store suite, and the example servers on DATABASE_URL, against a real server:
+# installs PostgreSQL from Debian's packages when missing, starts a throwaway cluster on 127.0.0.1
+# in the work folder ($1), runs the suites on the repository's Node 24, and stops the cluster
+# whatever happens.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 node="$root/node_modules/.bin/node"
@@ -38,4 +39,4 @@ as_postgres "$bin/pg_ctl" start --pgdata="$data/db" --log="$data/server.log" --w
 cd "$root"
 PLATFORM_INTEGRATION_PG_URL="postgres://postgres@127.0.0.1:$port/postgres" \
   PLATFORM_INTEGRATION_REQUIRE_PG=1 \
-  "$node" node_modules/vitest/vitest.mjs run test/stores/postgres.test.ts
+  "$node" node_modules/vitest/vitest.mjs run test/stores/postgres.test.ts examples/servers/servers.test.ts
