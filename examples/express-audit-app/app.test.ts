@@ -52,7 +52,7 @@ async function start({
   integrationApiDown?: boolean;
 } = {}) {
   const api = createFakeIntegrationApi(fake);
-  const served = await serveFetch(api.handle);
+  const served = await serveFetch(api.respond);
   if (integrationApiDown) await served.close();
   else cleanups.push(() => served.close());
 

@@ -74,7 +74,7 @@ async function demo(
       { version: "1.5.0", releaseSequence: 41, releaseNotes: "Faster search, audit export" },
     ],
   });
-  const served = await serveFetch(integrationApi.handle, { host: "127.0.0.1", port: 0 });
+  const served = await serveFetch(integrationApi.respond, { host: "127.0.0.1", port: 0 });
   cleanup.push(() => served.close());
 
   let recorded = 0;

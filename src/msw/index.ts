@@ -1,4 +1,5 @@
 import { type HttpHandler, http } from "msw";
+import { joinUrl, normalizeBaseUrl } from "../internal/url.ts";
 import {
   createFakeIntegrationApi,
   type FakeIntegrationApi,
@@ -9,7 +10,7 @@ import {
 export interface IntegrationApiHandlersOptions extends FakeIntegrationApiOptions {
   /**
    * The Integration API base URL your app reads from PLATFORM_INTEGRATIONAPI: scheme, host and
-   * port, without a path, e.g. `https://platform.test`.
+   * port, without a path (the platform's never has one), e.g. `https://platform.test`.
    */
   baseUrl: string | URL;
 }
@@ -53,23 +54,28 @@ export function createIntegrationApiHandlers(
   options: IntegrationApiHandlersOptions,
 ): IntegrationApiHandlers {
   const { baseUrl, ...fakeOptions } = options;
-  const url = new URL(baseUrl);
-  if (url.pathname !== "/" || url.search !== "" || url.hash !== "") {
+  let base: string;
+  try {
+    base = normalizeBaseUrl(baseUrl);
+  } catch (error) {
+    throw new TypeError(`baseUrl ${(error as Error).message}`);
+  }
+  if (base !== new URL(base).origin) {
     throw new TypeError(
-      `baseUrl must be the Integration API base, scheme, host and port without a path: got ${url.href}.`,
+      `baseUrl must be the Integration API base, scheme, host and port without a path: got ${base}.`,
     );
   }
   const api = createFakeIntegrationApi(fakeOptions);
   // The fake answers an injected network error with Response.error(), which is what msw's
   // HttpResponse.error() returns: msw fails the request with a network error.
-  const resolver = ({ request }: { request: Request }) => api.handle(request);
+  const resolver = ({ request }: { request: Request }) => api.respond(request);
   return {
     api,
     handlers: [
-      http.get(`${url.origin}/version/v1/current`, resolver),
-      http.get(`${url.origin}/version/v1/updates`, resolver),
-      http.put(`${url.origin}/version/v1/:sequence`, resolver),
-      http.post(`${url.origin}/audit/v1/event`, resolver),
+      http.get(joinUrl(base, "/version/v1/current"), resolver),
+      http.get(joinUrl(base, "/version/v1/updates"), resolver),
+      http.put(joinUrl(base, "/version/v1/:sequence"), resolver),
+      http.post(joinUrl(base, "/audit/v1/event"), resolver),
     ],
   };
 }

@@ -5,8 +5,8 @@ import { createPlatformSimulator } from "./platform-simulator.ts";
 import {
   connectProvisioning,
   type ProvisioningAnswer,
+  type ProvisioningCall,
   type ProvisioningClient,
-  type ProvisioningRequest,
   type ProvisioningTarget,
 } from "./provisioning-target.ts";
 import { createUserGenerator } from "./user-generator.ts";
@@ -48,7 +48,7 @@ type Want = number | "2xx" | "not 2xx";
 interface Session {
   /** A uuid no other run uses (with `text` in it), deleted again after the check. */
   uuid(text?: string): string;
-  call(label: string, request: ProvisioningRequest, want: Want): Promise<void>;
+  call(label: string, request: ProvisioningCall, want: Want): Promise<void>;
   /** When readUser is given: reads back the `present` users as sent, and the `gone` ones gone. */
   stored(present: UserRecord[], gone?: string[]): Promise<void>;
   /** A step that the check judges itself. */
@@ -66,17 +66,17 @@ interface Check {
 
 class StepFailed extends Error {}
 
-const create = (body: unknown): ProvisioningRequest => ({
+const create = (body: unknown): ProvisioningCall => ({
   method: "POST",
   path: "/v1/user/create",
   body: JSON.stringify(body),
 });
-const modify = (body: unknown): ProvisioningRequest => ({
+const modify = (body: unknown): ProvisioningCall => ({
   method: "POST",
   path: "/v1/user/modify",
   body: JSON.stringify(body),
 });
-const remove = (uuid: string): ProvisioningRequest => ({
+const remove = (uuid: string): ProvisioningCall => ({
   method: "DELETE",
   path: `/v1/user/${encodeURIComponent(uuid)}`,
 });

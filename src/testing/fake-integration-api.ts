@@ -73,7 +73,7 @@ export interface FakeIntegrationApi {
    * `Response.error()`, the Fetch standard's network error: msw turns it into a failed request, a
    * server adapter drops the connection.
    */
-  handle(request: Request): Promise<Response>;
+  respond(request: Request): Promise<Response>;
   /**
    * A drop-in `fetch` that calls the fake in-process, without a server or msw: pass it as a
    * client's `fetch` option. An injected network error rejects with a `TypeError`, as `fetch` does.
@@ -260,7 +260,7 @@ export function createFakeIntegrationApi(
     return next.failure;
   };
 
-  const handle = async (request: Request): Promise<Response> => {
+  const respond = async (request: Request): Promise<Response> => {
     const { pathname } = new URL(request.url);
     const matches = routes.flatMap((route) => {
       const match = route.path.exec(pathname);
@@ -301,9 +301,9 @@ export function createFakeIntegrationApi(
   };
 
   return {
-    handle,
+    respond,
     async fetch(input, init) {
-      const response = await handle(new Request(input, init));
+      const response = await respond(new Request(input, init));
       if (response.type === "error") {
         throw new TypeError("fetch failed", {
           cause: new Error("A network error was injected with failNext()."),

@@ -28,7 +28,7 @@ export {
   type SyncReport,
   type SyncStop,
 } from "./platform-simulator.ts";
-export type { ProvisioningHandler, ProvisioningTarget } from "./provisioning-target.ts";
+export type { FetchHandler, ProvisioningTarget } from "./provisioning-target.ts";
 export {
   createUserGenerator,
   type UserGenerator,

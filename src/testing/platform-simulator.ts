@@ -5,7 +5,7 @@ import { wireFieldNames } from "../provisioning/wire.ts";
 import {
   connectProvisioning,
   type ProvisioningAnswer,
-  type ProvisioningRequest,
+  type ProvisioningCall,
   type ProvisioningTarget,
 } from "./provisioning-target.ts";
 
@@ -335,7 +335,7 @@ function changedFields(before: UserRecord, after: UserRecord): Record<string, Js
   ]);
 }
 
-function toRequest(message: Message): ProvisioningRequest {
+function toRequest(message: Message): ProvisioningCall {
   switch (message.kind) {
     case "ping":
       return { method: "GET", path: "/v1/ping" };

@@ -1,10 +1,11 @@
 import type { JsonValue } from "type-fest";
+import { joinUrl, normalizeBaseUrl } from "../internal/url.ts";
 
 /**
  * An application's Provisioning API called in-process, without a socket: anything with the
  * Fetch API's handler shape, such as the SDK's provisioning handler.
  */
-export interface ProvisioningHandler {
+export interface FetchHandler {
   fetch(request: Request): Promise<Response>;
 }
 
@@ -12,10 +13,10 @@ export interface ProvisioningHandler {
  * Where the Provisioning API is: its base URL, as the platform's `provisioner` setting holds it
  * (`http://10.0.0.5:3000`, or with a path: `https://host/ldap/auth`), or a handler called in-process.
  */
-export type ProvisioningTarget = string | URL | ProvisioningHandler;
+export type ProvisioningTarget = string | URL | FetchHandler;
 
 /** One call to the Provisioning API. `path` starts with `/v1/` and is already percent-encoded. */
-export interface ProvisioningRequest {
+export interface ProvisioningCall {
   method: "GET" | "POST" | "DELETE";
   path: string;
   /** The request body, sent as `application/json`. */
@@ -32,7 +33,7 @@ export type ProvisioningAnswer =
 
 /** Sends one request and resolves with the answer; it never rejects. */
 export type ProvisioningClient = (
-  request: ProvisioningRequest,
+  request: ProvisioningCall,
   signal?: AbortSignal,
 ) => Promise<ProvisioningAnswer>;
 
@@ -60,7 +61,7 @@ export function connectProvisioning(
     try {
       const exchange = (async () => {
         const response = await send(
-          new Request(base + request.path, {
+          new Request(joinUrl(base, request.path), {
             method: request.method,
             signal: abort,
             ...(request.body === undefined
@@ -89,17 +90,12 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 function parseBaseUrl(target: string | URL): string {
-  let url: URL;
   try {
-    url = new URL(target);
-  } catch {
-    throw new TypeError(`Not a URL: ${String(target)}`);
+    // The platform appends /v1/... to the provisioner URL, whatever path it carries.
+    return normalizeBaseUrl(target);
+  } catch (error) {
+    throw new TypeError(`The Provisioning API's URL ${(error as Error).message}`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new TypeError(`The Provisioning API is served over http or https, not ${url.protocol}`);
-  }
-  // The platform appends /v1/... to the provisioner URL, whatever path it carries.
-  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
 }
 
 function parseBody(text: string): JsonValue | undefined {

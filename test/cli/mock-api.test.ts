@@ -1,10 +1,14 @@
 import { X509Certificate } from "node:crypto";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { request as httpsRequest } from "node:https";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { TLSSocket } from "node:tls";
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../../src/cli/command.ts";
 import { mockApiCommand } from "../../src/cli/commands/mock-api.ts";
+import { createVersionClient } from "../../src/clients/version/index.ts";
 
 /** Runs the command with a fake io; resolves once it prints the URL to export. */
 async function start(args: string[]) {
@@ -135,6 +139,22 @@ describe("mock-api", () => {
     }
   });
 
+  it("writes its certificate with --cert-out and prints the path, for the clients' tls.ca", async () => {
+    const folder = await mkdtemp(join(tmpdir(), "mock-api-cert-"));
+    const file = join(folder, "platform-ca.pem");
+    const server = await start(["--port", "0", "--https", "--cert-out", file]);
+    try {
+      expect(server.stdout()).toContain(`certificate written to ${file}`);
+      const ca = await readFile(file, "utf8");
+      expect(ca).toMatch(/^-----BEGIN CERTIFICATE-----/);
+      const version = createVersionClient({ baseUrl: server.baseUrl, tls: { ca } });
+      expect((await version.current()).version).toBe("1.0.0");
+    } finally {
+      expect(await server.stop()).toBe(0);
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+
   it("exits 1 with a clear message when the port is taken", async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
@@ -168,6 +188,7 @@ describe("mock-api", () => {
       ["--version", " "],
       ["--verbose"],
       ["extra"],
+      ["--cert-out", "ca.pem"],
     ]) {
       await expect(start(args), args.join(" ")).rejects.toThrow(UsageError);
     }

@@ -33,7 +33,7 @@ const postEvent = (body: string, contentType = "application/json") =>
 
 describe("createFakeIntegrationApi: Version API", () => {
   it("answers GET /version/v1/current with the documented wire format, byte for byte", async () => {
-    const response = await fake().handle(get("/version/v1/current"));
+    const response = await fake().respond(get("/version/v1/current"));
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("application/json");
     expect(await response.text()).toBe(
@@ -42,7 +42,7 @@ describe("createFakeIntegrationApi: Version API", () => {
   });
 
   it("lists pending updates as a bare array by ascending sequence, without install_date", async () => {
-    const response = await fake().handle(get("/version/v1/updates"));
+    const response = await fake().respond(get("/version/v1/updates"));
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual([
       {
@@ -81,7 +81,7 @@ describe("createFakeIntegrationApi: Version API", () => {
       onUpdateApplied,
     });
     for (const target of [api, withHook]) {
-      const response = await target.handle(put("/version/v1/53"));
+      const response = await target.respond(put("/version/v1/53"));
       expect(response.status).toBe(204);
       expect(await response.text()).toBe("");
       expect(target.current).toEqual({
@@ -100,14 +100,14 @@ describe("createFakeIntegrationApi: Version API", () => {
     const api = fake();
     expect(api.apply(52).version).toBe("101");
     expect(api.updates.map((update) => update.releaseSequence)).toEqual([53]);
-    const current = await (await api.handle(get("/version/v1/current"))).json();
+    const current = await (await api.respond(get("/version/v1/current"))).json();
     expect(current).toMatchObject({ version: "101", release_sequence: 52 });
   });
 
   it("answers 404 with a JSON error for a sequence that is not pending, and changes nothing", async () => {
     const api = fake();
     for (const sequence of ["51", "54", "0"]) {
-      const response = await api.handle(put(`/version/v1/${sequence}`));
+      const response = await api.respond(put(`/version/v1/${sequence}`));
       expect(response.status).toBe(404);
       expect(await response.json()).toEqual({
         error: "update_not_found",
@@ -121,7 +121,7 @@ describe("createFakeIntegrationApi: Version API", () => {
 
   it("answers 400 for a sequence that is not an integer", async () => {
     for (const segment of ["abc", "-1", "1.5", "99999999999999999999", "%35%32"]) {
-      const response = await fake().handle(put(`/version/v1/${segment}`));
+      const response = await fake().respond(put(`/version/v1/${segment}`));
       expect(response.status, segment).toBe(400);
       expect(await response.json()).toMatchObject({ error: "invalid_sequence" });
     }
@@ -130,7 +130,7 @@ describe("createFakeIntegrationApi: Version API", () => {
   it("answers 400 when Accept allows neither */* nor application/json", async () => {
     const api = fake();
     for (const accept of ["text/html", "application/xml, text/*", "", "application/json;q=0"]) {
-      const response = await api.handle(get("/version/v1/current", { accept }));
+      const response = await api.respond(get("/version/v1/current", { accept }));
       expect(response.status, accept).toBe(400);
       expect(await response.json()).toMatchObject({ error: "not_acceptable" });
     }
@@ -140,7 +140,7 @@ describe("createFakeIntegrationApi: Version API", () => {
       "text/html, */*;q=0.1",
       "application/*",
     ]) {
-      const response = await api.handle(get("/version/v1/current", { accept }));
+      const response = await api.respond(get("/version/v1/current", { accept }));
       expect(response.status, accept).toBe(200);
     }
   });
@@ -190,7 +190,7 @@ describe("createFakeIntegrationApi: Audit API", () => {
   it("answers 201 with an empty text/plain body and records the event in camelCase", async () => {
     const onAuditEvent = vi.fn();
     const api = createFakeIntegrationApi({ onAuditEvent });
-    const response = await api.handle(postEvent(JSON.stringify(documented)));
+    const response = await api.respond(postEvent(JSON.stringify(documented)));
     expect(response.status).toBe(201);
     expect(response.headers.get("content-type")).toBe("text/plain; charset=utf-8");
     expect(response.headers.get("content-length")).toBe("0");
@@ -209,7 +209,7 @@ describe("createFakeIntegrationApi: Audit API", () => {
   it("keeps undocumented fields in extra as plain data, __proto__ included", async () => {
     const api = createFakeIntegrationApi();
     const body = '{"action":"a","__proto__":{"polluted":true},"constructor":{"x":1},"n":2}';
-    expect((await api.handle(postEvent(body))).status).toBe(201);
+    expect((await api.respond(postEvent(body))).status).toBe(201);
     const [event] = api.auditEvents;
     expect(event?.action).toBe("a");
     expect(Object.keys(event?.extra ?? {})).toEqual(["__proto__", "constructor", "n"]);
@@ -223,7 +223,7 @@ describe("createFakeIntegrationApi: Audit API", () => {
 
   it("accepts an empty object: no field is required", async () => {
     const api = createFakeIntegrationApi();
-    expect((await api.handle(postEvent("{}"))).status).toBe(201);
+    expect((await api.respond(postEvent("{}"))).status).toBe(201);
     expect(api.auditEvents).toEqual([{}]);
   });
 
@@ -237,7 +237,7 @@ describe("createFakeIntegrationApi: Audit API", () => {
       ['"text"', "invalid_event"],
       ['{"action":42}', "invalid_event"],
     ]) {
-      const response = await api.handle(postEvent(body as string));
+      const response = await api.respond(postEvent(body as string));
       expect(response.status, body).toBe(400);
       expect(response.headers.get("content-type")).toBe("application/json");
       expect(await response.json()).toMatchObject({ error });
@@ -247,45 +247,47 @@ describe("createFakeIntegrationApi: Audit API", () => {
 
   it("answers 415 for a body not sent as application/json", async () => {
     const api = createFakeIntegrationApi();
-    const response = await api.handle(postEvent("{}", "text/plain;charset=UTF-8"));
+    const response = await api.respond(postEvent("{}", "text/plain;charset=UTF-8"));
     expect(response.status).toBe(415);
-    expect((await api.handle(postEvent("{}", "application/json; charset=utf-8"))).status).toBe(201);
+    expect((await api.respond(postEvent("{}", "application/json; charset=utf-8"))).status).toBe(
+      201,
+    );
   });
 });
 
 describe("createFakeIntegrationApi: routing and injected failures", () => {
   it("answers 404 for an unknown path and 405 with Allow for a wrong method", async () => {
     const api = fake();
-    const missing = await api.handle(get("/version/v2/current"));
+    const missing = await api.respond(get("/version/v2/current"));
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ error: "not_found" });
-    const wrong = await api.handle(new Request(`${base}/audit/v1/event`));
+    const wrong = await api.respond(new Request(`${base}/audit/v1/event`));
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get("allow")).toBe("POST");
     expect(wrong.headers.get("content-type")).toBe("application/json");
-    expect((await api.handle(get("/version/v1/52"))).headers.get("allow")).toBe("PUT");
+    expect((await api.respond(get("/version/v1/52"))).headers.get("allow")).toBe("PUT");
   });
 
   it("fails the next N endpoint calls with a status and headers, in order, then recovers", async () => {
     const api = fake();
     api.failNext(2, { status: 503, headers: { "retry-after": "1" } });
     api.failNext(1, { status: 429 });
-    expect((await api.handle(get("/nowhere"))).status).toBe(404);
-    const first = await api.handle(get("/version/v1/current"));
+    expect((await api.respond(get("/nowhere"))).status).toBe(404);
+    const first = await api.respond(get("/version/v1/current"));
     expect(first.status).toBe(503);
     expect(first.headers.get("retry-after")).toBe("1");
     expect(await first.json()).toMatchObject({ error: "injected_failure" });
-    expect((await api.handle(postEvent("{}"))).status).toBe(503);
-    expect((await api.handle(put("/version/v1/52"))).status).toBe(429);
+    expect((await api.respond(postEvent("{}"))).status).toBe(503);
+    expect((await api.respond(put("/version/v1/52"))).status).toBe(429);
     expect(api.updates).toHaveLength(2);
     expect(api.auditEvents).toEqual([]);
-    expect((await api.handle(get("/version/v1/current"))).status).toBe(200);
+    expect((await api.respond(get("/version/v1/current"))).status).toBe(200);
   });
 
   it("injects a network error: Response.error() from handle, a TypeError from fetch", async () => {
     const api = fake();
     api.failNext(2, { networkError: true });
-    const response = await api.handle(get("/version/v1/updates"));
+    const response = await api.respond(get("/version/v1/updates"));
     expect(response.type).toBe("error");
     await expect(api.fetch(`${base}/version/v1/updates`)).rejects.toThrow(TypeError);
     const recovered = await api.fetch(`${base}/version/v1/updates`, { headers: { accept: "*/*" } });
@@ -301,12 +303,12 @@ describe("createFakeIntegrationApi: routing and injected failures", () => {
   it("reset restores the initial state and forgets events and queued failures", async () => {
     const api = fake();
     api.apply(53);
-    await api.handle(postEvent("{}"));
+    await api.respond(postEvent("{}"));
     api.failNext(1, { status: 500 });
     api.reset();
     expect(api.current.version).toBe("100");
     expect(api.updates).toHaveLength(2);
     expect(api.auditEvents).toEqual([]);
-    expect((await api.handle(get("/version/v1/current"))).status).toBe(200);
+    expect((await api.respond(get("/version/v1/current"))).status).toBe(200);
   });
 });

@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import {
   createPlatformSimulator,
+  type FetchHandler,
   type PlatformSimulatorOptions,
-  type ProvisioningHandler,
   type SyncProgress,
 } from "../../src/testing/index.ts";
 import {
@@ -18,11 +18,11 @@ const startServer = serveForEachTest();
 
 /** The application under test behind a socket, or called in-process. */
 const targets = {
-  "a base URL (real HTTP on 127.0.0.1)": async (handler: ProvisioningHandler) => {
+  "a base URL (real HTTP on 127.0.0.1)": async (handler: FetchHandler) => {
     const server = await startServer((request) => handler.fetch(request));
     return server.url;
   },
-  "an in-process handler": async (handler: ProvisioningHandler) => handler,
+  "an in-process handler": async (handler: FetchHandler) => handler,
 };
 
 describe.each(Object.entries(targets))("createPlatformSimulator against %s", (_, connect) => {
@@ -32,7 +32,7 @@ describe.each(Object.entries(targets))("createPlatformSimulator against %s", (_,
   });
   const simulator = async (
     options: Omit<PlatformSimulatorOptions, "target"> = {},
-    handler: ProvisioningHandler = app,
+    handler: FetchHandler = app,
   ) => createPlatformSimulator({ ...options, target: await connect(handler) });
 
   it("pings, then creates every user in order with snake_case bodies", async () => {
@@ -421,7 +421,11 @@ describe("createPlatformSimulator", () => {
   });
 
   it("refuses a target that is not an http(s) URL", () => {
-    expect(() => createPlatformSimulator({ target: "not a url" })).toThrow(/Not a URL/);
-    expect(() => createPlatformSimulator({ target: "ftp://host" })).toThrow(/http or https/);
+    expect(() => createPlatformSimulator({ target: "not a url" })).toThrow(
+      /is not an absolute URL/,
+    );
+    expect(() => createPlatformSimulator({ target: "ftp://host" })).toThrow(
+      "must be an http(s) URL, not ftp:",
+    );
   });
 });

@@ -1,3 +1,5 @@
+import { writeFile } from "node:fs/promises";
+import { resolve as resolvePath } from "node:path";
 import { parseArgs } from "node:util";
 import { createSelfSignedCertificate } from "../../internal/self-signed-certificate.ts";
 import { type ServedFetch, serveFetch } from "../../internal/serve-fetch.ts";
@@ -18,6 +20,7 @@ Options:
   --port <n>         Port to listen on (default 9880; 0 picks a free port)
   --host <address>   Address to listen on (default 127.0.0.1)
   --https            Serve HTTPS with a generated self-signed certificate, as the platform does
+  --cert-out <file>  With --https: write that certificate (PEM) to <file>, for the clients' tls.ca
   --version <label>  Version label of the running release (default 1.0.0)
   --updates <n>      Number of pending updates to offer (default 0)
   -h, --help         Show this help
@@ -31,6 +34,7 @@ interface MockApiOptions {
   port: number;
   host: string;
   https: boolean;
+  certOut: string | undefined;
   version: string;
   updates: number;
 }
@@ -62,7 +66,10 @@ export const mockApiCommand: Command = {
     let served: ServedFetch;
     try {
       const tls = options.https ? await createSelfSignedCertificate() : undefined;
-      served = await serveFetch(api.handle, {
+      if (tls !== undefined && options.certOut !== undefined) {
+        await writeFile(options.certOut, tls.cert);
+      }
+      served = await serveFetch(api.respond, {
         host: options.host,
         port: options.port,
         ...(tls === undefined ? {} : { tls }),
@@ -81,8 +88,10 @@ export const mockApiCommand: Command = {
         `  running ${options.version} (release sequence 1), ${pending}`,
         ...(options.https
           ? [
-              "  self-signed certificate for localhost, 127.0.0.1 and ::1: clients must skip",
-              "  verification (curl -k; in the SDK, tls: { rejectUnauthorized: false })",
+              "  self-signed certificate for localhost, 127.0.0.1 and ::1: clients trust it",
+              options.certOut === undefined
+                ? "  with tls.ca once it is written (--cert-out FILE), or skip verification (curl -k)"
+                : `  with tls.ca: certificate written to ${resolvePath(options.certOut)}\n  export PLATFORM_CA="$(cat ${resolvePath(options.certOut)})"`,
             ]
           : []),
         "",
@@ -111,6 +120,7 @@ function parseOptions(args: string[]): MockApiOptions {
         port: { type: "string" },
         host: { type: "string" },
         https: { type: "boolean" },
+        "cert-out": { type: "string" },
         version: { type: "string" },
         updates: { type: "string" },
         help: { type: "boolean", short: "h" },
@@ -121,11 +131,16 @@ function parseOptions(args: string[]): MockApiOptions {
   }
   const version = stringOption(values.version, "1.0.0");
   if (version.trim() === "") throw new UsageError("--version needs a non-empty label.");
+  const certOut = typeof values["cert-out"] === "string" ? values["cert-out"] : undefined;
+  if (certOut !== undefined && values.https !== true) {
+    throw new UsageError("--cert-out writes the certificate of --https: add --https.");
+  }
   return {
     help: values.help === true,
     port: integerOption("--port", values.port, 9880, 65535),
     host: stringOption(values.host, "127.0.0.1"),
     https: values.https === true,
+    certOut,
     version,
     updates: integerOption("--updates", values.updates, 0, 1000),
   };

@@ -22,7 +22,7 @@ export function runModule(
   const src = new URL("src/", new URL(root, "file:")).href;
   const [command, ...args] = commands[runtime];
   return new Promise((resolve) => {
-    // From the package's folder, where Deno finds package.json and so resolves "ky" in node_modules.
+    // From the package's folder, where Deno finds package.json and so resolves dependencies in node_modules.
     const child = execFile(
       command,
       args,

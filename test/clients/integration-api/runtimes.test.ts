@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createIntegrationApi } from "../../../src/clients/integration-api/http.ts";
 import { createSelfSignedCertificate } from "../../../src/internal/self-signed-certificate.ts";
 import { runModule } from "./child-process.ts";
 import { type LocalServer, startServer } from "./local-server.ts";
@@ -40,17 +41,52 @@ describe.each(["node", "bun", "deno"] as const)("TLS and delivery on %s", (runti
       const audit = createAuditClient({ baseUrl, tls: { ca: ${JSON.stringify(ca)} } });
       audit.record({ action: "runtime.${runtime}" });
       console.log(await audit.flush());
+      // Without tls.ca: one configuration error, delivery stops, the events are kept.
+      const errors = [];
+      const untrusted = createAuditClient({
+        baseUrl,
+        onError: (error) => errors.push(error.name),
+        onDrop: () => {},
+      });
+      for (let index = 0; index < 10; index++) untrusted.record({ action: "untrusted" });
+      console.log(await untrusted.flush({ timeoutMs: 60_000 }), errors.join(), untrusted.stats().queued + untrusted.stats().inFlight);
       `,
       runtime,
     );
     expect(result.stderr).toBe("");
     expect(result.stdout.split("\n")).toEqual([
-      "NetworkError",
+      "ConfigurationError",
       "platform-integration/0.0.0-test",
       "platform-integration/0.0.0-test",
       "true",
+      "false ConfigurationError 10",
       "",
     ]);
     expect(events).toContain(`{"action":"runtime.${runtime}"}`);
+  });
+});
+
+describe.each(["node", "bun", "deno"] as const)("self-signed certificates on %s", (runtime) => {
+  it("makes one without an openssl command, which a client then trusts as tls.ca", async () => {
+    const result = await runModule(
+      `
+      const { createSelfSignedCertificate } = await import(src + "internal/self-signed-certificate.ts");
+      const { key, cert } = await createSelfSignedCertificate();
+      console.log(JSON.stringify({ key, cert }));
+      `,
+      runtime,
+    );
+    expect(result.stderr).toBe("");
+    const made = JSON.parse(result.stdout) as { key: string; cert: string };
+    const own = await startServer((_request, response) => response.end("{}"), made);
+    try {
+      const response = await createIntegrationApi({
+        baseUrl: own.url,
+        tls: { ca: made.cert },
+      }).request("GET", "/version/v1/current", { retry: false });
+      expect(response.status).toBe(200);
+    } finally {
+      await own.close();
+    }
   });
 });
