@@ -22,7 +22,7 @@ import { once } from "node:events";
 import { closeSync, fdatasyncSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { Agent, createServer, type RequestListener, request } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { bareCreateListener } from "./bare-server.ts";
@@ -315,27 +315,31 @@ async function measure(kind: Kind, target: string, bodies: Buffer[]): Promise<Ru
 }
 
 /**
- * The disk's time for one durable commit of a small write: the median of 300 rounds of a 4 KiB
- * write and fdatasync (what SQLite does to its WAL at each FULL commit, and PostgreSQL to its
- * WAL), in the folder where the databases live.
+ * The disk's time for one durable commit of a small write, in the folder where the databases
+ * live: the median of 300 rounds of a 4 KiB write and fdatasync, once overwriting a file in place
+ * and once appending to it. SQLite's WAL grows by appends until a checkpoint lets it start over,
+ * and an fdatasync that must also record a new file size costs more on most file systems.
  */
-function measureFsync(folder: string): number {
-  const file = join(folder, "fsync-probe");
-  const fd = openSync(file, "w");
-  const page = Buffer.alloc(4096, 1);
-  const times: number[] = [];
-  try {
-    for (let index = 0; index < 300; index++) {
-      const started = performance.now();
-      writeSync(fd, page, 0, page.length, (index % 16) * page.length);
-      fdatasyncSync(fd);
-      times.push((performance.now() - started) * 1000);
+function measureFsync(folder: string): { inPlace: number; append: number } {
+  const probe = (append: boolean) => {
+    const file = join(folder, "fsync-probe");
+    const fd = openSync(file, "w");
+    const page = Buffer.alloc(4096, 1);
+    const times: number[] = [];
+    try {
+      for (let index = 0; index < 300; index++) {
+        const started = performance.now();
+        writeSync(fd, page, 0, page.length, (append ? index : index % 16) * page.length);
+        fdatasyncSync(fd);
+        times.push((performance.now() - started) * 1000);
+      }
+    } finally {
+      closeSync(fd);
+      rmSync(file, { force: true });
     }
-  } finally {
-    closeSync(fd);
-    rmSync(file, { force: true });
-  }
-  return median(times);
+    return median(times);
+  };
+  return { inPlace: probe(false), append: probe(true) };
 }
 
 function report({
@@ -350,13 +354,14 @@ function report({
   rounds: number;
   runs: Map<Kind, Run[]>;
   measured: [Kind, Kind][];
-  fsyncMicros: number;
+  fsyncMicros: { inPlace: number; append: number };
   pgSettings: string | undefined;
 }): void {
   const mid = (kind: Kind, of: (run: Run) => number) => median((runs.get(kind) ?? []).map(of));
   console.log(
     `initial sync of ${users.toLocaleString("en-US")} generated users, one create at a time over ` +
-      `one keep-alive connection; median of ${rounds} round(s)`,
+      `one keep-alive connection; median of ${rounds} round(s); load average at the end ` +
+      `${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} CPUs`,
   );
   const header = ["server", "users/s", "time", "CPU/user", "peak RSS"];
   const rows = measured
@@ -392,10 +397,11 @@ function report({
       `    ${kinds[sdk]}: ${median(ratios).toFixed(2)}x (rounds: ${ratios.map((ratio) => ratio.toFixed(2)).join(", ")}; ${goal})`,
     );
   }
-  const ceiling = 1e6 / fsyncMicros;
+  const ceiling = 1e6 / fsyncMicros.append;
   console.log(
-    `\n(b) fsync: ${Math.round(fsyncMicros)} µs (median of 300 writes of 4 KiB + fdatasync), ` +
-      `so one fsync per user allows at most ${Math.round(ceiling).toLocaleString("en-US")} users/s`,
+    `\n(b) fdatasync after a 4 KiB write: ${Math.round(fsyncMicros.inPlace)} µs in place, ` +
+      `${Math.round(fsyncMicros.append)} µs appending (medians of 300, before the runs); one ` +
+      `appending fsync per user allows at most ${Math.round(ceiling).toLocaleString("en-US")} users/s`,
   );
   for (const kind of [
     "full",
