@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createDirectorySync } from "../../ldap/create-directory-sync.ts";
 import { mergeUser } from "../../provisioning/merge-user.ts";
-import { type UserRecord, userFieldNames } from "../../provisioning/user-store.ts";
+import { type UserRecord, userFieldNames } from "../../provisioning/user-record.ts";
 import { toPatches, wireFieldNames } from "../../provisioning/wire.ts";
 import type { DirectorySyncProgress, DirectorySyncReport } from "../../sync/directory-sync.ts";
 import type { VerifyReport } from "../../sync/verify.ts";
@@ -202,9 +202,10 @@ function readThrough(template: string, timeoutMs: number) {
     const body = (await response.json()) as Record<string, unknown>;
     // A read route may answer the stored record (camelCase) or the wire's snake_case names.
     if (userFieldNames.some((name) => name !== wireFieldNames[name] && name in body)) {
-      return body as UserRecord;
+      return body as unknown as UserRecord;
     }
-    const patches = toPatches(body);
+    // Numbers as response.json() read them: a read-back compares values, not source text.
+    const patches = toPatches(body, "revived", false);
     const [patch] = Array.isArray(patches) ? patches : [];
     if (patch === undefined) throw new Error(`GET ${url} did not answer a user record`);
     return mergeUser(undefined, patch);
