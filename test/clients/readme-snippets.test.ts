@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mockApiCommand } from "../../src/cli/commands/mock-api.ts";
+import { startMockApi } from "../cli/start-mock-api.ts";
 import { startScript } from "./integration-api/child-process.ts";
 
 const readme = await readFile(new URL("../../README.md", import.meta.url), "utf8");
@@ -15,35 +15,6 @@ function snippet(heading: string): string {
   return match[1];
 }
 
-/** Serves `mock-api` in this process with `args`; resolves with its URL, output and stop(). */
-async function startMockApi(args: string[]) {
-  const controller = new AbortController();
-  let output = "";
-  let announce: (url: string) => void = () => {};
-  const announced = new Promise<string>((resolve) => {
-    announce = resolve;
-  });
-  const io = {
-    stdout: {
-      write(text: string) {
-        output += text;
-        const match = /export PLATFORM_INTEGRATIONAPI=(\S+)/.exec(output);
-        if (match?.[1]) announce(match[1]);
-      },
-    },
-    stderr: {
-      write(text: string) {
-        output += text;
-      },
-    },
-    env: {},
-    signal: controller.signal,
-  };
-  const exit = mockApiCommand.run(["--port", "0", "--updates", "1", ...args], io);
-  const url = await Promise.race([announced, exit.then((code) => `exited with ${code}`)]);
-  return { url, output: () => output, stop: () => (controller.abort(), exit) };
-}
-
 let folder: string;
 beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), "readme-snippets-"));
@@ -53,11 +24,12 @@ afterAll(() => rm(folder, { recursive: true, force: true }));
 describe.each(["http", "https"] as const)("the README's client snippets over %s", (scheme) => {
   async function run(code: string, env: Record<string, string> = {}) {
     const certFile = join(folder, `${scheme}-ca.pem`);
-    const mock = await startMockApi(scheme === "https" ? ["--https", "--cert-out", certFile] : []);
+    const https = scheme === "https" ? ["--https", "--cert-out", certFile] : [];
+    const mock = await startMockApi(["--port", "0", "--updates", "1", ...https]);
     try {
-      expect(mock.url).toMatch(new RegExp(`^${scheme}://`));
+      expect(mock.baseUrl).toMatch(new RegExp(`^${scheme}://`));
       const script = await startScript(code, {
-        PLATFORM_INTEGRATIONAPI: mock.url,
+        PLATFORM_INTEGRATIONAPI: mock.baseUrl,
         PLATFORM_CA: scheme === "https" ? await readFile(certFile, "utf8") : undefined,
         ...env,
       });
@@ -66,7 +38,7 @@ describe.each(["http", "https"] as const)("the README's client snippets over %s"
         code: exitCode,
         stdout: script.stdout(),
         stderr: script.stderr(),
-        mock: mock.output(),
+        mock: mock.stdout(),
       };
     } finally {
       await mock.stop();

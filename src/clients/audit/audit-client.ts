@@ -5,19 +5,19 @@ import {
   isPlatformApiError,
 } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
-import { count, duration } from "../integration-api/options.ts";
+import { duration } from "../integration-api/options.ts";
 import { isRedirectStatus, retryDelayMs } from "../integration-api/retry-policy.ts";
 import { sleep } from "../integration-api/timers.ts";
 import { type AuditEvent, decodeAuditEvent, encodeAuditEvent } from "./audit-event.ts";
 import type {
   AuditClient,
   AuditClientOptions,
-  AuditDrop,
   AuditDropReason,
   FlushOptions,
 } from "./audit-types.ts";
 import { BoundedBuffer, type BufferEntry } from "./buffer.ts";
 import { type ExitParticipant, unwatchExit, watchExit } from "./exit-hooks.ts";
+import { atLeastOne, callHook, logConfigurationError, warnDrop } from "./hooks.ts";
 import { AuditSpool } from "./spool/audit-spool.ts";
 import type { SpoolRecord } from "./spool/spool.ts";
 
@@ -306,38 +306,4 @@ export function createAuditClient<Action extends string = string>(
     },
   };
   return client;
-}
-
-function atLeastOne(name: string, value: number | undefined, fallback: number): number {
-  const result = count(name, value, fallback);
-  if (result < 1) throw new TypeError(`${name} must be at least 1.`);
-  return result;
-}
-
-/**
- * Runs an application hook so that its exception can neither corrupt the queue nor vanish: it is
- * rethrown on its own, where the runtime reports uncaught errors.
- */
-function callHook<T>(hook: (value: T) => void, value: T): void {
-  try {
-    hook(value);
-  } catch (error) {
-    queueMicrotask(() => {
-      throw error;
-    });
-  }
-}
-
-function warnDrop({ reason, count, error }: AuditDrop): void {
-  const cause = error instanceof Error ? `: ${error.message.replace(/\.$/, "")}` : "";
-  console.warn(
-    `platform-integration: dropped ${count} audit event${count === 1 ? "" : "s"} (${reason})${cause}. Pass onDrop to createAuditClient to handle drops.`,
-  );
-}
-
-function logConfigurationError(error: unknown): void {
-  if (!isConfigurationError(error)) return;
-  console.error(
-    `platform-integration: audit delivery stopped, events are kept until the client closes: ${error.message}`,
-  );
 }
