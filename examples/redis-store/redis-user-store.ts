@@ -164,5 +164,5 @@ function toUser(fields: string[]): UserRecord {
   }
   // fromEntries defines own properties, so a `__proto__` key stays a plain key.
   if (extra.length > 0) user.extra = Object.fromEntries(extra);
-  return user as UserRecord;
+  return user as unknown as UserRecord;
 }

@@ -2,7 +2,9 @@
 // adapters (node:http, Express, Fastify, Koa) and the CLI's local servers: a declared
 // Content-Length over the limit is refused before reading; a body without one is read until it
 // passes the limit, then refused. Callers answer 413 and close the connection.
-import type { Readable } from "node:stream";
+
+/** A Node request body; structural, so that the runtime-neutral entries import no `node:` module. */
+type Readable = Pick<NodeJS.ReadableStream, "on">;
 
 /** Whether a declared Content-Length exceeds `limit` bytes. */
 export function declaresMoreThan(contentLength: string | null | undefined, limit: number): boolean {

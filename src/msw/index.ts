@@ -19,14 +19,18 @@ export interface IntegrationApiHandlersOptions extends FakeIntegrationApiOptions
 export interface IntegrationApiHandlers {
   /** Pass them to `setupServer(...handlers)` or `setupWorker(...handlers)`. */
   handlers: HttpHandler[];
-  /** Set versions and updates, read audit events, inject failures, reset between tests. */
+  /**
+   * Set versions, updates, users and the license; read audit events, logins and start-up
+   * statuses; inject failures; reset between tests.
+   */
   api: FakeIntegrationApi;
 }
 
 /**
- * msw request handlers for the platform's Version and Audit APIs, over a fake state (see
- * `createFakeIntegrationApi` in `platform-integration/testing` for its behaviour). They answer
- * exactly the four documented endpoints under `baseUrl`; anything else is left to msw's
+ * msw request handlers for the platform's Integration API (Version, Audit, Identity, Status,
+ * License and Console), over a fake state (see `createFakeIntegrationApi` in
+ * `platform-integration/testing` for its behaviour). They answer exactly the documented
+ * endpoints under `baseUrl`; anything else is left to msw's
  * unhandled-request strategy. An injected network error becomes msw's `HttpResponse.error()`, so
  * the app's `fetch` rejects as it would on a dropped connection. Works with msw 2.7+ and 3.
  *
@@ -76,6 +80,14 @@ export function createIntegrationApiHandlers(
       http.get(joinUrl(base, "/version/v1/updates"), resolver),
       http.put(joinUrl(base, "/version/v1/:sequence"), resolver),
       http.post(joinUrl(base, "/audit/v1/event"), resolver),
+      http.get(joinUrl(base, "/identity/v1/sources"), resolver),
+      http.post(joinUrl(base, "/identity/v1/login"), resolver),
+      http.get(joinUrl(base, "/identity/v1/user/:username"), resolver),
+      http.get(joinUrl(base, "/identity/v1/user/:username/exists"), resolver),
+      http.put(joinUrl(base, "/status/v1/startup"), resolver),
+      http.get(joinUrl(base, "/license/v1/license"), resolver),
+      http.get(joinUrl(base, "/license/v1/field/:name"), resolver),
+      http.get(joinUrl(base, "/console/v1/option"), resolver),
     ],
   };
 }

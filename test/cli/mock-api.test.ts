@@ -194,3 +194,80 @@ describe("mock-api", () => {
     }
   });
 });
+
+describe("mock-api: Identity, Status, License and Console APIs", () => {
+  const login = (baseUrl: string, username: string, password: string) =>
+    fetch(`${baseUrl}/identity/v1/login`, {
+      method: "POST",
+      headers: { ...json, "content-type": "application/json" },
+      body: JSON.stringify({ username, password }),
+    });
+
+  it("logs in the default user its --help names, and prints logins without the password", async () => {
+    expect(mockApiCommand.usage).toContain('user "bob" with password "password123"');
+    const server = await start(["--port", "0"]);
+    try {
+      expect(server.stdout()).toContain("Identity API users: bob (password password123)");
+      const accepted = await login(server.baseUrl, "bob", "password123");
+      expect(accepted.status).toBe(200);
+      expect(await accepted.json()).toMatchObject({ Username: "bob", Groups: [{ ID: "501" }] });
+      expect((await login(server.baseUrl, "bob", "wrong-Pa55")).status).toBe(401);
+      expect(server.stdout()).toMatch(/\d\d:\d\d:\d\d login bob accepted\n/);
+      expect(server.stdout()).toMatch(/\d\d:\d\d:\d\d login bob refused\n/);
+      expect(server.stdout()).not.toContain("wrong-Pa55");
+
+      const status = await fetch(`${server.baseUrl}/status/v1/startup`, {
+        method: "PUT",
+        headers: { ...json, "content-type": "application/json" },
+        body: JSON.stringify({ message: "Importing users", severity: "error" }),
+      });
+      expect(status.status).toBe(204);
+      expect(server.stdout()).toMatch(/start-up status \(error\): "Importing users"\n/);
+      const license = await fetch(`${server.baseUrl}/license/v1/field/max_users`, {
+        headers: json,
+      });
+      expect(await license.json()).toEqual({ field: "max_users", value: "100" });
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+
+  it("replaces the default user with --user name:password, split at the first colon", async () => {
+    const server = await start(["--port", "0", "--user", "ann:a:b", "--user", "cy:pw"]);
+    try {
+      expect(server.stdout()).toContain("Identity API users: ann, cy\n");
+      expect((await login(server.baseUrl, "ann", "a:b")).status).toBe(200);
+      expect((await login(server.baseUrl, "bob", "password123")).status).toBe(401);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+    for (const bad of ["ann", ":pw", "ann:"]) {
+      await expect(start(["--user", bad])).rejects.toThrow("--user takes name:password");
+    }
+  });
+
+  it("serves its own certificate as the console's CA under --https", async () => {
+    const server = await start(["--port", "0", "--https"]);
+    try {
+      const pem = await new Promise<string>((resolve, reject) => {
+        const request = httpsRequest(
+          `${server.baseUrl}/console/v1/option?name=tls.authority.cert`,
+          { rejectUnauthorized: false },
+          (response) => {
+            let body = "";
+            response.setEncoding("utf8");
+            response.on("data", (chunk: string) => {
+              body += chunk;
+            });
+            response.on("end", () => resolve(body));
+          },
+        );
+        request.on("error", reject);
+        request.end();
+      });
+      expect(new X509Certificate(pem).subjectAltName).toContain("IP Address:127.0.0.1");
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+});

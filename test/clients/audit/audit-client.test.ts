@@ -109,6 +109,8 @@ describe("record()", () => {
         configuration: 0,
         closed: 0,
         exit: 0,
+        spool_full: 0,
+        spool_failed: 0,
       },
       retried: 0,
     });
