@@ -6,7 +6,7 @@ import {
   isPlatformApiError,
 } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
-import { count, duration } from "../integration-api/options.ts";
+import { atLeastOne, duration } from "../integration-api/options.ts";
 import { isRedirectStatus, retryDelayMs } from "../integration-api/retry-policy.ts";
 import { sleep } from "../integration-api/timers.ts";
 import { type AuditEvent, decodeAuditEvent, encodeAuditEvent } from "./audit-event.ts";
@@ -99,9 +99,9 @@ export function createAuditClient<Action extends string = string>(
       ? undefined
       : new AuditSpool(options.spool, {
           maxEventBytes,
-          logger,
           onDurable: refill,
           onFailed: (bodies, reason, error) => drop(reason, bodies.map(decode), error),
+          warn: (message) => logger.warn(message),
         });
 
   const exitParticipant: ExitParticipant = {
@@ -327,22 +327,16 @@ export function createAuditClient<Action extends string = string>(
         bytes: buffer.bytes,
         delivered,
         dropped,
+        ...(spool === undefined ? {} : { spooled: spool.events }),
         droppedByReason: { ...droppedByReason },
         retried,
         ...(lastError === undefined ? {} : { lastError: { ...lastError } }),
-        ...(spool === undefined ? {} : { spooled: spool.events }),
         ...(blocked === undefined ? {} : { configurationError: blocked.message }),
       };
     },
   };
   const stopObserving = observeAuditStats(client.stats);
   return client;
-}
-
-function atLeastOne(name: string, value: number | undefined, fallback: number): number {
-  const result = count(name, value, fallback);
-  if (result < 1) throw new TypeError(`${name} must be at least 1.`);
-  return result;
 }
 
 /**

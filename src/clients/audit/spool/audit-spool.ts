@@ -1,4 +1,3 @@
-import type { Logger } from "../../../internal/logger.ts";
 import { recordHeaderBytes } from "./record-format.ts";
 import { Spool, type SpoolFailure, type SpoolRecord } from "./spool.ts";
 import { type AuditSpoolOptions, normalizeSpoolOptions } from "./spool-options.ts";
@@ -6,12 +5,12 @@ import { type AuditSpoolOptions, normalizeSpoolOptions } from "./spool-options.t
 /** What the audit client gives its spool: the event size limit and where failures go. */
 export interface AuditSpoolHooks {
   maxEventBytes: number;
-  /** Where a damaged record skipped on disk is reported, at `warn`. */
-  logger: Logger;
   /** New durable events can be taken (call `refill`). */
   onDurable: () => void;
   /** Events that could not be written: they are not on disk, and must be reported as dropped. */
   onFailed: (bodies: string[], reason: SpoolFailure, error: unknown) => void;
+  /** Where to warn of unreadable bytes found at open: the client's logger. */
+  warn: (message: string) => void;
 }
 
 /**
@@ -32,7 +31,7 @@ export class AuditSpool {
       onDurable: hooks.onDurable,
       onFailed: hooks.onFailed,
       onSkipped: ({ file, offset, bytes }) => {
-        hooks.logger.warn(
+        hooks.warn(
           `platform-integration: skipped ${bytes} unreadable bytes at ${offset} of the audit spool's ${file} (a write torn by a crash, or damage on disk).`,
         );
       },
