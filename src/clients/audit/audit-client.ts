@@ -6,7 +6,7 @@ import {
   isPlatformApiError,
 } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
-import { count, duration } from "../integration-api/options.ts";
+import { atLeastOne, duration } from "../integration-api/options.ts";
 import { isRedirectStatus, retryDelayMs } from "../integration-api/retry-policy.ts";
 import { sleep } from "../integration-api/timers.ts";
 import { type AuditEvent, decodeAuditEvent, encodeAuditEvent } from "./audit-event.ts";
@@ -101,6 +101,7 @@ export function createAuditClient<Action extends string = string>(
           maxEventBytes,
           onDurable: refill,
           onFailed: (bodies, reason, error) => drop(reason, bodies.map(decode), error),
+          warn: (message) => logger.warn(message),
         });
 
   const exitParticipant: ExitParticipant = {
@@ -336,12 +337,6 @@ export function createAuditClient<Action extends string = string>(
   };
   const stopObserving = observeAuditStats(client.stats);
   return client;
-}
-
-function atLeastOne(name: string, value: number | undefined, fallback: number): number {
-  const result = count(name, value, fallback);
-  if (result < 1) throw new TypeError(`${name} must be at least 1.`);
-  return result;
 }
 
 /**
