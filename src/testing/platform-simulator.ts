@@ -1,5 +1,5 @@
 import { mergeUser } from "../provisioning/merge-user.ts";
-import type { UserPatch, UserRecord } from "../provisioning/user-store.ts";
+import type { UserPatch, UserRecord } from "../provisioning/user-record.ts";
 import { createDeliveryEngine, type Fault } from "../sync/engine.ts";
 import {
   changedFields,

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { createDirectorySync } from "../../ldap/create-directory-sync.ts";
-import { type UserRecord, userFieldNames } from "../../provisioning/user-store.ts";
+import { type UserRecord, userFieldNames } from "../../provisioning/user-record.ts";
 import { wireFieldNames } from "../../provisioning/wire.ts";
 import type { DirectorySyncProgress, DirectorySyncReport } from "../../sync/directory-sync.ts";
 import type { VerifyReport } from "../../sync/verify.ts";
