@@ -202,9 +202,9 @@ function readThrough(template: string, timeoutMs: number) {
     const body = (await response.json()) as Record<string, unknown>;
     // A read route may answer the stored record (camelCase) or the wire's snake_case names.
     if (userFieldNames.some((name) => name !== wireFieldNames[name] && name in body)) {
-      return body as UserRecord;
+      return body as unknown as UserRecord;
     }
-    const patches = toPatches(body);
+    const patches = toPatches(body, "lost", false);
     const [patch] = Array.isArray(patches) ? patches : [];
     if (patch === undefined) throw new Error(`GET ${url} did not answer a user record`);
     return mergeUser(undefined, patch);

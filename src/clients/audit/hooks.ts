@@ -1,3 +1,4 @@
+import type { Logger } from "../../internal/logger.ts";
 import { isConfigurationError } from "../integration-api/errors.ts";
 import { count } from "../integration-api/options.ts";
 import type { AuditDrop } from "./audit-types.ts";
@@ -23,18 +24,26 @@ export function callHook<T>(hook: (value: T) => void, value: T): void {
   }
 }
 
-/** The default `onDrop`: one console warning per report. */
-export function warnDrop({ reason, count, error }: AuditDrop): void {
+/** The default `onDrop`: one warning per report, to the client's logger. */
+export function warnDrop(logger: Logger, { reason, count, error }: AuditDrop): void {
   const cause = error instanceof Error ? `: ${error.message.replace(/\.$/, "")}` : "";
-  console.warn(
+  logger.warn(
     `platform-integration: dropped ${count} audit event${count === 1 ? "" : "s"} (${reason})${cause}. Pass onDrop to createAuditClient to handle drops.`,
   );
 }
 
-/** The default `onError`: logs the configuration error that stops delivery, once; retried failures are silent. */
-export function logConfigurationError(error: unknown): void {
-  if (!isConfigurationError(error)) return;
-  console.error(
+/**
+ * The default `onError`: the configuration error that stops delivery is logged as an error, once
+ * (the client reports it once); a failed attempt that will be retried only at debug level.
+ */
+export function reportDeliveryError(logger: Logger, error: unknown): void {
+  if (!isConfigurationError(error)) {
+    logger.debug(
+      `platform-integration: an audit delivery attempt failed and will be retried: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    return;
+  }
+  logger.error(
     `platform-integration: audit delivery stopped, events are kept until the client closes: ${error.message}`,
   );
 }

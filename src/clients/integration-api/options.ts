@@ -1,3 +1,4 @@
+import { type Logger, resolveLogger } from "../../internal/logger.ts";
 import type { RetryPolicy } from "./retry-policy.ts";
 
 /**
@@ -66,6 +67,11 @@ export interface IntegrationApiOptions {
   totalTimeoutMs?: number | undefined;
   /** Retry settings. */
   retry?: RetryOptions | undefined;
+  /**
+   * Where the client reports what it does (retries at `debug`, failures that stop delivery at
+   * `error`): console, pino, winston. Default: warnings and errors on the console.
+   */
+  logger?: Logger | undefined;
 }
 
 /** Options accepted by each call. */
@@ -84,6 +90,7 @@ export interface NormalizedOptions {
   timeoutMs: number;
   totalTimeoutMs: number;
   retry: RetryPolicy;
+  logger: Logger;
 }
 
 /** Validates the options once, with messages that name the option. */
@@ -99,6 +106,7 @@ export function normalizeOptions(options: IntegrationApiOptions = {}): Normalize
     tls,
     timeoutMs: duration("timeoutMs", options.timeoutMs, 10_000),
     totalTimeoutMs: duration("totalTimeoutMs", options.totalTimeoutMs, 30_000, true),
+    logger: resolveLogger(options.logger),
     retry: {
       limit: count("retry.limit", retry.limit, 2),
       baseDelayMs: duration("retry.baseDelayMs", retry.baseDelayMs, 300),
