@@ -1,4 +1,3 @@
-import type { Logger } from "../../internal/logger.ts";
 import {
   type ConfigurationError,
   isConfigurationError,
@@ -6,7 +5,7 @@ import {
   isPlatformApiError,
 } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
-import { duration } from "../integration-api/options.ts";
+import { atLeastOne, duration } from "../integration-api/options.ts";
 import { isRedirectStatus, retryDelayMs } from "../integration-api/retry-policy.ts";
 import { sleep } from "../integration-api/timers.ts";
 import { type AuditEvent, decodeAuditEvent, encodeAuditEvent } from "./audit-event.ts";
@@ -19,7 +18,7 @@ import type {
 } from "./audit-types.ts";
 import { BoundedBuffer, type BufferEntry } from "./buffer.ts";
 import { type ExitParticipant, unwatchExit, watchExit } from "./exit-hooks.ts";
-import { atLeastOne, callHook, reportDeliveryError, warnDrop } from "./hooks.ts";
+import { callHook, reportDeliveryError, warnDrop } from "./hooks.ts";
 import { AuditSpool } from "./spool/audit-spool.ts";
 import type { SpoolRecord } from "./spool/spool.ts";
 import { observeAuditStats } from "./telemetry.ts";
@@ -102,6 +101,7 @@ export function createAuditClient<Action extends string = string>(
           maxEventBytes,
           onDurable: refill,
           onFailed: (bodies, reason, error) => drop(reason, bodies.map(decode), error),
+          warn: (message) => logger.warn(message),
         });
 
   const exitParticipant: ExitParticipant = {

@@ -1,14 +1,6 @@
 import type { Logger } from "../../internal/logger.ts";
 import { isConfigurationError } from "../integration-api/errors.ts";
-import { count } from "../integration-api/options.ts";
 import type { AuditDrop } from "./audit-types.ts";
-
-/** A count option that must be at least 1, or its default. */
-export function atLeastOne(name: string, value: number | undefined, fallback: number): number {
-  const result = count(name, value, fallback);
-  if (result < 1) throw new TypeError(`${name} must be at least 1.`);
-  return result;
-}
 
 /**
  * Runs an application hook so that its exception can neither corrupt the queue nor vanish: it is

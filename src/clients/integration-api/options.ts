@@ -157,3 +157,10 @@ export function count(name: string, value: number | undefined, fallback: number)
   }
   return value;
 }
+
+/** A positive integer, or the default. */
+export function atLeastOne(name: string, value: number | undefined, fallback: number): number {
+  const result = count(name, value, fallback);
+  if (result < 1) throw new TypeError(`${name} must be at least 1.`);
+  return result;
+}
