@@ -1,4 +1,3 @@
-import type { Logger } from "../../internal/logger.ts";
 import {
   type ConfigurationError,
   isConfigurationError,
@@ -6,7 +5,7 @@ import {
   isPlatformApiError,
 } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
-import { duration } from "../integration-api/options.ts";
+import { atLeastOne, duration } from "../integration-api/options.ts";
 import { isRedirectStatus, retryDelayMs } from "../integration-api/retry-policy.ts";
 import { sleep } from "../integration-api/timers.ts";
 import { type AuditEvent, decodeAuditEvent, encodeAuditEvent } from "./audit-event.ts";
@@ -19,7 +18,7 @@ import type {
 } from "./audit-types.ts";
 import { BoundedBuffer, type BufferEntry } from "./buffer.ts";
 import { type ExitParticipant, unwatchExit, watchExit } from "./exit-hooks.ts";
-import { atLeastOne, callHook, reportDeliveryError, warnDrop } from "./hooks.ts";
+import { callHook, reportDeliveryError, warnDrop } from "./hooks.ts";
 import { AuditSpool } from "./spool/audit-spool.ts";
 import type { SpoolRecord } from "./spool/spool.ts";
 import { observeAuditStats } from "./telemetry.ts";
@@ -56,7 +55,7 @@ export function createAuditClient<Action extends string = string>(
   const maxEventBytes = atLeastOne("maxEventBytes", options.maxEventBytes, 16 * 1024);
   const flushTimeoutMs = duration("flushTimeoutMs", options.flushTimeoutMs, 10_000, true);
   const { logger } = api.options;
-  const onDrop = options.onDrop ?? ((drop: AuditDrop<Action>) => warnDrop(logger, drop));
+  const onDrop = options.onDrop ?? ((drop: AuditDrop) => warnDrop(logger, drop));
   const onError = options.onError ?? ((error: unknown) => reportDeliveryError(logger, error));
 
   // What the buffer holds: an event's JSON, and with a spool, where it lies on disk.

@@ -65,13 +65,13 @@ export interface AuditClientOptions<Action extends string = string>
    * `waitUntil`, or `waitUntil` from "cloudflare:workers".
    */
   waitUntil?: ((promise: Promise<unknown>) => void) | undefined;
-  /** Called with every drop. Default: a console warning. */
+  /** Called with every drop. Default: a warning through `logger`. */
   onDrop?: ((drop: AuditDrop<Action>) => void) | undefined;
   /**
    * Called with every failed delivery attempt that will be retried, for metrics and alerts, and
    * once with the `ConfigurationError` that stops delivery (an untrusted certificate, `tls` with
-   * an `http:` URL, no base URL). Default: logs that configuration error once with
-   * `console.error`, and nothing else.
+   * an `http:` URL, no base URL). Default: logs that configuration error once at error level
+   * through `logger`, and each retried failure at debug level.
    */
   onError?: ((error: unknown) => void) | undefined;
 }

@@ -1,14 +1,6 @@
 import type { Logger } from "../../internal/logger.ts";
 import { isConfigurationError } from "../integration-api/errors.ts";
-import { count } from "../integration-api/options.ts";
 import type { AuditDrop } from "./audit-types.ts";
-
-/** A count option that must be at least 1, or its default. */
-export function atLeastOne(name: string, value: number | undefined, fallback: number): number {
-  const result = count(name, value, fallback);
-  if (result < 1) throw new TypeError(`${name} must be at least 1.`);
-  return result;
-}
 
 /**
  * Runs an application hook so that its exception can neither corrupt the queue nor vanish: it is
@@ -24,7 +16,7 @@ export function callHook<T>(hook: (value: T) => void, value: T): void {
   }
 }
 
-/** The default `onDrop`: one warning per report. */
+/** The default `onDrop`: one warning per report, to the client's logger. */
 export function warnDrop(logger: Logger, { reason, count, error }: AuditDrop): void {
   const cause = error instanceof Error ? `: ${error.message.replace(/\.$/, "")}` : "";
   logger.warn(
@@ -33,8 +25,8 @@ export function warnDrop(logger: Logger, { reason, count, error }: AuditDrop): v
 }
 
 /**
- * The default `onError`: a failure that will be retried at debug level; the configuration error
- * that stops delivery at error level, once.
+ * The default `onError`: the configuration error that stops delivery is logged as an error, once
+ * (the client reports it once); a failed attempt that will be retried only at debug level.
  */
 export function reportDeliveryError(logger: Logger, error: unknown): void {
   if (!isConfigurationError(error)) {

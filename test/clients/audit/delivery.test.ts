@@ -95,6 +95,7 @@ describe("delivery against a real server", () => {
       if (batch === 7) await serve(flaky, port);
       await sleep(5);
     }
+    // A generous bound: on a loaded 2-core machine, delivery alone can take a minute.
     expect(await audit.flush({ timeoutMs: 240_000 })).toBe(true);
 
     expect(drops).toEqual([]);
@@ -145,4 +146,30 @@ describe("redirects", () => {
       expect(audit.stats()).toMatchObject({ delivered: 0, dropped: 1, queued: 0, inFlight: 0 });
     },
   );
+});
+
+describe("configuration errors against a real server", () => {
+  it("reports tls with an http: URL once, sends nothing, and keeps the events", async () => {
+    let requests = 0;
+    const server = await serve((request, response, body) => {
+      requests++;
+      created(request, response, body);
+    });
+    const errors: unknown[] = [];
+    const audit = createAuditClient({
+      baseUrl: server.url,
+      tls: { rejectUnauthorized: false },
+      onError: (error) => errors.push(error),
+      onDrop: () => {},
+    });
+    for (let index = 0; index < 10; index++) audit.record({ action: "a" });
+    expect(await audit.flush({ timeoutMs: 60_000 })).toBe(false);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ name: "ConfigurationError" });
+    expect(String(errors[0])).toContain("tls option applies to https: URLs");
+    expect(requests).toBe(0);
+    const { queued, inFlight } = audit.stats();
+    expect(queued + inFlight).toBe(10);
+    await audit.close({ timeoutMs: 0 });
+  });
 });
