@@ -1,13 +1,21 @@
-import type { JsonValue } from "type-fest";
 import { mergeUser } from "../provisioning/merge-user.ts";
-import { type UserPatch, type UserRecord, userFieldNames } from "../provisioning/user-record.ts";
-import { wireFieldNames } from "../provisioning/wire.ts";
+import type { UserPatch, UserRecord } from "../provisioning/user-record.ts";
+import { createDeliveryEngine, type Fault } from "../sync/engine.ts";
 import {
-  connectProvisioning,
-  type ProvisioningAnswer,
-  type ProvisioningCall,
-  type ProvisioningTarget,
-} from "./provisioning-target.ts";
+  changedFields,
+  type Delivery,
+  type MessageKind,
+  type MessageSummary,
+  type OutgoingMessage,
+  type SyncStop,
+  summarize,
+  toWire,
+} from "../sync/messages.ts";
+import { connectProvisioning, type ProvisioningTarget } from "./provisioning-target.ts";
+
+// The delivery loop, its messages and faults are the directory sync's (src/sync): one engine for
+// the simulator's in-memory directory and a real LDAP directory.
+export type { Delivery, Fault, MessageKind, MessageSummary, SyncStop };
 
 /** A change in the simulated directory, as {@link PlatformSimulator.apply} takes it. */
 export type DirectoryChange =
@@ -15,41 +23,6 @@ export type DirectoryChange =
   /** Fields absent keep their value, `null` clears one (sent as JSON `null`). */
   | { type: "change"; patch: UserPatch }
   | { type: "remove"; uuid: string };
-
-/** The platform's calls: the four of spec 4.1, and `POST /v1/reset` before a full re-sync. */
-export type MessageKind = "ping" | "create" | "modify" | "delete" | "reset";
-
-/**
- * A message as reports show it: the wire names of the fields it carried, never their values, so
- * that a report can be printed or snapshotted without leaking a password.
- */
-export interface MessageSummary {
-  kind: MessageKind;
-  uuid?: string;
-  fields?: string[];
-}
-
-/** One answer that counted as success. */
-export interface Delivery {
-  message: MessageSummary;
-  status: number;
-  durationMs: number;
-  /** 1 for the first time this message was sent; more after a failure or a duplicate. */
-  attempt: number;
-}
-
-/** Why a cycle stopped before its end: the message it stopped at and what came back. */
-export interface SyncStop {
-  message: MessageSummary;
-  attempt: number;
-  /** The status, when the application answered one other than the expected. */
-  status?: number;
-  /** The error body (parsed JSON when it parses), with the message's password redacted. */
-  body?: JsonValue;
-  /** Set when no answer arrived: a network error, a time-out, an abort or an injected fault. */
-  error?: string;
-  durationMs: number;
-}
 
 /** What one {@link PlatformSimulator.sync} did. */
 export interface SyncReport {
@@ -71,20 +44,6 @@ export interface SyncProgress {
   /** Messages this cycle has to deliver: `done` plus those still pending. */
   total: number;
   message: MessageSummary;
-}
-
-/**
- * A fault to inject into the next message (or the next of one kind): `drop-request` fails the
- * call with a network error before the application sees it; `drop-response` lets the
- * application process it and loses the answer; `duplicate` delivers it twice in a row. The last
- * two are how the platform redelivers in production.
- */
-export interface Fault {
-  type: "drop-request" | "drop-response" | "duplicate";
-  /** Only messages of this kind; any message (ping included) when absent. */
-  on?: MessageKind;
-  /** How many messages it hits (default 1). */
-  times?: number;
 }
 
 /** How {@link createPlatformSimulator} reaches the application, and what it reports. */
@@ -120,21 +79,6 @@ export interface PlatformSimulator {
   reset(options?: { signal?: AbortSignal }): Promise<SyncReport>;
 }
 
-interface Message {
-  kind: MessageKind;
-  uuid?: string;
-  body?: Record<string, JsonValue>;
-  attempts: number;
-}
-
-const successStatus: Record<MessageKind, number> = {
-  ping: 204,
-  create: 201,
-  modify: 204,
-  delete: 204,
-  reset: 204,
-};
-
 /**
  * Plays the platform against a Provisioning API: an in-memory LDAP directory whose changes
  * `sync()` delivers exactly as the platform does. Each cycle pings first (anything but 204 stops
@@ -155,17 +99,18 @@ const successStatus: Record<MessageKind, number> = {
  * ```
  */
 export function createPlatformSimulator(options: PlatformSimulatorOptions): PlatformSimulator {
-  const send = connectProvisioning(options.target, { timeoutMs: options.timeoutMs ?? 30_000 });
+  const engine = createDeliveryEngine(
+    connectProvisioning(options.target, { timeoutMs: options.timeoutMs ?? 30_000 }),
+  );
   const directory = new Map<string, UserRecord>();
-  const faults: (Fault & { times: number })[] = [];
   // The unacknowledged messages are `queue` from index `head` on: the platform's cookie.
-  let queue: Message[] = [];
+  let queue: OutgoingMessage[] = [];
   let head = 0;
   // Until the first cycle, changes only shape the directory that the initial sync sends whole.
   let initialSyncPlanned = false;
   let running = false;
 
-  const enqueue = (message: Omit<Message, "attempts">) => {
+  const enqueue = (message: Omit<OutgoingMessage, "attempts">) => {
     if (initialSyncPlanned) queue.push({ ...message, attempts: 0 });
   };
   const enqueueEveryUser = () => {
@@ -193,76 +138,42 @@ export function createPlatformSimulator(options: PlatformSimulatorOptions): Plat
     }
     const user = mergeUser(existing, change.patch);
     directory.set(uuid, user);
-    const body = changedFields(existing, user);
+    const body = changedFields(toWire(existing), toWire(user));
     // An LDAP entry saved unchanged produces no change to propagate.
-    if (Object.keys(body).length > 1) enqueue({ kind: "modify", uuid, body });
-  };
-
-  const takeFault = (kind: MessageKind): Fault["type"] | undefined => {
-    const index = faults.findIndex((fault) => fault.on === undefined || fault.on === kind);
-    const fault = faults[index];
-    if (!fault) return undefined;
-    if (--fault.times === 0) faults.splice(index, 1);
-    return fault.type;
-  };
-
-  /** Sends a message once (twice for a duplicate fault); stops at the first failed answer. */
-  const deliver = async (message: Message, signal?: AbortSignal) => {
-    const fault = takeFault(message.kind);
-    const request = toRequest(message);
-    const answers: { answer: ProvisioningAnswer; attempt: number }[] = [];
-    for (let copy = fault === "duplicate" ? 2 : 1; copy > 0; copy--) {
-      const attempt = ++message.attempts;
-      let answer: ProvisioningAnswer =
-        fault === "drop-request"
-          ? { error: "connection dropped before the request (injected fault)", durationMs: 0 }
-          : await send(request, signal);
-      if (fault === "drop-response" && answer.status !== undefined) {
-        answer = {
-          error: "connection dropped before the answer (injected fault)",
-          durationMs: answer.durationMs,
-        };
-      }
-      answers.push({ answer, attempt });
-      if (answer.status !== successStatus[message.kind]) break;
-    }
-    return answers;
+    if (body) enqueue({ kind: "modify", uuid, body });
   };
 
   const runCycle = async (signal?: AbortSignal): Promise<SyncReport> => {
-    const startedAt = performance.now();
     const delivered: Delivery[] = [];
     let done = 0;
-    const ping: Message = { kind: "ping", attempts: 0 };
-    let stoppedAt: SyncStop | undefined;
-    for (let message: Message | undefined = ping; message; message = queue[head]) {
-      for (const { answer, attempt } of await deliver(message, signal)) {
-        if (answer.status === successStatus[message.kind]) {
-          const { status, durationMs } = answer;
-          delivered.push({ message: summarize(message), status, durationMs, attempt });
-        } else {
-          stoppedAt = toStop(message, answer, attempt);
-        }
-      }
-      if (stoppedAt) break;
-      if (message === ping) continue;
-      head++;
-      done++;
-      // Changes made during the cycle join it, as the platform's cookie would reach them too.
-      const total = done + queue.length - head;
-      options.onProgress?.({ done, total, message: summarize(message) });
-      // Drop acknowledged messages now and then, without shifting the array on every message.
-      if (head > 1024 && head * 2 > queue.length) {
-        queue = queue.slice(head);
-        head = 0;
-      }
+    // Changes made during the cycle join it, as the platform's cookie would reach them too.
+    function* unacknowledged() {
+      while (head < queue.length) yield queue[head] as OutgoingMessage;
     }
+    const outcome = await engine.runCycle(unacknowledged(), {
+      signal,
+      onDelivered: (delivery) => delivered.push(delivery),
+      acknowledge: (message) => {
+        head++;
+        done++;
+        options.onProgress?.({
+          done,
+          total: done + queue.length - head,
+          message: summarize(message),
+        });
+        // Drop acknowledged messages now and then, without shifting the array on every message.
+        if (head > 1024 && head * 2 > queue.length) {
+          queue = queue.slice(head);
+          head = 0;
+        }
+      },
+    });
     return {
-      completed: stoppedAt === undefined,
+      completed: outcome.completed,
       delivered,
-      ...(stoppedAt && { stoppedAt }),
+      ...(outcome.stoppedAt && { stoppedAt: outcome.stoppedAt }),
       remaining: queue.length - head,
-      durationMs: Math.round(performance.now() - startedAt),
+      durationMs: outcome.durationMs,
     };
   };
 
@@ -293,9 +204,7 @@ export function createPlatformSimulator(options: PlatformSimulatorOptions): Plat
     get pending() {
       return initialSyncPlanned ? queue.length - head : directory.size;
     },
-    injectFault: (fault) => {
-      faults.push({ ...fault, times: fault.times ?? 1 });
-    },
+    injectFault: (fault) => engine.injectFault(fault),
     sync,
     reset: async (resetOptions) => {
       assertIdle();
@@ -308,85 +217,4 @@ export function createPlatformSimulator(options: PlatformSimulatorOptions): Plat
       return sync(resetOptions);
     },
   };
-}
-
-/** The user as the platform sends it: snake_case names, undocumented fields as they came. */
-function toWire(user: UserRecord): Record<string, JsonValue> {
-  return Object.fromEntries([
-    ["uuid", user.uuid],
-    ...userFieldNames.flatMap((name) => {
-      const value = user[name];
-      return value === undefined ? [] : [[wireFieldNames[name], value]];
-    }),
-    ...Object.entries(user.extra ?? {}),
-  ]);
-}
-
-/** uuid and the wire fields whose value differs, `null` for a field that is gone. */
-function changedFields(before: UserRecord, after: UserRecord): Record<string, JsonValue> {
-  const old = toWire(before);
-  const now = toWire(after);
-  const names = new Set([...Object.keys(old), ...Object.keys(now)]);
-  return Object.fromEntries([
-    ["uuid", after.uuid],
-    ...[...names].flatMap((name) =>
-      JSON.stringify(old[name]) === JSON.stringify(now[name]) ? [] : [[name, now[name] ?? null]],
-    ),
-  ]);
-}
-
-function toRequest(message: Message): ProvisioningCall {
-  switch (message.kind) {
-    case "ping":
-      return { method: "GET", path: "/v1/ping" };
-    case "reset":
-      return { method: "POST", path: "/v1/reset" };
-    case "delete":
-      return { method: "DELETE", path: `/v1/user/${encodeURIComponent(message.uuid ?? "")}` };
-    default:
-      return {
-        method: "POST",
-        path: `/v1/user/${message.kind}`,
-        body: JSON.stringify(message.body),
-      };
-  }
-}
-
-function summarize({ kind, uuid, body }: Message): MessageSummary {
-  return {
-    kind,
-    ...(uuid !== undefined && { uuid }),
-    ...(body && { fields: Object.keys(body).filter((name) => name !== "uuid") }),
-  };
-}
-
-function toStop(message: Message, answer: ProvisioningAnswer, attempt: number): SyncStop {
-  const { durationMs } = answer;
-  if (answer.error !== undefined) {
-    return { message: summarize(message), attempt, error: answer.error, durationMs };
-  }
-  const password = message.body?.password;
-  return {
-    message: summarize(message),
-    attempt,
-    status: answer.status,
-    ...(answer.body !== undefined && {
-      body: typeof password === "string" ? redact(answer.body, password) : answer.body,
-    }),
-    durationMs,
-  };
-}
-
-/** The value with every occurrence of `secret` in its strings (keys too) replaced. */
-function redact(value: JsonValue, secret: string): JsonValue {
-  if (secret === "") return value;
-  if (typeof value === "string") return value.replaceAll(secret, "[redacted]");
-  if (typeof value !== "object" || value === null) return value;
-  if (Array.isArray(value)) return value.map((item) => redact(item, secret));
-  return Object.fromEntries(
-    Object.entries(value).map(([key, item]) => [
-      redact(key, secret) as string,
-      redact(item as JsonValue, secret),
-    ]),
-  );
 }

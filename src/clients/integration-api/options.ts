@@ -25,9 +25,11 @@ export interface TlsOptions {
  */
 export interface RetryOptions {
   /**
-   * Retries after the first attempt. Version client: of GET calls (never of `apply()`, a PUT).
-   * Audit client: of an event answered with a redirect, before it is dropped as `redirected`
-   * (outages are retried until the event is delivered). Default 2.
+   * Retries after the first attempt. For the clients' GET calls (Version, Identity, License,
+   * Console): how often a retryable failure is retried; calls that must not run twice (a PUT such
+   * as `apply()`, a POST such as `login()`) are never retried. For audit delivery (in memory, on
+   * the spool or on pg-boss): how often a redirected event is retried before it is dropped;
+   * outages are retried until the event is delivered. Default 2.
    */
   limit?: number | undefined;
   /** The delay before the first retry, doubled for each next one (then jittered). Default 300. */
@@ -154,4 +156,11 @@ export function count(name: string, value: number | undefined, fallback: number)
     throw new TypeError(`${name} must be a non-negative integer, got ${String(value)}.`);
   }
   return value;
+}
+
+/** A positive integer, or the default. */
+export function atLeastOne(name: string, value: number | undefined, fallback: number): number {
+  const result = count(name, value, fallback);
+  if (result < 1) throw new TypeError(`${name} must be at least 1.`);
+  return result;
 }
