@@ -2,6 +2,7 @@ export {
   type ConformanceOptions,
   type ConformanceReport,
   type ConformanceResult,
+  type LeftBehind,
   runConformance,
 } from "./conformance.ts";
 export {
@@ -27,8 +28,11 @@ export {
   type SyncProgress,
   type SyncReport,
   type SyncStop,
+  type VerifyReport,
 } from "./platform-simulator.ts";
 export type { FetchHandler, ProvisioningTarget } from "./provisioning-target.ts";
+export { type ReadableUserStore, withReadUserRoute } from "./read-route.ts";
+export type { ReadUser } from "./read-user.ts";
 export {
   createUserGenerator,
   type UserGenerator,

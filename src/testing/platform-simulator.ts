@@ -1,13 +1,14 @@
 import type { JsonValue } from "type-fest";
 import { mergeUser } from "../provisioning/merge-user.ts";
-import { type UserPatch, type UserRecord, userFieldNames } from "../provisioning/user-store.ts";
-import { wireFieldNames } from "../provisioning/wire.ts";
+import type { UserPatch, UserRecord } from "../provisioning/user-store.ts";
 import {
   connectProvisioning,
   type ProvisioningAnswer,
   type ProvisioningCall,
   type ProvisioningTarget,
 } from "./provisioning-target.ts";
+import { connectUserReader, type ReadUser } from "./read-user.ts";
+import { describeDifference, toWireUser } from "./wire-user.ts";
 
 /** A change in the simulated directory, as {@link PlatformSimulator.apply} takes it. */
 export type DirectoryChange =
@@ -94,6 +95,22 @@ export interface PlatformSimulatorOptions {
   /** How long one call may take before it counts as a network error (default 30 s). */
   timeoutMs?: number;
   onProgress?(progress: SyncProgress): void;
+  /**
+   * How to read a user back from the application ({@link ReadUser}: a URL template with
+   * `{uuid}`, or a function), for {@link PlatformSimulator.verify}.
+   */
+  readUser?: ReadUser;
+}
+
+/** What {@link PlatformSimulator.verify} found. */
+export interface VerifyReport {
+  /** How many users were read back: the directory's, and those removed from it. */
+  checked: number;
+  /**
+   * Every user whose stored state differs from the directory, with its first difference in one
+   * line that names the field, the expected and the found value (or "still stored").
+   */
+  differences: { uuid: string; difference: string }[];
 }
 
 /** The platform's side of provisioning, for tests: see {@link createPlatformSimulator}. */
@@ -118,6 +135,12 @@ export interface PlatformSimulator {
   sync(options?: { signal?: AbortSignal }): Promise<SyncReport>;
   /** Queues `POST /v1/reset` and a create for every user in place of what was pending, then syncs. */
   reset(options?: { signal?: AbortSignal }): Promise<SyncReport>;
+  /**
+   * Reads every user of the directory back through `readUser` and compares it field by field
+   * (the password, its format and undocumented fields aside), and checks that every user removed
+   * from the directory is gone. Meaningful after a sync that completed. Throws without `readUser`.
+   */
+  verify(options?: { signal?: AbortSignal }): Promise<VerifyReport>;
 }
 
 interface Message {
@@ -155,8 +178,11 @@ const successStatus: Record<MessageKind, number> = {
  * ```
  */
 export function createPlatformSimulator(options: PlatformSimulatorOptions): PlatformSimulator {
-  const send = connectProvisioning(options.target, { timeoutMs: options.timeoutMs ?? 30_000 });
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const send = connectProvisioning(options.target, { timeoutMs });
   const directory = new Map<string, UserRecord>();
+  // Users removed from the directory, which the application must no longer hold.
+  const removed = new Set<string>();
   const faults: (Fault & { times: number })[] = [];
   // The unacknowledged messages are `queue` from index `head` on: the platform's cookie.
   let queue: Message[] = [];
@@ -170,7 +196,7 @@ export function createPlatformSimulator(options: PlatformSimulatorOptions): Plat
   };
   const enqueueEveryUser = () => {
     for (const user of directory.values()) {
-      enqueue({ kind: "create", uuid: user.uuid, body: toWire(user) });
+      enqueue({ kind: "create", uuid: user.uuid, body: toWireUser(user) });
     }
   };
 
@@ -180,7 +206,8 @@ export function createPlatformSimulator(options: PlatformSimulatorOptions): Plat
       if (directory.has(uuid)) throw new Error(`The directory already has a user ${uuid}`);
       const user = mergeUser(undefined, change.user);
       directory.set(uuid, user);
-      enqueue({ kind: "create", uuid, body: toWire(user) });
+      removed.delete(uuid);
+      enqueue({ kind: "create", uuid, body: toWireUser(user) });
       return;
     }
     const uuid = change.type === "change" ? change.patch.uuid : change.uuid;
@@ -188,6 +215,7 @@ export function createPlatformSimulator(options: PlatformSimulatorOptions): Plat
     if (!existing) throw new Error(`The directory has no user ${uuid}`);
     if (change.type === "remove") {
       directory.delete(uuid);
+      removed.add(uuid);
       enqueue({ kind: "delete", uuid });
       return;
     }
@@ -307,25 +335,38 @@ export function createPlatformSimulator(options: PlatformSimulatorOptions): Plat
       enqueueEveryUser();
       return sync(resetOptions);
     },
+    async verify({ signal } = {}) {
+      if (options.readUser === undefined) {
+        throw new TypeError("verify() needs the readUser option of createPlatformSimulator");
+      }
+      const read = connectUserReader(options.readUser, { timeoutMs });
+      const expected: (readonly [string, UserRecord | undefined])[] = [
+        ...[...directory].map(([uuid, user]) => [uuid, structuredClone(user)] as const),
+        ...[...removed].map((uuid) => [uuid, undefined] as const),
+      ];
+      const differences: VerifyReport["differences"] = [];
+      let next = 0;
+      // A few reads at a time: quick for a large directory, gentle on the application.
+      const worker = async () => {
+        while (next < expected.length && !signal?.aborted) {
+          const [uuid, user] = expected[next++] as (typeof expected)[number];
+          const difference = await read(uuid).then(
+            (found) => describeDifference(user, found),
+            (error: unknown) => (error instanceof Error ? error.message : String(error)),
+          );
+          if (difference !== undefined) differences.push({ uuid, difference });
+        }
+      };
+      await Promise.all(Array.from({ length: 8 }, worker));
+      return { checked: Math.min(next, expected.length), differences };
+    },
   };
-}
-
-/** The user as the platform sends it: snake_case names, undocumented fields as they came. */
-function toWire(user: UserRecord): Record<string, JsonValue> {
-  return Object.fromEntries([
-    ["uuid", user.uuid],
-    ...userFieldNames.flatMap((name) => {
-      const value = user[name];
-      return value === undefined ? [] : [[wireFieldNames[name], value]];
-    }),
-    ...Object.entries(user.extra ?? {}),
-  ]);
 }
 
 /** uuid and the wire fields whose value differs, `null` for a field that is gone. */
 function changedFields(before: UserRecord, after: UserRecord): Record<string, JsonValue> {
-  const old = toWire(before);
-  const now = toWire(after);
+  const old = toWireUser(before);
+  const now = toWireUser(after);
   const names = new Set([...Object.keys(old), ...Object.keys(now)]);
   return Object.fromEntries([
     ["uuid", after.uuid],

@@ -5,6 +5,8 @@ import type { TLSSocket } from "node:tls";
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../../src/cli/command.ts";
 import { mockApiCommand } from "../../src/cli/commands/mock-api.ts";
+import { run } from "../../src/cli/run.ts";
+import { createFakeIo } from "../support/fake-io.ts";
 
 /** Runs the command with a fake io; resolves once it prints the URL to export. */
 async function start(args: string[]) {
@@ -150,11 +152,11 @@ describe("mock-api", () => {
     }
   });
 
-  it("prints its usage for --help and -h", async () => {
+  it("prints its usage for --help and -h through the CLI's shared help, without serving", async () => {
     for (const flag of ["--help", "-h"]) {
-      const server = await start([flag]);
-      expect(await server.exit).toBe(0);
-      expect(server.stdout()).toBe(mockApiCommand.usage);
+      const io = createFakeIo();
+      expect(await run(["mock-api", "--port", "0", flag], io)).toBe(0);
+      expect(io.out).toBe(mockApiCommand.usage);
     }
     expect(mockApiCommand.usage).toContain("--port <n>");
   });

@@ -1,4 +1,3 @@
-import { parseArgs } from "node:util";
 import { createSelfSignedCertificate } from "../../internal/self-signed-certificate.ts";
 import { type ServedFetch, serveFetch } from "../../internal/serve-fetch.ts";
 import {
@@ -6,6 +5,7 @@ import {
   type FakeAuditEvent,
   type FakeUpdateInit,
 } from "../../testing/fake-integration-api.ts";
+import { integerOption, parseCommandArgs } from "../args.ts";
 import { type Command, type CommandIo, UsageError } from "../command.ts";
 
 const usage = `Usage: platform-integration mock-api [options]
@@ -27,7 +27,6 @@ Example:
 `;
 
 interface MockApiOptions {
-  help: boolean;
   port: number;
   host: string;
   https: boolean;
@@ -43,12 +42,9 @@ export const mockApiCommand: Command = {
   name: "mock-api",
   summary: "Serve a local fake of the platform's Integration API (Version and Audit APIs)",
   usage,
+  servesUntilStopped: true,
   async run(args, io) {
     const options = parseOptions(args);
-    if (options.help) {
-      io.stdout.write(usage);
-      return 0;
-    }
     const api = createFakeIntegrationApi({
       current: { version: options.version, releaseSequence: 1 },
       updates: pendingUpdates(options.version, options.updates),
@@ -101,52 +97,26 @@ export const mockApiCommand: Command = {
 };
 
 function parseOptions(args: string[]): MockApiOptions {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        port: { type: "string" },
-        host: { type: "string" },
-        https: { type: "boolean" },
-        version: { type: "string" },
-        updates: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    }));
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
-  const version = stringOption(values.version, "1.0.0");
+  const { values } = parseCommandArgs(
+    args,
+    {
+      port: { type: "string" },
+      host: { type: "string" },
+      https: { type: "boolean" },
+      version: { type: "string" },
+      updates: { type: "string" },
+    },
+    { positionals: false },
+  );
+  const version = values.version ?? "1.0.0";
   if (version.trim() === "") throw new UsageError("--version needs a non-empty label.");
   return {
-    help: values.help === true,
-    port: integerOption("--port", values.port, 9880, 65535),
-    host: stringOption(values.host, "127.0.0.1"),
+    port: integerOption(values.port, "port", { min: 0, max: 65535, fallback: 9880 }),
+    host: values.host ?? "127.0.0.1",
     https: values.https === true,
     version,
-    updates: integerOption("--updates", values.updates, 0, 1000),
+    updates: integerOption(values.updates, "updates", { min: 0, max: 1000, fallback: 0 }),
   };
-}
-
-function stringOption(value: string | boolean | undefined, fallback: string): string {
-  return typeof value === "string" ? value : fallback;
-}
-
-function integerOption(
-  flag: string,
-  value: string | boolean | undefined,
-  fallback: number,
-  max: number,
-): number {
-  if (typeof value !== "string") return fallback;
-  const number = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!(number <= max)) {
-    throw new UsageError(`${flag} must be an integer from 0 to ${max}, got "${value}".`);
-  }
-  return number;
 }
 
 /** Labels that follow the current one: 1.0.0 is followed by 1.0.1, 1.0.2; "beta" by beta.1. */
