@@ -62,7 +62,7 @@ async function serve(kind: Kind, file: string): Promise<void> {
       listener = toNodeHandler(createProvisioningHandler({ store }));
       count = () => store.list().length;
     } else {
-      const { SqliteUserStore } = await import("../examples/sqlite-store/sqlite-user-store.ts");
+      const { SqliteUserStore } = await import("platform-integration/sqlite");
       const store = new SqliteUserStore(file, { synchronous: kind });
       listener = toNodeHandler(createProvisioningHandler({ store }));
       count = () => store.count();

@@ -38,4 +38,4 @@ as_postgres "$bin/pg_ctl" start --pgdata="$data/db" --log="$data/server.log" --w
 cd "$root"
 PLATFORM_INTEGRATION_PG_URL="postgres://postgres@127.0.0.1:$port/postgres" \
   PLATFORM_INTEGRATION_REQUIRE_PG=1 \
-  "$node" node_modules/vitest/vitest.mjs run examples/postgres-store
+  "$node" node_modules/vitest/vitest.mjs run test/stores/postgres.test.ts

@@ -1,6 +1,7 @@
 import { once } from "node:events";
-import { createServer } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { createAdaptorServer } from "@hono/node-server";
 import { type AuditDrop, createAuditClient } from "platform-integration/audit";
 import {
   createFakeIntegrationApi,
@@ -8,8 +9,6 @@ import {
 } from "platform-integration/testing";
 import { createVersionClient } from "platform-integration/version";
 import { afterEach, describe, expect, it, vi } from "vitest";
-// The server behind `npx platform-integration mock-api`: the fake Integration API over real HTTP.
-import { serveFetch } from "../../src/internal/serve-fetch.ts";
 import { type AppOptions, createApp, type User } from "./app.ts";
 import { type AuditAction, auditActions } from "./audit-actions.ts";
 
@@ -20,6 +19,24 @@ const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
+
+/**
+ * A Fetch handler (the fake Integration API's `handle`) on a real port of 127.0.0.1, through
+ * @hono/node-server, as `npx platform-integration mock-api` serves it.
+ */
+async function serveFetch(handle: (request: Request) => Promise<Response>) {
+  const server = createAdaptorServer({ fetch: (request: Request) => handle(request) }) as Server;
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
 
 /**
  * The fake Integration API on a real port, and the app on another, its clients pointed at the
@@ -35,7 +52,7 @@ async function start({
   integrationApiDown?: boolean;
 } = {}) {
   const api = createFakeIntegrationApi(fake);
-  const served = await serveFetch(api.respond, { host: "127.0.0.1", port: 0 });
+  const served = await serveFetch(api.respond);
   if (integrationApiDown) await served.close();
   else cleanups.push(() => served.close());
 

@@ -20,7 +20,7 @@ export interface OpenedStore {
 export async function openUserStore(databaseFile: string | undefined): Promise<OpenedStore> {
   if (!databaseFile) return { store: new MemoryUserStore(), description: "in memory", close() {} };
   // Loaded only when asked for, so that runtimes without node:sqlite still run the rest.
-  const { SqliteUserStore } = await import("../sqlite-store/sqlite-user-store.ts");
+  const { SqliteUserStore } = await import("platform-integration/sqlite");
   const store = new SqliteUserStore(databaseFile);
   return { store, description: `in the SQLite file ${databaseFile}`, close: () => store.close() };
 }

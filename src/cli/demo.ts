@@ -223,15 +223,16 @@ async function demo(
   return 0;
 }
 
-/** The SQLite store, bundled into the CLI but loaded only by this command: node:sqlite is recent. */
+/**
+ * The package's SQLite store, loaded only by this command: on a runtime without node:sqlite,
+ * importing it throws an error that says what it needs, and the demo stops with it.
+ */
 async function openSqlite(file: string) {
-  let module: typeof import("../../examples/sqlite-store/sqlite-user-store.ts");
+  let module: typeof import("../stores/sqlite/index.ts");
   try {
-    module = await import("../../examples/sqlite-store/sqlite-user-store.ts");
+    module = await import("../stores/sqlite/index.ts");
   } catch (error) {
-    throw new DemoFailure(
-      `The demo keeps users in node:sqlite, which needs Node 22.13 or later (this is ${process.version}): ${messageOf(error)}`,
-    );
+    throw new DemoFailure(`The demo keeps users in SQLite. ${messageOf(error)}`);
   }
   return new module.SqliteUserStore(file);
 }

@@ -39,6 +39,7 @@ export {
   type UserGeneratorOptions,
 } from "./user-generator.ts";
 export {
+  type TestContext,
   type TestRunner,
   testUserStore,
   type UserStoreContractOptions,

@@ -1,20 +1,64 @@
-import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import ts from "typescript";
+import { describe, expect, expectTypeOf, it } from "vitest";
 import { MemoryUserStore, type UserStore } from "../../src/provisioning/index.ts";
-import { type TestRunner, testUserStore } from "../../src/testing/index.ts";
+import {
+  type TestContext,
+  type TestRunner,
+  testUserStore,
+  type UserStoreContractOptions,
+} from "../../src/testing/index.ts";
 
-testUserStore({ describe, it, create: () => new MemoryUserStore() });
+testUserStore({
+  describe,
+  it,
+  create: () => new MemoryUserStore(),
+  read: (store, uuid) => store.get(uuid),
+});
 
-/** Runs the contract against a store and returns the names of the checks that failed. */
-async function failedChecks(create: () => UserStore): Promise<string[]> {
-  const checks: { name: string; body: () => Promise<void> }[] = [];
+/** What became of each check: its name, by outcome. */
+interface Outcomes {
+  passed: string[];
+  failed: string[];
+  skipped: string[];
+  errors: Map<string, string>;
+}
+
+/**
+ * Runs the contract against a store, as a runner whose context marks a test skipped (like
+ * node:test's, whose skip() does not throw), or with no context at all.
+ */
+async function runContract<Store extends UserStore>(
+  options: Pick<UserStoreContractOptions<Store>, "create" | "read" | "destroy">,
+  { withContext = true } = {},
+): Promise<Outcomes> {
+  const checks: { name: string; body: (context?: TestContext) => Promise<void> }[] = [];
   const runner: TestRunner = {
     describe: (_name, body) => body(),
     it: (name, body) => checks.push({ name, body }),
   };
-  testUserStore({ ...runner, create, concurrency: 8 });
-  const failed: string[] = [];
-  for (const { name, body } of checks) await body().catch(() => failed.push(name));
-  return failed;
+  testUserStore({ ...runner, ...options, concurrency: 8 });
+  const outcomes: Outcomes = { passed: [], failed: [], skipped: [], errors: new Map() };
+  for (const { name, body } of checks) {
+    let skipped = false;
+    const context = {
+      skip: () => {
+        skipped = true;
+      },
+    };
+    try {
+      await (withContext ? body(context) : body());
+      (skipped ? outcomes.skipped : outcomes.passed).push(name);
+    } catch (error) {
+      outcomes.failed.push(name);
+      outcomes.errors.set(name, (error as Error).message);
+    }
+  }
+  return outcomes;
+}
+
+async function failedChecks(create: () => UserStore): Promise<string[]> {
+  return (await runContract({ create })).failed;
 }
 
 describe("testUserStore", () => {
@@ -78,6 +122,142 @@ describe("testUserStore", () => {
     expect(await failedChecks(() => new RacyStore())).toContain(
       "loses no update when upserts of one user run concurrently",
     );
+  });
+});
+
+describe("testUserStore's reporting", () => {
+  /** A store with upsert and delete only. */
+  const minimal = () => {
+    const inner = new MemoryUserStore();
+    return {
+      upsert: inner.upsert.bind(inner),
+      delete: inner.delete.bind(inner),
+      get: inner.get.bind(inner),
+    };
+  };
+
+  it("marks skipped, not passed, the checks of reset and ready for a store without them", async () => {
+    const outcomes = await runContract({ create: minimal, read: (store, uuid) => store.get(uuid) });
+    expect(outcomes.skipped.sort()).toEqual([
+      "removes every user on reset",
+      "reports ready once created",
+    ]);
+    expect(outcomes.failed).toEqual([]);
+    expect(outcomes.passed).not.toContain("removes every user on reset");
+  });
+
+  it("fails a store that is not ready once created", async () => {
+    class NeverReadyStore extends MemoryUserStore {
+      ready = () => false;
+    }
+    expect(await failedChecks(() => new NeverReadyStore())).toEqual(["reports ready once created"]);
+  });
+
+  it("runs the reset and ready checks for a store that has them", async () => {
+    class ReadyStore extends MemoryUserStore {
+      ready = () => true;
+    }
+    const outcomes = await runContract({ create: () => new ReadyStore() });
+    expect(outcomes.passed).toContain("removes every user on reset");
+    expect(outcomes.passed).toContain("reports ready once created");
+  });
+
+  it("marks skipped the checks that need an independent read when there is none", async () => {
+    const outcomes = await runContract({ create: () => new MemoryUserStore() });
+    expect(outcomes.skipped).toContain("leaves nothing of a deleted user in the database");
+    expect(outcomes.passed).toContain("removes every user on reset");
+  });
+
+  it("fails, saying why, a check that does not apply when the runner cannot skip", async () => {
+    const outcomes = await runContract({ create: minimal }, { withContext: false });
+    expect(outcomes.failed).toContain("removes every user on reset");
+    expect(outcomes.errors.get("removes every user on reset")).toMatch(
+      /does not apply \(the store has no reset\(\)\).*no way to mark it skipped/,
+    );
+  });
+
+  it("reads users through read, so a store that answers without storing fails", async () => {
+    class ForgetfulStore extends MemoryUserStore {
+      override async upsert(patch: Parameters<UserStore["upsert"]>[0]) {
+        const result = await super.upsert(patch);
+        if (patch.username === "bob") await super.delete(patch.uuid);
+        return result;
+      }
+    }
+    const outcomes = await runContract({
+      create: () => new ForgetfulStore(),
+      read: (store, uuid) => store.get(uuid),
+    });
+    expect(outcomes.failed).toContain("creates a user and reports that it created it");
+    expect(outcomes.errors.get("creates a user and reports that it created it")).toMatch(
+      /^the stored user: got undefined, expected \{"uuid"/,
+    );
+  });
+
+  it("fails a store that keeps a deleted user's row, when read can see it", async () => {
+    class SoftDeleteStore extends MemoryUserStore {
+      override async delete(uuid: string) {
+        return { deleted: this.get(uuid) !== undefined };
+      }
+    }
+    const outcomes = await runContract({
+      create: () => new SoftDeleteStore(),
+      read: (store, uuid) => store.get(uuid),
+    });
+    expect(outcomes.failed).toContain("leaves nothing of a deleted user in the database");
+  });
+
+  it("hands create's own store type to destroy and read", () => {
+    class ClosableStore extends MemoryUserStore {
+      closed = false;
+      close(): void {
+        this.closed = true;
+      }
+    }
+    const options: UserStoreContractOptions<ClosableStore> = {
+      describe,
+      it,
+      create: () => new ClosableStore(),
+      // The README's line, without a cast.
+      destroy: (store) => store.close(),
+      read: (store, uuid) => store.get(uuid),
+    };
+    expectTypeOf(options.destroy).parameter(0).toEqualTypeOf<ClosableStore>();
+    expectTypeOf(testUserStore<ClosableStore>)
+      .parameter(0)
+      .toEqualTypeOf(options);
+  });
+
+  it("closes each store it made with destroy, after the check, whatever its outcome", async () => {
+    const made: MemoryUserStore[] = [];
+    const destroyed: MemoryUserStore[] = [];
+    await runContract({
+      create: () => {
+        const store = new MemoryUserStore();
+        made.push(store);
+        return store;
+      },
+      destroy: (store) => void destroyed.push(store),
+    });
+    expect(destroyed).toEqual(made);
+    expect(made.length).toBeGreaterThan(10);
+  });
+});
+
+describe("the ./testing entry", () => {
+  it("imports no node: module, so that it runs on every runtime", () => {
+    const seen = new Set<string>();
+    const visit = (url: URL) => {
+      if (seen.has(url.href)) return;
+      seen.add(url.href);
+      const { importedFiles } = ts.preProcessFile(readFileSync(url, "utf8"), true, true);
+      for (const { fileName } of importedFiles) {
+        expect(fileName, `imported by ${url.pathname}`).not.toMatch(/^node:/);
+        if (fileName.startsWith(".")) visit(new URL(fileName, url));
+      }
+    };
+    visit(new URL("../../src/testing/index.ts", import.meta.url));
+    expect(seen.size).toBeGreaterThan(5);
   });
 });
 

@@ -5,7 +5,8 @@ import { createProvisioningHandler, MemoryUserStore } from "platform-integration
 /**
  * Where users are kept. Memory lives and dies with one server process, and each serverless
  * instance has its own: in production, use a database store such as
- * examples/postgres-store (with `export const runtime = "nodejs"` in the route).
+ * `PostgresUserStore` from `platform-integration/postgres` (with `export const runtime =
+ * "nodejs"` in the route).
  */
 export const store = new MemoryUserStore();
 

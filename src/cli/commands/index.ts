@@ -1,6 +1,7 @@
 import type { Command } from "../command.ts";
 import { conformanceCommand } from "./conformance.ts";
 import { demoCommand } from "./demo.ts";
+import { doctorCommand } from "./doctor.ts";
 import { mockApiCommand } from "./mock-api.ts";
 import { simulateCommand } from "./simulate.ts";
 
@@ -10,4 +11,5 @@ export const commands: readonly Command[] = [
   mockApiCommand,
   conformanceCommand,
   simulateCommand,
+  doctorCommand,
 ];

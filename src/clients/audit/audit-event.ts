@@ -19,17 +19,25 @@ export interface AuditEvent<Action extends string = string> {
 const optionalFields = ["name", "title", "description", "ipAddress"] as const;
 const nonAscii = /[\u0080-\uffff]/;
 
+/** An event as sent: its wire JSON, and that JSON's size in UTF-8 bytes. */
+export interface EncodedAuditEvent {
+  body: string;
+  bytes: number;
+}
+
 /**
  * Checks an event and serializes it with its wire names: the one serialization of its life, whose
  * length also sizes it. Only types are checked, so that recording stays cheap.
  *
  * @throws TypeError when the event is not an object, `action` is not a non-empty string, `action`
  * is outside `actions` (when given) or another field is neither a string nor undefined.
+ * @throws RangeError when its JSON is over `maxBytes`.
  */
 export function encodeAuditEvent(
   event: AuditEvent,
   actions: ReadonlySet<string> | undefined,
-): string {
+  maxBytes: number,
+): EncodedAuditEvent {
   if (typeof event !== "object" || event === null) {
     throw new TypeError(
       `An audit event is an object with at least an action, got ${event === null ? "null" : typeof event}.`,
@@ -52,13 +60,20 @@ export function encodeAuditEvent(
       throw new TypeError(`The audit event's ${field} must be a string, got ${describe(value)}.`);
     }
   }
-  return JSON.stringify({
+  const body = JSON.stringify({
     name: event.name,
     title: event.title,
     description: event.description,
     ip_address: event.ipAddress,
     action,
   });
+  const bytes = utf8Length(body);
+  if (bytes > maxBytes) {
+    throw new RangeError(
+      `This audit event is ${bytes} bytes of JSON, over maxEventBytes (${maxBytes}): shorten its description or raise maxEventBytes.`,
+    );
+  }
+  return { body, bytes };
 }
 
 /** An event back from its wire JSON, for drop reports. */

@@ -1,15 +1,15 @@
 export * from "../integration-api/public.ts";
 export { type AuditActionOf, defineAuditActions } from "./actions.ts";
-export {
-  type AuditClient,
-  type AuditClientOptions,
-  type AuditDrop,
-  type AuditDropReason,
-  type AuditStats,
-  createAuditClient,
-  type FlushOptions,
-} from "./audit-client.ts";
+export { createAuditClient } from "./audit-client.ts";
 export type { AuditEvent } from "./audit-event.ts";
+export type {
+  AuditClient,
+  AuditClientOptions,
+  AuditDrop,
+  AuditDropReason,
+  AuditStats,
+  FlushOptions,
+} from "./audit-types.ts";
 export {
   type ClientIpOptions,
   type ClientIpReader,

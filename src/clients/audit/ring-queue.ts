@@ -33,6 +33,15 @@ export class RingQueue<T> {
     return items;
   }
 
+  /** Every item, oldest first, leaving the queue unchanged. */
+  toArray(): T[] {
+    const mask = this.#items.length - 1;
+    return Array.from(
+      { length: this.#size },
+      (_, index) => this.#items[(this.#head + index) & mask] as T,
+    );
+  }
+
   #grow(): void {
     const items = this.#items;
     const grown: (T | undefined)[] = new Array(items.length * 2);

@@ -1,3 +1,4 @@
+import { normalizeBaseUrl } from "../../internal/url.ts";
 import { ConfigurationError } from "./errors.ts";
 
 /** The environment variable in which the platform gives the application its Integration API URL. */
@@ -9,7 +10,7 @@ interface RuntimeGlobals {
 }
 
 /**
- * The Integration API's base URL, without a trailing slash: the `baseUrl` option, else the
+ * The Integration API's base URL, normalized by `normalizeBaseUrl`: the `baseUrl` option, else the
  * environment variable, read now rather than at import so that a value set later is seen.
  * Runtimes without `process` (Workers) read nothing and need the option.
  */
@@ -21,22 +22,11 @@ export function resolveBaseUrl(option: string | URL | undefined): string {
       `No Integration API base URL: pass the baseUrl option or set the ${baseUrlVariable} environment variable (the platform sets it in the application's container).`,
     );
   }
-  let url: URL;
   try {
-    url = new URL(value.trim());
-  } catch {
-    throw new ConfigurationError(`${source} is not an absolute URL: ${redactUrl(value)}`);
+    return normalizeBaseUrl(value);
+  } catch (error) {
+    throw new ConfigurationError(`${source} ${(error as Error).message}`);
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") {
-    throw new ConfigurationError(`${source} must be an http(s) URL, not ${url.protocol}`);
-  }
-  if (url.username !== "" || url.password !== "") {
-    // fetch refuses such URLs, with a message that would repeat the password.
-    throw new ConfigurationError(
-      `${source} must not contain a user name or password: ${redactUrl(value)}`,
-    );
-  }
-  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
 }
 
 function readVariable(): { value: string | undefined; source: string } {
@@ -53,9 +43,4 @@ function readVariable(): { value: string | undefined; source: string } {
       `Could not read ${source} (${error instanceof Error ? error.message : String(error)}): allow it (deno run --allow-env=${baseUrlVariable}) or pass the baseUrl option.`,
     );
   }
-}
-
-/** `url` without its user name and password, for messages and error fields. */
-export function redactUrl(url: string): string {
-  return url.replace(/^([a-z][a-z\d+.-]*:\/\/)[^/?#]*@/i, "$1");
 }

@@ -1,9 +1,17 @@
 // The brand is a registered symbol so that the type guards recognise errors thrown by another copy
 // of this package (its ESM and CJS builds loaded in one process, or two installed versions), where
 // `instanceof` would answer false.
+import { redactUrl } from "../../internal/url.ts";
+import { isRetryableStatus } from "./retry-policy.ts";
+
 const brand = Symbol.for("platform-integration.error");
 
 type ErrorKind = "configuration" | "http" | "network" | "timeout" | "response-shape";
+
+/** Marks `error` with its kind, which the guards read; kept out of the public constructors. */
+function mark(error: PlatformApiError, kind: ErrorKind): void {
+  Object.defineProperty(error, brand, { value: kind });
+}
 
 /** What the Integration API client knows about a request that failed. */
 export interface RequestDetails {
@@ -20,28 +28,34 @@ export interface RequestDetails {
  * (`isPlatformApiError`, `isHttpError`, ...) rather than `instanceof`: they also recognise errors
  * from another copy of the package loaded in the same process.
  */
-export class PlatformApiError extends Error {
-  constructor(kind: ErrorKind, message: string, options?: ErrorOptions) {
-    super(message, options);
-    Object.defineProperty(this, brand, { value: kind });
-  }
+export abstract class PlatformApiError extends Error {
+  /**
+   * Whether the same request may succeed if sent again later: true for network errors,
+   * time-outs, 408, 429 and 5xx; false for a configuration error, another status or a body this
+   * client cannot read.
+   */
+  abstract readonly retryable: boolean;
 }
 
 /**
- * The client cannot make a request as configured: no base URL, or options that contradict each
- * other. Fix the configuration; retrying does not help.
+ * The client cannot make a request as configured: no base URL, options that contradict each
+ * other (`tls` with an `http:` URL), or a server certificate that does not verify against the
+ * trusted CAs. The message names the fix; retrying does not help.
  */
 export class ConfigurationError extends PlatformApiError {
   override readonly name = "ConfigurationError";
+  readonly retryable = false;
 
-  constructor(message: string) {
-    super("configuration", message);
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    mark(this, "configuration");
   }
 }
 
 /** The Integration API answered with a status outside 2xx, after any retries. */
 export class HttpError extends PlatformApiError implements RequestDetails {
   override readonly name = "HttpError";
+  readonly retryable: boolean;
   readonly method: string;
   readonly url: string;
   readonly attempts: number;
@@ -54,7 +68,11 @@ export class HttpError extends PlatformApiError implements RequestDetails {
 
   constructor(details: RequestDetails & { status: number; headers: Headers; body: string }) {
     const { method, url, attempts, status } = details;
-    super("http", `${method} ${url} answered ${status}${attemptsText(attempts)}. ${hint(status)}`);
+    super(
+      `${method} ${url} answered ${status}${attemptsText(attempts)}. ${hint(status, details.headers)}`,
+    );
+    mark(this, "http");
+    this.retryable = isRetryableStatus(status);
     this.method = method;
     this.url = url;
     this.attempts = attempts;
@@ -64,9 +82,10 @@ export class HttpError extends PlatformApiError implements RequestDetails {
   }
 }
 
-/** No answer came: the connection was refused or reset, DNS failed, or TLS verification failed. */
+/** No answer came: the connection was refused or reset, or DNS failed. */
 export class NetworkError extends PlatformApiError implements RequestDetails {
   override readonly name = "NetworkError";
+  readonly retryable = true;
   readonly method: string;
   readonly url: string;
   readonly attempts: number;
@@ -75,10 +94,10 @@ export class NetworkError extends PlatformApiError implements RequestDetails {
     const { method, url, attempts } = details;
     const reason = describeCause(cause);
     super(
-      "network",
-      `${method} ${url} failed before an answer${reason ? ` (${reason})` : ""}${attemptsText(attempts)}. ${networkHint(reason)}`,
+      `${method} ${url} failed before an answer${reason ? ` (${reason})` : ""}${attemptsText(attempts)}. Check PLATFORM_INTEGRATIONAPI and that the Integration API is reachable from here.`,
       { cause },
     );
+    mark(this, "network");
     this.method = method;
     this.url = url;
     this.attempts = attempts;
@@ -88,6 +107,7 @@ export class NetworkError extends PlatformApiError implements RequestDetails {
 /** No complete answer came within the per-attempt or the total timeout. */
 export class TimeoutError extends PlatformApiError implements RequestDetails {
   override readonly name = "TimeoutError";
+  readonly retryable = true;
   readonly method: string;
   readonly url: string;
   readonly attempts: number;
@@ -100,7 +120,8 @@ export class TimeoutError extends PlatformApiError implements RequestDetails {
       method === "PUT"
         ? "The platform may still be applying it: check the current version before trying again."
         : "Check that the Integration API is reachable, or raise timeoutMs / totalTimeoutMs.";
-    super("timeout", `${method} ${url} timed out (${limits})${attemptsText(attempts)}. ${advice}`);
+    super(`${method} ${url} timed out (${limits})${attemptsText(attempts)}. ${advice}`);
+    mark(this, "timeout");
     this.method = method;
     this.url = url;
     this.attempts = attempts;
@@ -110,6 +131,7 @@ export class TimeoutError extends PlatformApiError implements RequestDetails {
 /** The Integration API answered 2xx with a body this client cannot read; `body` holds it raw. */
 export class ResponseShapeError extends PlatformApiError {
   override readonly name = "ResponseShapeError";
+  readonly retryable = false;
   readonly method: string;
   readonly url: string;
   readonly status: number;
@@ -123,9 +145,9 @@ export class ResponseShapeError extends PlatformApiError {
   ) {
     const { method, url, status } = details;
     super(
-      "response-shape",
       `${method} ${url} answered ${status} with an unexpected body: ${problem}. The raw body is on error.body; check that PLATFORM_INTEGRATIONAPI points at the platform's Integration API.`,
     );
+    mark(this, "response-shape");
     this.method = method;
     this.url = url;
     this.status = status;
@@ -186,8 +208,12 @@ function attemptsText(attempts: number): string {
   return attempts > 1 ? ` after ${attempts} attempts` : "";
 }
 
-function hint(status: number): string {
-  if (status === 408 || status === 429 || status >= 500) {
+function hint(status: number, headers: Headers): string {
+  if (status >= 300 && status < 400) {
+    const location = headers.get("location");
+    return `It redirects${location === null ? "" : ` to ${redactUrl(location)}`}, which this client never follows (a POST would arrive as a GET, or at another server): point PLATFORM_INTEGRATIONAPI at the Integration API itself.`;
+  }
+  if (isRetryableStatus(status)) {
     return "The Integration API is overloaded or failing; the call can be retried later.";
   }
   if (status === 404) {
@@ -196,7 +222,8 @@ function hint(status: number): string {
   return "The Integration API rejected the request; its answer is on error.body.";
 }
 
-function describeCause(cause: unknown): string {
+/** The code or innermost message of a fetch failure: ECONNREFUSED, CERT_HAS_EXPIRED... */
+export function describeCause(cause: unknown): string {
   // fetch wraps the socket error: its code (ECONNREFUSED, CERT_HAS_EXPIRED...), else the innermost
   // message, says what happened.
   let message = "";
@@ -207,11 +234,4 @@ function describeCause(cause: unknown): string {
     error = error.cause;
   }
   return message;
-}
-
-function networkHint(reason: string): string {
-  if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|TLS|SSL|UnknownIssuer/i.test(reason)) {
-    return "The server's certificate is not trusted: pass tls.ca with the platform's certificate, or tls.rejectUnauthorized: false to skip verification.";
-  }
-  return "Check PLATFORM_INTEGRATIONAPI and that the Integration API is reachable from here.";
 }

@@ -1,12 +1,15 @@
-import ky, {
-  isHTTPError,
-  isKyError,
-  isNetworkError as isKyNetworkError,
-  isTimeoutError as isKyTimeoutError,
-  type Options,
-} from "ky";
-import { redactUrl, resolveBaseUrl } from "./base-url.ts";
-import { HttpError, isPlatformApiError, NetworkError, TimeoutError } from "./errors.ts";
+import { joinUrl, redactUrl } from "../../internal/url.ts";
+import { resolveBaseUrl } from "./base-url.ts";
+import {
+  ConfigurationError,
+  describeCause,
+  HttpError,
+  isHttpError,
+  isPlatformApiError,
+  NetworkError,
+  type PlatformApiError,
+  TimeoutError,
+} from "./errors.ts";
 import {
   type CallOptions,
   duration,
@@ -14,7 +17,9 @@ import {
   type NormalizedOptions,
   normalizeOptions,
 } from "./options.ts";
+import { retryDelayMs } from "./retry-policy.ts";
 import { selectFetch } from "./runtime-fetch.ts";
+import { maxTimerMs, sleep } from "./timers.ts";
 
 /** A 2xx answer of the Integration API, its body read as text. */
 export interface ApiResponse {
@@ -34,9 +39,13 @@ export interface RequestOptions extends CallOptions {
   retry: boolean;
 }
 
-/** The HTTP layer that the Version and Audit clients share. */
+/** The HTTP layer that every Integration API client shares. */
 export interface IntegrationApi {
   readonly options: NormalizedOptions;
+  /**
+   * Sends one call, retrying it (when `retry` is true) under the retry policy; resolves with a
+   * 2xx answer, rejects with an error of the package's family or the caller's abort reason.
+   */
   request(
     method: "GET" | "PUT" | "POST",
     path: string,
@@ -45,77 +54,109 @@ export interface IntegrationApi {
 }
 
 const userAgent = `platform-integration/${__SDK_VERSION__}`;
-// ky's own list stops at 504; the contract is every 5xx, plus 408 and 429.
-const retryStatuses = [408, 429, ...Array.from({ length: 100 }, (_, index) => 500 + index)];
-const maxTimer = 2_147_483_647;
-const attemptCounts = new WeakMap<Error, number>();
+const jsonHeaders = { accept: "application/json", "user-agent": userAgent };
+const jsonBodyHeaders = { ...jsonHeaders, "content-type": "application/json" };
+// Verification failures of the server's certificate, as Node, Bun and Deno name them: retrying
+// cannot fix them, the configuration can.
+const certificateProblem = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UnknownIssuer|ALTNAME/i;
+
+/** Why an attempt was cut short by the client itself, told apart from the caller's abort. */
+class AttemptTimeout extends Error {}
 
 /**
- * Builds the client once from its options: ky with the SDK's headers, timeouts and retry policy
- * (GET only: exponential backoff, full jitter, Retry-After honoured up to a cap). Each request
- * resolves the base URL at call time and maps every failure to the package's error family.
+ * Builds the HTTP layer once from its options, on the runtime's fetch: each call resolves the
+ * base URL at call time, never follows a redirect (a 3xx is a failed call: following it would
+ * turn an audit POST into a GET), bounds each attempt by `timeoutMs` and the whole call by
+ * `totalTimeoutMs`, retries under the retry policy, and maps every failure to the package's
+ * error family.
  */
 export function createIntegrationApi(input?: IntegrationApiOptions): IntegrationApi {
   const options = normalizeOptions(input);
-  const fetch = selectFetch(options);
-  const { retry } = options;
-  const api = ky.create({
-    headers: { accept: "application/json", "user-agent": userAgent },
-    // ky always calls fetch with a Request, which is all an injected fetch has to handle.
-    ...(fetch === undefined ? {} : { fetch: fetch as NonNullable<Options["fetch"]> }),
-    timeout: Math.min(options.timeoutMs, maxTimer),
-    totalTimeout: Number.isFinite(options.totalTimeoutMs)
-      ? Math.min(options.totalTimeoutMs, maxTimer)
-      : false,
-    retry: {
-      limit: retry.limit,
-      methods: ["get"],
-      statusCodes: retryStatuses,
-      afterStatusCodes: [429, 503],
-      delay: (attempt) => retry.baseDelayMs * 2 ** (attempt - 1),
-      backoffLimit: retry.maxDelayMs,
-      jitter: true,
-      maxRetryAfter: retry.maxRetryAfterMs,
-      retryOnTimeout: true,
-    },
-    // ky parses JSON error bodies into error.data; keeping the text lets HttpError carry it as received.
-    parseJson: (text) => text,
-    hooks: {
-      beforeError: [
-        ({ error, retryCount }) => {
-          attemptCounts.set(error, retryCount + 1);
-          return error;
-        },
-      ],
-    },
-  });
+  const injectedFetch = selectFetch(options);
+
+  /** One attempt: the answer whatever its status, or the error of a failure to get one. */
+  async function attempt(
+    method: string,
+    url: string,
+    json: string | undefined,
+    signal: AbortSignal | undefined,
+    timeoutMs: number,
+  ): Promise<{ status: number; headers: Headers; body: string }> {
+    signal?.throwIfAborted();
+    const controller = new AbortController();
+    const timer = setTimeout(
+      () => controller.abort(new AttemptTimeout()),
+      Math.min(timeoutMs, maxTimerMs),
+    );
+    const onAbort = () => controller.abort(signal?.reason);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      const init: RequestInit = {
+        method,
+        headers: json === undefined ? jsonHeaders : jsonBodyHeaders,
+        redirect: "manual",
+        signal: controller.signal,
+        ...(json === undefined ? {} : { body: json }),
+      };
+      // An injected fetch gets a Request, the one shape it has to handle; the global fetch gets
+      // the parts, which spares building the Request twice. Resolving globalThis.fetch per call
+      // keeps interceptors installed later (msw) working.
+      const response = await (injectedFetch === undefined
+        ? globalThis.fetch(url, init)
+        : injectedFetch(new Request(url, init)));
+      return { status: response.status, headers: response.headers, body: await response.text() };
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
 
   return {
     options,
     async request(method, path, { signal, timeoutMs, json, retry: retried }) {
-      const url = `${resolveBaseUrl(options.baseUrl)}${path}`;
-      const attemptTimeout = duration("timeoutMs", timeoutMs, options.timeoutMs);
-      try {
-        const pending = api(url, {
-          method,
-          ...(json === undefined
-            ? {}
-            : { body: json, headers: { "content-type": "application/json" } }),
-          ...(signal === undefined ? {} : { signal }),
-          timeout: Math.min(attemptTimeout, maxTimer),
-          ...(retried ? {} : { retry: { limit: 0 } }),
-        });
-        const body = await pending.text();
-        const { status, headers } = await pending;
-        return { method, url: redactUrl(url), status, headers, body };
-      } catch (error) {
-        throw toPlatformError(error, {
-          method,
-          url: redactUrl(url),
-          signal,
-          timeoutMs: attemptTimeout,
-          totalTimeoutMs: options.totalTimeoutMs,
-        });
+      const base = resolveBaseUrl(options.baseUrl);
+      if (options.tls !== undefined && base.startsWith("http:")) {
+        throw new ConfigurationError(
+          `The tls option applies to https: URLs, but the Integration API's base URL is ${redactUrl(base)}: use its https: URL, or remove the tls option.`,
+        );
+      }
+      const url = joinUrl(base, path);
+      const redacted = redactUrl(url);
+      const attemptTimeoutMs = duration("timeoutMs", timeoutMs, options.timeoutMs);
+      const deadline = performance.now() + options.totalTimeoutMs;
+      const limit = retried ? options.retry.limit : 0;
+      for (let attempts = 1; ; attempts++) {
+        const remaining = deadline - performance.now();
+        let error: PlatformApiError;
+        try {
+          const answer = await attempt(
+            method,
+            url,
+            json,
+            signal,
+            Math.min(attemptTimeoutMs, remaining),
+          );
+          if (answer.status >= 200 && answer.status < 300) {
+            return { method, url: redacted, ...answer };
+          }
+          error = new HttpError({ method, url: redacted, attempts, ...answer });
+        } catch (caught) {
+          // An abort by the caller is theirs, not a failure of the API: it surfaces as its reason.
+          if (signal?.aborted) throw signal.reason;
+          error = toPlatformError(caught, {
+            method,
+            url: redacted,
+            attempts,
+            timeoutMs: attemptTimeoutMs,
+            totalTimeoutMs: options.totalTimeoutMs,
+            tls: options.tls !== undefined,
+          });
+        }
+        if (!error.retryable || attempts > limit) throw error;
+        const delay = retryDelayMs(isHttpError(error) ? error : undefined, attempts, options.retry);
+        if (performance.now() + delay >= deadline) throw error;
+        await sleep(delay, signal);
+        if (signal?.aborted) throw signal.reason;
       }
     },
   };
@@ -126,37 +167,29 @@ function toPlatformError(
   context: {
     method: string;
     url: string;
-    signal: AbortSignal | undefined;
+    attempts: number;
     timeoutMs: number;
     totalTimeoutMs: number;
+    tls: boolean;
   },
-): unknown {
-  // An abort by the caller is theirs, not a failure of the API: it surfaces as the signal's reason.
-  if (context.signal?.aborted || isPlatformApiError(error)) return error;
-  const details = {
-    method: context.method,
-    url: context.url,
-    attempts: (error instanceof Error && attemptCounts.get(error)) || 1,
-  };
-  if (isHTTPError(error)) {
-    const { status, headers } = error.response;
-    return new HttpError({
-      ...details,
-      status,
-      headers,
-      body: typeof error.data === "string" ? error.data : "",
-    });
+): PlatformApiError {
+  if (isPlatformApiError(error)) return error;
+  const { method, url, attempts } = context;
+  if (error instanceof AttemptTimeout || (error as { name?: unknown })?.name === "TimeoutError") {
+    return new TimeoutError(context);
   }
-  if (isKyTimeoutError(error)) {
-    return new TimeoutError({
-      ...details,
-      timeoutMs: context.timeoutMs,
-      totalTimeoutMs: context.totalTimeoutMs,
-    });
+  const reason = describeCause(error);
+  if (certificateProblem.test(reason)) {
+    return new ConfigurationError(
+      `${method} ${url} failed: the Integration API's certificate is not trusted (${reason}). ${
+        context.tls
+          ? "The certificate in tls.ca does not verify it: pass the platform's current CA certificate."
+          : "Pass tls: { ca } with the platform's CA certificate (PEM text; when it comes from an environment variable such as PLATFORM_CA, check that the variable is set)."
+      } The platform's console holds it as its tls.authority.cert option; \`platform-integration mock-api --https --cert-out FILE\` writes the fake's. tls: { rejectUnauthorized: false } skips verification, which also trusts an attacker's server.`,
+      { cause: error },
+    );
   }
-  // Errors ky does not recognise (a custom fetch's, a body cut off mid-read) are still failures to reach the API.
-  return new NetworkError(
-    details,
-    isKyNetworkError(error) || isKyError(error) ? error.cause : error,
-  );
+  // Whatever else fetch or an injected fetch throws, or a body cut off mid-read, is a failure
+  // to reach the API.
+  return new NetworkError({ method, url, attempts }, error);
 }

@@ -1,3 +1,5 @@
+import type { RetryPolicy } from "./retry-policy.ts";
+
 /**
  * How to verify the Integration API's certificate. The platform serves the API over HTTPS with a
  * self-signed certificate, so one of the two is usually needed.
@@ -15,19 +17,30 @@ export interface TlsOptions {
   rejectUnauthorized?: boolean | undefined;
 }
 
-/** Retry settings: exponential backoff with full jitter, honouring Retry-After up to a cap. */
+/**
+ * Retry settings, one policy for every client: network errors, time-outs, 408, 429, 5xx and 3xx
+ * (redirects are never followed) are retried; other answers and configuration errors are not.
+ * The wait is full jitter over an exponential backoff, or the server's Retry-After on a 429 or 503.
+ */
 export interface RetryOptions {
-  /** Retries after the first attempt (GET requests only; never PUT). Default 2. */
+  /**
+   * Retries after the first attempt. Version client: of GET calls (never of `apply()`, a PUT).
+   * Audit client: of an event answered with a redirect, before it is dropped as `redirected`
+   * (outages are retried until the event is delivered). Default 2.
+   */
   limit?: number | undefined;
   /** The delay before the first retry, doubled for each next one (then jittered). Default 300. */
   baseDelayMs?: number | undefined;
   /** The longest computed delay between attempts. Default 10,000. */
   maxDelayMs?: number | undefined;
-  /** The longest Retry-After (of a 429 or 503 answer) that is honoured as given. Default 30,000. */
+  /**
+   * The longest Retry-After of a 429 or 503 answer that is honoured (delay-seconds, or an HTTP
+   * date such as `Sun, 06 Nov 1994 08:49:37 GMT`); a longer one waits this long. Default 30,000.
+   */
   maxRetryAfterMs?: number | undefined;
 }
 
-/** Options of the Version and Audit clients; each is read once, when the client is created. */
+/** Options of the Integration API clients; each is read once, when the client is created. */
 export interface IntegrationApiOptions {
   /**
    * The Integration API's base URL (scheme, host, port and an optional path). Default: the
@@ -39,7 +52,11 @@ export interface IntegrationApiOptions {
    * option cannot express. Cannot be combined with `tls`.
    */
   fetch?: ((input: Request, init?: RequestInit) => Promise<Response>) | undefined;
-  /** Certificate verification for an HTTPS base URL; see {@link TlsOptions} for each runtime. */
+  /**
+   * Certificate verification for an HTTPS base URL; see {@link TlsOptions} for each runtime.
+   * `{ ca: undefined }` (an unset environment variable) is the same as no `tls`; `tls` with an
+   * `http:` base URL is a `ConfigurationError`.
+   */
   tls?: TlsOptions | undefined;
   /** The longest wait for an answer to one attempt, in milliseconds. Default 10,000. */
   timeoutMs?: number | undefined;
@@ -60,24 +77,20 @@ export interface CallOptions {
 export interface NormalizedOptions {
   baseUrl: string | URL | undefined;
   fetch: ((input: Request, init?: RequestInit) => Promise<Response>) | undefined;
+  /** Undefined when the given `tls` changes nothing (no CA, verification on). */
   tls: TlsOptions | undefined;
   timeoutMs: number;
   totalTimeoutMs: number;
-  retry: { [Key in keyof RetryOptions]-?: number };
+  retry: RetryPolicy;
 }
 
 /** Validates the options once, with messages that name the option. */
 export function normalizeOptions(options: IntegrationApiOptions = {}): NormalizedOptions {
-  const { baseUrl, fetch, tls, retry = {} } = options;
+  const { baseUrl, fetch, retry = {} } = options;
   if (fetch !== undefined && typeof fetch !== "function") {
     throw new TypeError("The fetch option must be a function.");
   }
-  if (tls !== undefined) {
-    const cas = tls.ca === undefined ? [] : Array.isArray(tls.ca) ? tls.ca : [tls.ca];
-    if (cas.some((ca) => typeof ca !== "string" || !ca.includes("-----BEGIN"))) {
-      throw new TypeError("tls.ca must be PEM certificate text (-----BEGIN CERTIFICATE-----...).");
-    }
-  }
+  const tls = normalizeTls(options.tls);
   return {
     baseUrl,
     fetch,
@@ -90,6 +103,23 @@ export function normalizeOptions(options: IntegrationApiOptions = {}): Normalize
       maxDelayMs: duration("retry.maxDelayMs", retry.maxDelayMs, 10_000),
       maxRetryAfterMs: duration("retry.maxRetryAfterMs", retry.maxRetryAfterMs, 30_000),
     },
+  };
+}
+
+function normalizeTls(tls: TlsOptions | undefined): TlsOptions | undefined {
+  if (tls === undefined) return undefined;
+  const cas = tls.ca === undefined ? [] : Array.isArray(tls.ca) ? tls.ca : [tls.ca];
+  if (cas.some((ca) => typeof ca !== "string" || !ca.includes("-----BEGIN"))) {
+    throw new TypeError("tls.ca must be PEM certificate text (-----BEGIN CERTIFICATE-----...).");
+  }
+  if (tls.rejectUnauthorized !== undefined && typeof tls.rejectUnauthorized !== "boolean") {
+    throw new TypeError("tls.rejectUnauthorized must be a boolean.");
+  }
+  // `{ ca: process.env.PLATFORM_CA }` with the variable unset asks for nothing: the defaults.
+  if (cas.length === 0 && tls.rejectUnauthorized !== false) return undefined;
+  return {
+    ...(cas.length === 0 ? {} : { ca: cas }),
+    rejectUnauthorized: tls.rejectUnauthorized ?? true,
   };
 }
 

@@ -40,6 +40,12 @@ function serveEvents(...responses: (() => Response)[]) {
 const created = () =>
   new HttpResponse(null, { status: 201, headers: { "content-type": "text/plain; charset=utf-8" } });
 
+/** The delays of the backoff timers: those under a second, unlike any request or flush timeout. */
+function watchDelays(): () => number[] {
+  const timers = vi.spyOn(globalThis, "setTimeout");
+  return () => timers.mock.calls.map(([, delay]) => delay ?? 0).filter((delay) => delay < 1_000);
+}
+
 function collectDrops() {
   const drops: AuditDrop[] = [];
   return { drops, onDrop: (drop: AuditDrop) => void drops.push(drop) };
@@ -150,20 +156,52 @@ describe("record()", () => {
     ]);
   });
 
-  it("honours the Retry-After of a 429 or 503, capped by maxRetryAfterMs", async () => {
-    // Without jitter, the computed backoff would be a full minute.
+  it.each([429, 503])(
+    "honours the Retry-After of a %i, capped by maxRetryAfterMs",
+    async (status) => {
+      // Without jitter, the computed backoff would be a full minute.
+      vi.spyOn(Math, "random").mockReturnValue(1);
+      const { bodies } = serveEvents(
+        () => new HttpResponse(null, { status, headers: { "retry-after": "3600" } }),
+        () => new HttpResponse(null, { status, headers: { "retry-after": "0" } }),
+        created,
+      );
+      const delays = watchDelays();
+      const audit = createAuditClient({
+        baseUrl,
+        retry: { baseDelayMs: 60_000, maxDelayMs: 60_000, maxRetryAfterMs: 5 },
+      });
+      audit.record(login);
+      expect(await audit.flush({ timeoutMs: 5_000 })).toBe(true);
+      expect(bodies).toHaveLength(1);
+      expect(delays()).toEqual([5, 0]);
+    },
+  );
+
+  it("backs off per slot, doubling on each failure and starting again after a success", async () => {
     vi.spyOn(Math, "random").mockReturnValue(1);
-    const { bodies } = serveEvents(
-      () => new HttpResponse(null, { status: 503, headers: { "retry-after": "3600" } }),
-      created,
+    // Each event fails twice, then is accepted.
+    const failures = new Map<string, number>();
+    server.use(
+      http.post(eventUrl, async ({ request }) => {
+        const body = await request.text();
+        const failed = failures.get(body) ?? 0;
+        failures.set(body, failed + 1);
+        return failed < 2 ? new HttpResponse(null, { status: 500 }) : created();
+      }),
     );
+    const delays = watchDelays();
     const audit = createAuditClient({
       baseUrl,
-      retry: { baseDelayMs: 60_000, maxDelayMs: 60_000, maxRetryAfterMs: 5 },
+      concurrency: 2,
+      retry: { baseDelayMs: 1, maxDelayMs: 500 },
     });
-    audit.record(login);
-    expect(await audit.flush({ timeoutMs: 5_000 })).toBe(true);
-    expect(bodies).toHaveLength(1);
+    for (const action of ["a", "b", "c", "d"]) audit.record({ action });
+    expect(await audit.flush({ timeoutMs: Number.POSITIVE_INFINITY })).toBe(true);
+    // Two slots, two events each: every event starts again from the base delay, and one slot's
+    // failures never shorten or lengthen the other's.
+    expect(delays().sort((left, right) => left - right)).toEqual([1, 1, 1, 1, 2, 2, 2, 2]);
+    expect(audit.stats()).toMatchObject({ delivered: 4, dropped: 0 });
   });
 
   it("drops an event the API rejects with a 4xx, and reports it", async () => {
@@ -178,17 +216,68 @@ describe("record()", () => {
     expect(audit.stats()).toMatchObject({ dropped: 1, bytes: 0 });
   });
 
-  it("drops everything queued as failed when no base URL is configured", async () => {
+  it("stops at a configuration error: reported once, flush() false at once, events kept until close", async () => {
     vi.stubEnv("PLATFORM_INTEGRATIONAPI", undefined);
     const { drops, onDrop } = collectDrops();
-    const audit = createAuditClient({ onDrop });
+    const errors: unknown[] = [];
+    const audit = createAuditClient({
+      onDrop,
+      onError: (error) => errors.push(error),
+      concurrency: 2,
+    });
+    for (let index = 0; index < 5; index++) audit.record({ action: `a${index}` });
+    // Neither the timeout nor Infinity matters: flush() resolves as soon as delivery stops.
+    expect(await audit.flush({ timeoutMs: Number.POSITIVE_INFINITY })).toBe(false);
+    expect(await audit.flush({ timeoutMs: Number.POSITIVE_INFINITY })).toBe(false);
+    expect(errors).toHaveLength(1);
+    expect(isConfigurationError(errors[0])).toBe(true);
+    audit.record({ action: "later" });
+    await Promise.resolve();
+    expect(audit.stats()).toMatchObject({
+      queued: 6,
+      inFlight: 0,
+      delivered: 0,
+      dropped: 0,
+      configurationError: expect.stringMatching(/PLATFORM_INTEGRATIONAPI/),
+    });
+    expect(drops).toEqual([]);
+    expect(await audit.close()).toBe(false);
+    expect(drops).toHaveLength(1);
+    expect(drops[0]).toMatchObject({ reason: "configuration", count: 6 });
+    expect(drops[0]?.events.map(({ action }) => action).sort()).toEqual([
+      "a0",
+      "a1",
+      "a2",
+      "a3",
+      "a4",
+      "later",
+    ]);
+    expect(isConfigurationError(drops[0]?.error)).toBe(true);
+    expect(audit.stats()).toMatchObject({ queued: 0, inFlight: 0, bytes: 0, dropped: 6 });
+  });
+
+  it("logs a configuration error once by default, whatever the number of events", async () => {
+    vi.stubEnv("PLATFORM_INTEGRATIONAPI", undefined);
+    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    const audit = createAuditClient({ onDrop: () => {} });
+    for (let index = 0; index < 20; index++) audit.record({ action: "a" });
+    await audit.flush();
+    expect(error).toHaveBeenCalledTimes(1);
+    expect(String(error.mock.calls[0]?.[0])).toMatch(
+      /audit delivery stopped.*PLATFORM_INTEGRATIONAPI/,
+    );
+    await audit.close({ timeoutMs: 0 });
+  });
+
+  it("is silent by default about failures that it retries", async () => {
+    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    serveEvents(() => new HttpResponse(null, { status: 503 }), created);
+    const audit = createAuditClient({ baseUrl, ...fast });
     audit.record(login);
-    audit.record({ action: "b" });
     expect(await audit.flush()).toBe(true);
-    expect(
-      drops.every(({ reason, error }) => reason === "failed" && isConfigurationError(error)),
-    ).toBe(true);
-    expect(drops.reduce((total, { count }) => total + count, 0)).toBe(2);
+    expect(error).not.toHaveBeenCalled();
+    expect(warn).not.toHaveBeenCalled();
   });
 
   it("bounds the queue by count, reporting the overflow once with its count", async () => {

@@ -13,7 +13,8 @@ describe("audit event encoding", () => {
       ipAddress: "::1",
       description: 'said "hi"',
     };
-    const body = encodeAuditEvent(event, undefined);
+    const { body, bytes } = encodeAuditEvent(event, undefined, 1000);
+    expect(bytes).toBe(body.length);
     expect(JSON.parse(body)).toEqual({
       action: "user.login.success",
       name: "user.login",
@@ -21,6 +22,15 @@ describe("audit event encoding", () => {
       description: 'said "hi"',
     });
     expect(decodeAuditEvent(body)).toEqual(event);
+  });
+
+  it("returns the UTF-8 size of its JSON, and refuses an event over the limit", () => {
+    const event = { action: "a", description: "日本語" };
+    const { body, bytes } = encodeAuditEvent(event, undefined, 100);
+    expect(bytes).toBe(new TextEncoder().encode(body).length);
+    expect(bytes).toBeGreaterThan(body.length);
+    expect(encodeAuditEvent(event, undefined, bytes).bytes).toBe(bytes);
+    expect(() => encodeAuditEvent(event, undefined, bytes - 1)).toThrow(RangeError);
   });
 
   it("measures UTF-8 bytes as TextEncoder does", () => {

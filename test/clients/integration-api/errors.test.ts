@@ -72,17 +72,29 @@ describe("the error family", () => {
 
   it("keeps the brand out of enumerable properties and JSON", () => {
     const error = new errors.ConfigurationError("no base URL");
-    expect(Object.keys(error)).toEqual(["name"]);
-    expect(JSON.stringify(error)).toBe('{"name":"ConfigurationError"}');
+    expect(Object.keys(error)).toEqual(["name", "retryable"]);
+    expect(JSON.stringify(error)).toBe('{"name":"ConfigurationError","retryable":false}');
   });
 
-  it("points a TLS failure at tls.ca", () => {
-    const cause = new TypeError("fetch failed", {
-      cause: Object.assign(new Error("self-signed"), { code: "DEPTH_ZERO_SELF_SIGNED_CERT" }),
+  it("says which failures a retry may fix", () => {
+    const http = (status: number) =>
+      new errors.HttpError({ ...details, status, headers: new Headers(), body: "" });
+    expect(
+      [301, 308, 400, 404, 408, 429, 500, 503, 599].map((status) => http(status).retryable),
+    ).toEqual([true, true, false, false, true, true, true, true, true]);
+    expect(new errors.NetworkError(details, new Error("reset")).retryable).toBe(true);
+    expect(new errors.ConfigurationError("no base URL").retryable).toBe(false);
+  });
+
+  it("names the redirect target of a 3xx without its credentials, and says it is not followed", () => {
+    const error = new errors.HttpError({
+      ...details,
+      status: 301,
+      headers: new Headers({ location: "https://user:pw@elsewhere.test/audit" }),
+      body: "",
     });
-    const error = new errors.NetworkError(details, cause);
-    expect(error.message).toContain("(DEPTH_ZERO_SELF_SIGNED_CERT)");
-    expect(error.message).toContain("pass tls.ca");
-    expect(error.cause).toBe(cause);
+    expect(error.message).toContain("redirects to https://elsewhere.test/audit");
+    expect(error.message).toContain("never follows");
+    expect(error.message).not.toContain("pw@");
   });
 });

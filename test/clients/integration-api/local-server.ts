@@ -33,7 +33,8 @@ export async function startServer(
   const server = tls === undefined ? createHttpServer(listener) : createHttpsServer(tls, listener);
   const sockets = new Set<Socket>();
   let accepted = 0;
-  server.on(tls === undefined ? "connection" : "secureConnection", (socket: Socket) => {
+  // TCP connections, TLS handshakes that fail included.
+  server.on("connection", (socket: Socket) => {
     accepted++;
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));

@@ -1,5 +1,10 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { isNetworkError, isTimeoutError } from "../../../src/clients/integration-api/errors.ts";
+import {
+  isConfigurationError,
+  isHttpError,
+  isNetworkError,
+  isTimeoutError,
+} from "../../../src/clients/integration-api/errors.ts";
 import { createIntegrationApi } from "../../../src/clients/integration-api/http.ts";
 import {
   createSelfSignedCertificate,
@@ -33,13 +38,52 @@ const ok: Handler = (_request, response) => {
 };
 
 describe("TLS against a real HTTPS server with a self-signed certificate", () => {
-  it("refuses the certificate by default, with a hint to pass tls.ca", async () => {
-    const server = await serve(ok, certificate);
-    const error = await createIntegrationApi({ baseUrl: server.url, retry: { limit: 0 } })
+  it("refuses the certificate by default with a configuration error naming the fix, without retrying", async () => {
+    let requests = 0;
+    const server = await serve((request, response, body) => {
+      requests++;
+      ok(request, response, body);
+    }, certificate);
+    const error = await createIntegrationApi({ baseUrl: server.url, retry: { limit: 2 } })
       .request("GET", "/version/v1/current", { retry: true })
       .catch((caught: unknown) => caught);
-    expect(isNetworkError(error)).toBe(true);
-    expect((error as Error).message).toMatch(/certificate is not trusted: pass tls\.ca/);
+    expect(isConfigurationError(error)).toBe(true);
+    expect(isNetworkError(error)).toBe(false);
+    expect((error as Error).message).toMatch(
+      /certificate is not trusted \(\w+\)\. Pass tls: \{ ca \}/,
+    );
+    expect((error as Error).message).toContain("tls.authority.cert");
+    expect((error as Error).message).toContain("--cert-out");
+    expect(server.connections()).toBe(1);
+    expect(requests).toBe(0);
+  });
+
+  it("treats tls: { ca: undefined } (an unset variable) as no tls option", async () => {
+    const plain = await serve(ok);
+    const api = createIntegrationApi({ baseUrl: plain.url, tls: { ca: undefined } });
+    expect((await api.request("GET", "/x", { retry: true })).status).toBe(200);
+    const secure = await serve(ok, certificate);
+    const error = await createIntegrationApi({ baseUrl: secure.url, tls: { ca: undefined } })
+      .request("GET", "/x", { retry: true })
+      .catch((caught: unknown) => caught);
+    expect((error as Error).message).toContain("check that the variable is set");
+  });
+
+  it("rejects tls with an http: base URL as a configuration error naming both, before any request", async () => {
+    let requests = 0;
+    const server = await serve((request, response, body) => {
+      requests++;
+      ok(request, response, body);
+    });
+    for (const tls of [{ ca: certificate.cert }, { rejectUnauthorized: false }]) {
+      const error = await createIntegrationApi({ baseUrl: server.url, tls })
+        .request("GET", "/version/v1/current", { retry: true })
+        .catch((caught: unknown) => caught);
+      expect(isConfigurationError(error)).toBe(true);
+      expect((error as Error).message).toContain(`tls option applies to https: URLs`);
+      expect((error as Error).message).toContain(server.url);
+    }
+    expect(requests).toBe(0);
   });
 
   it("trusts the certificate given as tls.ca", async () => {
@@ -59,7 +103,8 @@ describe("TLS against a real HTTPS server with a self-signed certificate", () =>
     })
       .request("GET", "/version/v1/current", { retry: true })
       .catch((caught: unknown) => caught);
-    expect(isNetworkError(error)).toBe(true);
+    expect(isConfigurationError(error)).toBe(true);
+    expect((error as Error).message).toContain("The certificate in tls.ca does not verify it");
   });
 
   it("skips verification only with rejectUnauthorized: false", async () => {
@@ -153,5 +198,29 @@ describe("timeouts against a real server", () => {
       .catch((caught: unknown) => caught);
     expect(isNetworkError(error)).toBe(true);
     expect((error as Error).message).toContain("ECONNREFUSED");
+  });
+});
+
+describe("redirects against a real server", () => {
+  it("never follows one: a 3xx is an HttpError naming the target, retried like a failure", async () => {
+    const seen: string[] = [];
+    const target = await serve((request, response, body) => {
+      seen.push(`${request.method} target`);
+      ok(request, response, body);
+    });
+    const server = await serve((request, response) => {
+      seen.push(`${request.method} ${request.url}`);
+      response.writeHead(302, { location: `${target.url}/elsewhere` }).end();
+    });
+    const error = await createIntegrationApi({
+      baseUrl: server.url,
+      retry: { limit: 1, baseDelayMs: 1 },
+    })
+      .request("GET", "/version/v1/current", { retry: true })
+      .catch((caught: unknown) => caught);
+    expect(isHttpError(error)).toBe(true);
+    expect(error).toMatchObject({ status: 302, attempts: 2 });
+    expect((error as Error).message).toContain(`redirects to ${target.url}/elsewhere`);
+    expect(seen).toEqual(["GET /version/v1/current", "GET /version/v1/current"]);
   });
 });

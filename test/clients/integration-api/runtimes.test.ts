@@ -40,15 +40,25 @@ describe.each(["node", "bun", "deno"] as const)("TLS and delivery on %s", (runti
       const audit = createAuditClient({ baseUrl, tls: { ca: ${JSON.stringify(ca)} } });
       audit.record({ action: "runtime.${runtime}" });
       console.log(await audit.flush());
+      // Without tls.ca: one configuration error, delivery stops, the events are kept.
+      const errors = [];
+      const untrusted = createAuditClient({
+        baseUrl,
+        onError: (error) => errors.push(error.name),
+        onDrop: () => {},
+      });
+      for (let index = 0; index < 10; index++) untrusted.record({ action: "untrusted" });
+      console.log(await untrusted.flush({ timeoutMs: 60_000 }), errors.join(), untrusted.stats().queued + untrusted.stats().inFlight);
       `,
       runtime,
     );
     expect(result.stderr).toBe("");
     expect(result.stdout.split("\n")).toEqual([
-      "NetworkError",
+      "ConfigurationError",
       "platform-integration/0.0.0-test",
       "platform-integration/0.0.0-test",
       "true",
+      "false ConfigurationError 10",
       "",
     ]);
     expect(events).toContain(`{"action":"runtime.${runtime}"}`);

@@ -8,8 +8,10 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { UserPatch } from "../../src/provisioning/index.ts";
+import { SqliteUserStore } from "../../src/stores/sqlite/index.ts";
 import { testUserStore } from "../../src/testing/index.ts";
-import { SqliteUserStore } from "./sqlite-user-store.ts";
+
+const source = fileURLToPath(new URL("../../src/stores/sqlite/index.ts", import.meta.url));
 
 let folder: string;
 let files = 0;
@@ -20,16 +22,31 @@ beforeAll(async () => {
 });
 afterAll(() => rm(folder, { recursive: true, force: true }));
 
+// Each store's file, so that the contract reads users back through a connection of its own.
+const fileOf = new WeakMap<SqliteUserStore, string>();
 testUserStore({
   describe,
   it,
-  create: () => new SqliteUserStore(newFile()),
-  destroy: (store) => (store as SqliteUserStore).close(),
+  create: () => {
+    const file = newFile();
+    const store = new SqliteUserStore(file);
+    fileOf.set(store, file);
+    return store;
+  },
+  destroy: (store) => store.close(),
+  read: (store, uuid) => {
+    const reader = new SqliteUserStore(fileOf.get(store) as string);
+    try {
+      return reader.get(uuid);
+    } finally {
+      reader.close();
+    }
+  },
 });
 
 // A writer in its own process: its own connection, its own file locks.
 const writer = `
-import { SqliteUserStore } from ${JSON.stringify(fileURLToPath(new URL("./sqlite-user-store.ts", import.meta.url)))};
+import { SqliteUserStore } from ${JSON.stringify(source)};
 const [file, name, count] = process.argv.slice(1);
 const store = new SqliteUserStore(file);
 const created = [];
@@ -47,7 +64,7 @@ console.log(JSON.stringify(created));
 // write the WAL, as on a full disk. It creates users and changes them, and lists what it was told
 // was stored.
 const cramped = `
-import { SqliteUserStore } from ${JSON.stringify(fileURLToPath(new URL("./sqlite-user-store.ts", import.meta.url)))};
+import { SqliteUserStore } from ${JSON.stringify(source)};
 const store = new SqliteUserStore(process.argv[1], { synchronous: "normal" });
 const acknowledged = [];
 let failed = 0;
@@ -170,6 +187,22 @@ describe("SqliteUserStore", () => {
     store.close();
   });
 
+  it("reads a user with get, and every user with list in the order they were created", async () => {
+    const store = new SqliteUserStore(":memory:");
+    for (const uuid of ["u2", "u1", "u3"]) await store.upsert({ uuid, username: uuid });
+    await store.upsert({ uuid: "u1", extra: { level: 3 } });
+    await store.delete("u2");
+    await store.upsert({ uuid: "u2" });
+    expect(store.get("u1")).toEqual({ uuid: "u1", username: "u1", extra: { level: 3 } });
+    expect(store.get("missing")).toBeUndefined();
+    expect(store.list()).toEqual([
+      { uuid: "u1", username: "u1", extra: { level: 3 } },
+      { uuid: "u3", username: "u3" },
+      { uuid: "u2" },
+    ]);
+    store.close();
+  });
+
   it("counts the users in the table", async () => {
     const store = new SqliteUserStore(":memory:");
     expect(store.count()).toBe(0);
@@ -213,5 +246,42 @@ describe("SqliteUserStore", () => {
     expect(store.ready()).toBe(true);
     store.close();
     expect(store.ready()).toBe(false);
+  });
+});
+
+describe("platform-integration/sqlite on a runtime without node:sqlite", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+    vi.resetModules();
+  });
+  const message =
+    /^platform-integration\/sqlite needs the built-in module node:sqlite, which Node [\d.]+ does not provide: run Node 22\.13 or later/;
+
+  it("throws on import an error that names what it needs (Node 20.16 to 22.12)", async () => {
+    vi.spyOn(process, "getBuiltinModule").mockReturnValue(undefined);
+    vi.resetModules();
+    await expect(import("../../src/stores/sqlite/index.ts")).rejects.toThrow(message);
+  });
+
+  it("throws the same error where node:sqlite sits behind a flag", async () => {
+    vi.spyOn(process, "getBuiltinModule").mockImplementation(() => {
+      throw Object.assign(new Error("No such built-in module: node:sqlite"), {
+        code: "ERR_UNKNOWN_BUILTIN_MODULE",
+      });
+    });
+    vi.resetModules();
+    await expect(import("../../src/stores/sqlite/index.ts")).rejects.toThrow(message);
+  });
+
+  it("throws the same error where process.getBuiltinModule is missing (Node before 20.16)", async () => {
+    const runtime = process as { getBuiltinModule?: unknown };
+    const getBuiltinModule = runtime.getBuiltinModule;
+    runtime.getBuiltinModule = undefined;
+    try {
+      vi.resetModules();
+      await expect(import("../../src/stores/sqlite/index.ts")).rejects.toThrow(message);
+    } finally {
+      runtime.getBuiltinModule = getBuiltinModule;
+    }
   });
 });

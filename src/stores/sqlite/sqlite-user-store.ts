@@ -1,14 +1,16 @@
-// A UserStore on node:sqlite (Node 22.13+), with no dependency: the embedded default of
-// `platform-integration demo`, which bundles this file. It therefore imports only types from the
-// SDK and only node builtins at runtime.
-import { DatabaseSync, type StatementSync } from "node:sqlite";
+// A UserStore on node:sqlite, with no dependency. It imports only types from the provisioning
+// module, so that `platform-integration/sqlite` stays small and brings no second copy of it.
+import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type {
   UpsertResult,
   UserFieldName,
   UserPatch,
   UserRecord,
   UserStore,
-} from "../../src/provisioning/index.ts";
+} from "../../provisioning/index.ts";
+import { loadNodeSqlite } from "./load-node-sqlite.ts";
+
+const { DatabaseSync: Database } = loadNodeSqlite();
 
 // The SQL column of each documented field. `satisfies` makes the compiler reject a missing or
 // unknown field, so the table cannot drift from the SDK's UserRecord.
@@ -100,8 +102,14 @@ export interface SqliteUserStoreOptions {
 }
 
 /**
- * A {@link UserStore} in a SQLite file, on Node's built-in `node:sqlite` (Node 22.13 or later;
- * no dependency). Users live in the table `provisioned_users`; `extra` is a JSON text column.
+ * A {@link UserStore} in a SQLite file, on the built-in `node:sqlite` (Node 22.13 or later, or a
+ * Bun or Deno that provides it; no dependency). Importing `platform-integration/sqlite` on a
+ * runtime without node:sqlite throws an error that says so. Users live in the table
+ * `provisioned_users`; `extra` is a JSON text column.
+ *
+ * Durable by default: an upsert or delete resolves only once its commit has succeeded and, with
+ * the default `synchronous: "full"`, reached the disk, so the platform never gets a 2xx for a
+ * change a crash or a power loss could undo. The write-ahead log is checkpointed as it grows.
  *
  * Every upsert writes with one SQL statement, atomic across connections (an insert, or for a user
  * that exists, the merge); the file is opened in WAL mode with a busy timeout, so several
@@ -111,6 +119,8 @@ export interface SqliteUserStoreOptions {
  *
  * @example
  * ```ts
+ * import { SqliteUserStore } from "platform-integration/sqlite";
+ *
  * const store = new SqliteUserStore("users.db");
  * const handler = createProvisioningHandler({ store });
  * process.on("SIGTERM", () => store.close());
@@ -124,13 +134,15 @@ export class SqliteUserStore implements UserStore {
   readonly #reset: StatementSync;
   readonly #probe: StatementSync;
   readonly #count: StatementSync;
+  readonly #get: StatementSync;
+  readonly #list: StatementSync;
 
   /** Opens (or creates) the database file at `path`, or a private in-memory one for `":memory:"`. */
   constructor(path: string, { synchronous = "full" }: SqliteUserStoreOptions = {}) {
     if (synchronous !== "full" && synchronous !== "normal") {
       throw new TypeError(`synchronous must be "full" or "normal", not ${String(synchronous)}`);
     }
-    this.#db = new DatabaseSync(path);
+    this.#db = new Database(path);
     // The busy timeout comes first: switching to WAL needs a lock another process may hold.
     this.#db.exec("PRAGMA busy_timeout = 5000");
     this.#db.exec("PRAGMA journal_mode = WAL");
@@ -144,6 +156,9 @@ export class SqliteUserStore implements UserStore {
     this.#reset = this.#db.prepare(`DELETE FROM ${table}`);
     this.#probe = this.#db.prepare(`SELECT 1 FROM ${table} LIMIT 1`);
     this.#count = this.#db.prepare(`SELECT count(*) AS users FROM ${table}`);
+    this.#get = this.#db.prepare(`SELECT * FROM ${table} WHERE uuid = ?`);
+    // rowid order is the order of creation: a user deleted and created again comes last.
+    this.#list = this.#db.prepare(`SELECT * FROM ${table} ORDER BY rowid`);
   }
 
   async upsert(patch: UserPatch): Promise<UpsertResult> {
@@ -210,6 +225,17 @@ export class SqliteUserStore implements UserStore {
 
   async reset(): Promise<void> {
     this.#reset.run();
+  }
+
+  /** The stored user with this uuid, or undefined. */
+  get(uuid: string): UserRecord | undefined {
+    const row = this.#get.get(uuid) as Row | undefined;
+    return row && toUser(row);
+  }
+
+  /** Every stored user, in the order they were created. */
+  list(): UserRecord[] {
+    return (this.#list.all() as Row[]).map(toUser);
   }
 
   /** How many users the table holds now: for a health check, or to compare with the directory. */

@@ -1,0 +1,248 @@
+import { hostname } from "node:os";
+import { createAuditClient } from "../../clients/audit/audit-client.ts";
+import {
+  isHttpError,
+  isNetworkError,
+  isResponseShapeError,
+  isTimeoutError,
+} from "../../clients/integration-api/errors.ts";
+import { createIntegrationApi } from "../../clients/integration-api/http.ts";
+import type { TlsOptions } from "../../clients/integration-api/options.ts";
+import { readCurrentVersion, readUpdates } from "../../clients/version/version-records.ts";
+import { connectProvisioning } from "../../testing/provisioning-target.ts";
+import { type CheckResult, describeError, oneLine, result } from "./check.ts";
+import type { ProbeOptions } from "./network.ts";
+
+/** How the doctor reaches the Integration API: as the SDK's clients would, without retries. */
+export interface ApiSettings extends ProbeOptions {
+  baseUrl: string;
+  tls: TlsOptions | undefined;
+  /** Where the base URL came from, for fixes: `PLATFORM_INTEGRATIONAPI` or `--base-url`. */
+  source: string;
+}
+
+/** The action of the doctor's test event: recognisable in the platform's audit log. */
+export const testEventAction = "platform-integration.doctor.test";
+
+/** Skew below this is the Date header's one-second resolution and the round trip: fine. */
+const skewWarnMs = 5_000;
+/** Skew above this breaks certificate validity checks and the audit log's order. */
+const skewFailMs = 5 * 60_000;
+
+/**
+ * Calls GET /version/v1/current (and /updates) through the SDK's own HTTP layer and `tls`
+ * settings, and measures the clock skew against the answer's Date header.
+ */
+export async function checkVersionApi(settings: ApiSettings): Promise<CheckResult[]> {
+  const api = createIntegrationApi({
+    baseUrl: settings.baseUrl,
+    tls: settings.tls,
+    timeoutMs: settings.timeoutMs,
+    retry: { limit: 0 },
+  });
+  const title = "Version API answers";
+  const call = { signal: settings.signal, retry: false };
+  const sent = Date.now();
+  try {
+    const response = await api.request("GET", "/version/v1/current", call);
+    const clock = checkClock(response.headers.get("date"), sent, Date.now());
+    const current = readCurrentVersion(response);
+    const updates = await api
+      .request("GET", "/version/v1/updates", call)
+      .then((answer) => `${readUpdates(answer).updates.length} pending`)
+      .catch((error: unknown) => `updates not read: ${describeError(error)}`);
+    const summary = `${current.version} (release sequence ${current.releaseSequence}, installed ${current.installDate.text}); updates: ${updates}`;
+    return [
+      result("version", title, "pass", summary, {
+        details: {
+          version: current.version,
+          releaseSequence: current.releaseSequence,
+          installDate: current.installDate.text,
+        },
+      }),
+      clock,
+    ];
+  } catch (error) {
+    const answered = isHttpError(error) ? error.headers.get("date") : null;
+    const clock =
+      answered === null
+        ? result("clock", "Clock agrees with the API", "skip", "no answer with a Date header")
+        : checkClock(answered, sent, Date.now());
+    return [versionFailure(error, settings), clock];
+  }
+}
+
+function versionFailure(error: unknown, settings: ApiSettings): CheckResult {
+  const title = "Version API answers";
+  const url = `${settings.baseUrl}/version/v1/current`;
+  const path = new URL(settings.baseUrl).pathname;
+  if (isHttpError(error)) {
+    const fix =
+      error.status === 404
+        ? `The Version API is not under this URL: ${settings.source} must be the API's root, scheme://host:port${path === "/" ? "" : ` (remove the path ${path})`}.`
+        : `The API refused the call (${error.status}): check that ${settings.source} names the platform's Integration API and not a proxy or another service.`;
+    return result(
+      "version",
+      title,
+      "fail",
+      `GET ${url} answered ${error.status}${bodyExcerpt(error.body)}`,
+      { fix, details: { status: error.status } },
+    );
+  }
+  if (isResponseShapeError(error)) {
+    return result("version", title, "fail", `GET ${url} answered, but ${oneLine(error.message)}`, {
+      fix: `Something other than the Integration API answers at ${settings.baseUrl}: check the host, port and path in ${settings.source}.`,
+    });
+  }
+  if (isTimeoutError(error)) {
+    return result(
+      "version",
+      title,
+      "fail",
+      `GET ${url}: no answer within ${settings.timeoutMs} ms`,
+      {
+        fix: "The port accepts connections but the API does not answer: check that the Integration API is healthy.",
+      },
+    );
+  }
+  const fix = isNetworkError(error)
+    ? "The call failed below HTTP: see the checks above (host, port, TLS)."
+    : `Check ${settings.source}.`;
+  return result("version", title, "fail", `GET ${url} failed: ${describeError(error)}`, { fix });
+}
+
+function bodyExcerpt(body: string): string {
+  const text = oneLine(body);
+  if (text === "") return "";
+  return `: ${text.length > 80 ? `${text.slice(0, 79)}…` : text}`;
+}
+
+/** Compares the Date header with the local clock at the middle of the round trip. */
+export function checkClock(date: string | null, sent: number, received: number): CheckResult {
+  const title = "Clock agrees with the API";
+  const server = date === null ? Number.NaN : Date.parse(date);
+  if (Number.isNaN(server)) {
+    return result(
+      "clock",
+      title,
+      "warn",
+      "the answer had no valid Date header: skew not measured",
+      {
+        fix: "Nothing to do for the SDK; compare this machine's time with the platform's by hand if in doubt.",
+      },
+    );
+  }
+  const skewMs = Math.round((received + sent) / 2 - server);
+  const size = Math.abs(skewMs);
+  // The header counts whole seconds, so up to a second of skew is its rounding.
+  const amount = size < 1_000 ? "less than 1 s" : `${(size / 1000).toFixed(0)} s`;
+  const side = size < 1_000 ? "" : skewMs > 0 ? " ahead of the API" : " behind the API";
+  const summary = `this machine's clock is ${amount}${side} (Date: ${date})`;
+  const details = { skewMs };
+  if (size <= skewWarnMs) return result("clock", title, "pass", summary, { details });
+  const fix =
+    "Synchronise this machine's clock (NTP): certificate validity and the audit log's order depend on it.";
+  return result("clock", title, size > skewFailMs ? "fail" : "warn", summary, { fix, details });
+}
+
+/** Writes one audit event that says plainly what it is, with `send()`: no queue, no retries. */
+export async function checkAuditEvent(settings: ApiSettings): Promise<CheckResult> {
+  const title = "Audit API accepts an event";
+  const audit = createAuditClient({
+    baseUrl: settings.baseUrl,
+    tls: settings.tls,
+    timeoutMs: settings.timeoutMs,
+  });
+  const event = {
+    action: testEventAction,
+    name: "platform-integration.doctor",
+    title: "Test event from platform-integration doctor",
+    description: `Written by "platform-integration doctor --audit-test-event" on ${hostname()} at ${new Date().toISOString()} to check the audit integration; no user acted.`,
+  };
+  try {
+    await audit.send(event, { signal: settings.signal });
+    return result("audit", title, "pass", `wrote one test event, action ${testEventAction}`, {
+      details: { event },
+    });
+  } catch (error) {
+    const status = isHttpError(error) ? ` (${error.status})` : "";
+    return result(
+      "audit",
+      title,
+      "fail",
+      `POST ${settings.baseUrl}/audit/v1/event failed${status}: ${describeError(error)}`,
+      {
+        fix: isHttpError(error)
+          ? "The Audit API refused the event: check that the URL names the platform's Integration API."
+          : "The call failed below HTTP: see the checks above (host, port, TLS).",
+      },
+    );
+  } finally {
+    await audit.close({ timeoutMs: 0 });
+  }
+}
+
+/** GET {provisioner}/v1/ping from here, as the platform calls it before every sync. */
+export async function checkProvisionerPing(
+  provisioner: string,
+  { timeoutMs, signal }: ProbeOptions,
+): Promise<CheckResult> {
+  const title = "Provisioning API answers ping";
+  const url = `${provisioner.replace(/\/+$/, "")}/v1/ping`;
+  const answer = await connectProvisioning(provisioner, { timeoutMs })(
+    { method: "GET", path: "/v1/ping" },
+    signal,
+  );
+  if (answer.error !== undefined) {
+    return result("provisioner", title, "fail", `GET ${url}: ${answer.error}`, {
+      fix: "Check the provisioner URL's scheme, host and port: the platform calls it from its own network, so it must be reachable from there too.",
+    });
+  }
+  if (answer.status === 204) {
+    return result("provisioner", title, "pass", `GET ${url} answered 204`);
+  }
+  const fixes: Record<number, string> = {
+    404: "Nothing serves /v1/ping under this URL: the provisioner URL must include the path where the handler is mounted (e.g. https://host/ldap/auth), and the handler's basePath must match it.",
+    503: "The application answers 503: its store is not ready (store.ready() returned false), so the platform postpones the sync.",
+  };
+  return result("provisioner", title, "fail", `GET ${url} answered ${answer.status}, not 204`, {
+    fix:
+      fixes[answer.status] ??
+      "ping must answer 204: the platform pauses the sync on any other answer.",
+  });
+}
+
+/**
+ * Reads a uuid that cannot exist through the conformance checker's read route (a URL template
+ * with `{uuid}`): it must answer 404. The doctor writes no user, so a found user is not checked.
+ */
+export async function checkReadRoute(
+  template: string,
+  { timeoutMs, signal }: ProbeOptions,
+): Promise<CheckResult> {
+  const title = "Read route answers 404 for an unknown user";
+  const uuid = `doctor-${crypto.randomUUID()}`;
+  const url = template.replaceAll("{uuid}", encodeURIComponent(uuid));
+  try {
+    const response = await fetch(url, {
+      headers: { accept: "application/json" },
+      signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+    });
+    await response.body?.cancel();
+    if (response.status === 404) {
+      return result(
+        "read-user",
+        title,
+        "pass",
+        `GET ${url} answered 404 (a stored user's answer is not checked: the doctor writes no user)`,
+      );
+    }
+    return result("read-user", title, "fail", `GET ${url} answered ${response.status}, not 404`, {
+      fix: "The read route must answer 404 for a uuid it does not store and 200 with the user's JSON otherwise: check the template's path and {uuid}.",
+    });
+  } catch (error) {
+    return result("read-user", title, "fail", `GET ${url} failed: ${describeError(error)}`, {
+      fix: "Check the read route's scheme, host and port: it must be reachable from here.",
+    });
+  }
+}

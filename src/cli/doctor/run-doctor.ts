@@ -1,0 +1,162 @@
+import { baseUrlVariable, resolveBaseUrl } from "../../clients/integration-api/base-url.ts";
+import type { TlsOptions } from "../../clients/integration-api/options.ts";
+import {
+  type ApiSettings,
+  checkAuditEvent,
+  checkProvisionerPing,
+  checkReadRoute,
+  checkVersionApi,
+} from "./api.ts";
+import { type CheckResult, describeError, result } from "./check.ts";
+import {
+  checkDns,
+  checkTcp,
+  checkTls,
+  type Endpoint,
+  endpointOf,
+  type TrustSettings,
+} from "./network.ts";
+
+/** What the doctor checks, from the command line. */
+export interface DoctorOptions {
+  /** `--base-url`; the environment variable when undefined. */
+  baseUrl: string | undefined;
+  env: Record<string, string | undefined>;
+  trust: TrustSettings;
+  provisioner: string | undefined;
+  readUser: string | undefined;
+  auditTestEvent: boolean;
+  timeoutMs: number;
+  signal: AbortSignal;
+  /** Called before each check starts, with what it is about to do. */
+  onProgress(step: string): void;
+}
+
+/** Every check's result, in order; `passed` when none failed (warnings allowed). */
+export interface DoctorReport {
+  passed: boolean;
+  baseUrl: string | undefined;
+  checks: CheckResult[];
+}
+
+/**
+ * Checks the integration from where the application runs, in the order a request travels:
+ * configuration, name, port, TLS, the Version API and the clock, then the optional checks. A
+ * failed step skips the steps that depend on it, saying why, so each failure appears once.
+ */
+export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
+  const checks: CheckResult[] = [];
+  const add = (...results: CheckResult[]) => checks.push(...results);
+  const probe = { timeoutMs: options.timeoutMs, signal: options.signal };
+  const interrupted = () => options.signal.aborted;
+
+  options.onProgress("reading the Integration API's URL");
+  const configured = checkBaseUrl(options);
+  add(configured.result);
+  let reachable = false;
+  let settings: ApiSettings | undefined;
+  if (configured.url !== undefined) {
+    const endpoint = endpointOf(new URL(configured.url));
+    reachable = await checkConnection(endpoint, options, add);
+    settings = {
+      ...probe,
+      baseUrl: configured.url,
+      tls: tlsOptionsOf(options.trust, endpoint),
+      source: configured.source,
+    };
+  }
+  const apiSkip = configured.url === undefined ? "no usable URL" : "the API is not reachable";
+  if (settings !== undefined && reachable && !interrupted()) {
+    options.onProgress("calling the Version API");
+    add(...(await checkVersionApi(settings)));
+  } else {
+    add(skipped("version", "Version API answers", apiSkip));
+    add(skipped("clock", "Clock agrees with the API", apiSkip));
+  }
+  if (options.auditTestEvent) {
+    if (settings !== undefined && reachable && !interrupted()) {
+      options.onProgress("writing a test audit event");
+      add(await checkAuditEvent(settings));
+    } else {
+      add(skipped("audit", "Audit API accepts an event", apiSkip));
+    }
+  }
+  if (options.provisioner !== undefined && !interrupted()) {
+    options.onProgress(`pinging the Provisioning API at ${options.provisioner}`);
+    add(await checkProvisionerPing(options.provisioner, probe));
+  }
+  if (options.readUser !== undefined && !interrupted()) {
+    options.onProgress("calling the read route");
+    add(await checkReadRoute(options.readUser, probe));
+  }
+  if (interrupted()) add(skipped("interrupted", "Remaining checks", "interrupted"));
+  return {
+    passed: checks.every((check) => check.status !== "fail") && !interrupted(),
+    baseUrl: configured.url,
+    checks,
+  };
+}
+
+function checkBaseUrl(options: DoctorOptions): {
+  result: CheckResult;
+  url?: string;
+  source: string;
+} {
+  const source = options.baseUrl === undefined ? baseUrlVariable : "--base-url";
+  const title = options.baseUrl === undefined ? `${baseUrlVariable} is set` : "--base-url is valid";
+  const raw = options.baseUrl ?? options.env[baseUrlVariable];
+  try {
+    const url = resolveBaseUrl(raw === undefined || raw.trim() === "" ? undefined : raw);
+    const path = new URL(url).pathname;
+    const note = path === "/" ? "" : ` (with the path ${path}: the platform's URL has none)`;
+    return { result: result("base-url", title, "pass", `${url}${note}`), url, source };
+  } catch (error) {
+    const fix =
+      raw === undefined || raw.trim() === ""
+        ? `Set ${baseUrlVariable} to the Integration API's URL: the platform sets it in the application's container; outside it, run "platform-integration mock-api" and use the URL it prints.`
+        : `${source} must be an absolute http(s) URL such as https://10.0.0.2:9880, without a user name or password.`;
+    return { result: result("base-url", title, "fail", describeError(error), { fix }), source };
+  }
+}
+
+/** DNS, TCP and (for https) TLS; false when a request cannot get through. */
+async function checkConnection(
+  endpoint: Endpoint,
+  options: DoctorOptions,
+  add: (...results: CheckResult[]) => void,
+): Promise<boolean> {
+  const probe = { timeoutMs: options.timeoutMs, signal: options.signal };
+  options.onProgress(`resolving ${endpoint.host}`);
+  const dns = await checkDns(endpoint, probe);
+  add(dns.result);
+  if (dns.address === undefined || options.signal.aborted) {
+    add(skipped("tcp", "Port is reachable", "the host name does not resolve"));
+    if (endpoint.https) add(skipped("tls", "TLS certificate is trusted", "no address"));
+    return false;
+  }
+  options.onProgress(`connecting to ${dns.address}:${endpoint.port}`);
+  const tcp = await checkTcp(endpoint, dns.address, probe);
+  add(tcp);
+  if (!endpoint.https) {
+    add(result("tls", "TLS certificate is trusted", "skip", "http:// has no TLS"));
+    return tcp.status === "pass";
+  }
+  if (tcp.status !== "pass" || options.signal.aborted) {
+    add(skipped("tls", "TLS certificate is trusted", "the port is not reachable"));
+    return false;
+  }
+  options.onProgress(`checking the TLS certificate of ${endpoint.host}:${endpoint.port}`);
+  const tls = await checkTls(endpoint, dns.address, options.trust, probe);
+  add(tls);
+  return tls.status !== "fail";
+}
+
+function tlsOptionsOf(trust: TrustSettings, endpoint: Endpoint): TlsOptions | undefined {
+  if (!endpoint.https) return undefined;
+  if (trust.insecure) return { rejectUnauthorized: false };
+  return trust.ca === undefined ? undefined : { ca: trust.ca.pem };
+}
+
+function skipped(id: string, title: string, because: string): CheckResult {
+  return result(id, title, "skip", `skipped: ${because}`);
+}

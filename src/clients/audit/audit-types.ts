@@ -1,0 +1,119 @@
+import type { CallOptions, IntegrationApiOptions } from "../integration-api/options.ts";
+import type { AuditEvent } from "./audit-event.ts";
+
+/**
+ * Why events were dropped: `overflow` (the queue was full), `rejected` (the API refused the event
+ * with a 4xx that retrying cannot change), `redirected` (the API kept answering with a redirect,
+ * which is never followed), `configuration` (held back by a configuration error when the client
+ * closed or the process exited), `closed` (recorded after `close()`, or still queued when it
+ * timed out), `exit` (still queued when the process exited).
+ */
+export type AuditDropReason =
+  | "overflow"
+  | "rejected"
+  | "redirected"
+  | "configuration"
+  | "closed"
+  | "exit";
+
+/** A report of dropped events, passed to `onDrop`. */
+export interface AuditDrop<Action extends string = string> {
+  reason: AuditDropReason;
+  /** How many events this report covers. */
+  count: number;
+  /** The dropped events, for a fallback log. */
+  events: AuditEvent<Action>[];
+  /** The error that caused the drop, for `rejected`, `redirected` and `configuration`. */
+  error?: unknown;
+}
+
+/** Options of `createAuditClient`. */
+export interface AuditClientOptions<Action extends string = string>
+  extends Omit<IntegrationApiOptions, "totalTimeoutMs"> {
+  /** The catalogue from `defineAuditActions`: events must then use one of its actions. */
+  actions?: Readonly<Record<string, Action>> | undefined;
+  /** How many events are sent at once, over keep-alive connections. Default 4. */
+  concurrency?: number | undefined;
+  /** The most events the queue holds (in flight included); more are dropped as `overflow`. Default 10,000. */
+  maxQueueEvents?: number | undefined;
+  /** The most bytes of JSON the queue holds (in flight included). Default 8 MiB. */
+  maxQueueBytes?: number | undefined;
+  /** The largest event, in bytes of JSON; a larger one makes `record()` and `send()` throw. Default 16 KiB. */
+  maxEventBytes?: number | undefined;
+  /** How long `flush()` and `close()` wait by default, in milliseconds. Default 10,000. */
+  flushTimeoutMs?: number | undefined;
+  /**
+   * Closes the client (flushing, up to `flushTimeoutMs`) when the event loop empties with events
+   * still queued (Node's `beforeExit`). Default false.
+   */
+  flushOnExit?: boolean | undefined;
+  /**
+   * For serverless runtimes, which freeze a function once it has answered: called with a promise
+   * that settles when the queue is empty, each time it stops being empty. Pass Vercel's
+   * `waitUntil`, or `waitUntil` from "cloudflare:workers".
+   */
+  waitUntil?: ((promise: Promise<unknown>) => void) | undefined;
+  /** Called with every drop. Default: a console warning. */
+  onDrop?: ((drop: AuditDrop<Action>) => void) | undefined;
+  /**
+   * Called with every failed delivery attempt that will be retried, for metrics and alerts, and
+   * once with the `ConfigurationError` that stops delivery (an untrusted certificate, `tls` with
+   * an `http:` URL, no base URL). Default: logs that configuration error once with
+   * `console.error`, and nothing else.
+   */
+  onError?: ((error: unknown) => void) | undefined;
+}
+
+/** Options of `flush()` and `close()`. */
+export interface FlushOptions {
+  /** How long to wait, in milliseconds (Infinity: no limit). Default: the client's `flushTimeoutMs`. */
+  timeoutMs?: number | undefined;
+  /** Stops waiting (the promise resolves false); delivery goes on. */
+  signal?: AbortSignal | undefined;
+}
+
+/** Counters for health checks and metrics. */
+export interface AuditStats {
+  /** Events waiting to be sent. */
+  queued: number;
+  /** Events being sent now, or waiting to be retried. */
+  inFlight: number;
+  /** Bytes of JSON held by queued and in-flight events. */
+  bytes: number;
+  /** Events the API accepted since the client was created. */
+  delivered: number;
+  /** Events dropped since the client was created (each was reported to `onDrop`). */
+  dropped: number;
+  /**
+   * Present once a configuration error stopped delivery: its message, which names the fix.
+   * Events are then kept (bounded) until `close()` or exit drops them as `configuration`.
+   */
+  configurationError?: string;
+}
+
+/** The Audit API: write events to the platform's audit log. */
+export interface AuditClient<Action extends string = string> {
+  /**
+   * Queues an event and returns at once; it is sent in the background and retried until it is
+   * delivered. Never throws for a delivery failure: drops reach `onDrop`.
+   *
+   * @throws TypeError or RangeError when the event itself is invalid or too large.
+   */
+  record(event: AuditEvent<Action>): void;
+  /** Sends one event now, without the queue and without retries; resolves on any 2xx. */
+  send(event: AuditEvent<Action>, options?: CallOptions): Promise<void>;
+  /**
+   * Waits until every event recorded so far, and any recorded meanwhile, is delivered or
+   * dropped. Resolves true when the queue emptied; false on timeout, on abort, or at once while
+   * a configuration error stops delivery. Never rejects.
+   */
+  flush(options?: FlushOptions): Promise<boolean>;
+  /**
+   * Stops accepting events (later ones are dropped as `closed`) and flushes. Events still queued
+   * when the flush times out are dropped as `closed` (as `configuration` when a configuration
+   * error held them back). Resolves like `flush()`.
+   */
+  close(options?: FlushOptions): Promise<boolean>;
+  /** The queue's counters now, for health checks and metrics. */
+  stats(): AuditStats;
+}

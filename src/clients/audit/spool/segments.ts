@@ -1,0 +1,270 @@
+import type { SpoolBuiltins } from "./node-builtins.ts";
+import { decodeRecord, hasSegmentMagic, segmentMagic } from "./record-format.ts";
+
+/** Bytes of a segment that hold no readable record (a torn write, or damage on disk), skipped. */
+export interface SpoolSkip {
+  /** The segment file. */
+  file: string;
+  offset: number;
+  bytes: number;
+}
+
+/** A record handed out by the reader, to be acknowledged once delivered. */
+export interface SpoolRecord {
+  readonly body: string;
+  readonly segment: number;
+  readonly offset: number;
+  /** Bytes on disk, header included. */
+  readonly bytes: number;
+}
+
+/** One segment file and what is known of it. */
+export interface Segment {
+  id: number;
+  file: string;
+  /** Bytes known to be whole on disk: what a commit made durable, or the file's size at open. */
+  size: number;
+  /** Records in the file (those skipped as damaged excluded). */
+  records: number;
+  /** Offsets of acknowledged records. */
+  acked: Set<number>;
+  /** Takes no more records. The newest segment is open until it fills up or a write fails. */
+  sealed: boolean;
+  writeFd?: number | undefined;
+  ackFd?: number | undefined;
+}
+
+interface Cursor {
+  segment: Segment;
+  buffer: Buffer;
+  /** Where `buffer` starts in the segment. */
+  base: number;
+  position: number;
+}
+
+const segmentName = /^(\d{16})\.seg$/;
+const emptyBuffer = Buffer.alloc(0);
+
+/**
+ * The segment files of a spool directory, oldest first: loading them at open, creating, reading
+ * back in order, recording acknowledgements, and deleting a sealed segment once every record in
+ * it is acknowledged.
+ */
+export class Segments {
+  readonly #node: SpoolBuiltins;
+  readonly #dir: string;
+  readonly #maxRecordBytes: number;
+  readonly #list: Segment[] = [];
+  #lastId = 0;
+  #cursor: Cursor | undefined;
+
+  constructor(dir: string, maxRecordBytes: number, node: SpoolBuiltins) {
+    this.#dir = dir;
+    this.#maxRecordBytes = maxRecordBytes;
+    this.#node = node;
+  }
+
+  get count(): number {
+    return this.#list.length;
+  }
+
+  /**
+   * Reads every segment an earlier process left, checking each record, and returns the records
+   * and bytes not acknowledged.
+   *
+   * @throws Error when a segment file was written by another format version.
+   */
+  load(onSkipped: (skip: SpoolSkip) => void): { events: number; bytes: number } {
+    const { fs, path } = this.#node;
+    const unacked = { events: 0, bytes: 0 };
+    const ids = fs
+      .readdirSync(this.#dir)
+      .map((name) => segmentName.exec(name)?.[1])
+      .filter((id) => id !== undefined)
+      .map(Number)
+      .sort((a, b) => a - b);
+    for (const id of ids) {
+      const file = path.join(this.#dir, segmentFile(id));
+      const data = fs.readFileSync(file);
+      const acked = this.#readAcks(file);
+      const segment: Segment = { id, file, size: data.length, records: 0, acked, sealed: true };
+      this.#list.push(segment);
+      this.#lastId = id;
+      // Shorter than the magic: created, then the process died before its first commit.
+      if (data.length >= segmentMagic.length && !hasSegmentMagic(data)) {
+        throw new Error(
+          `${file} is not an audit spool segment of this version of platform-integration: move it out of ${this.#dir}, or open the spool with the version that wrote it.`,
+        );
+      }
+      const readable = new Set<number>();
+      for (let position = segmentMagic.length; position < data.length; ) {
+        const found = decodeRecord(data, position, 0, this.#maxRecordBytes, this.#node.crc32);
+        if (found === undefined) break;
+        if ("body" in found) {
+          readable.add(found.offset);
+          if (!acked.has(found.offset)) {
+            unacked.events++;
+            unacked.bytes += found.end - found.offset;
+          }
+          position = found.end;
+        } else {
+          onSkipped({ file, offset: found.offset, bytes: found.bytes });
+          position += found.bytes;
+        }
+      }
+      segment.records = readable.size;
+      // Only acknowledgements of readable records count towards deleting the segment.
+      segment.acked = new Set([...acked].filter((offset) => readable.has(offset)));
+      this.deleteIfDone(segment);
+    }
+    return unacked;
+  }
+
+  /** The newest segment, when it still takes records. */
+  open(): Segment | undefined {
+    const newest = this.#list.at(-1);
+    return newest?.sealed === false ? newest : undefined;
+  }
+
+  /** Starts a new segment after every existing one. */
+  create(): Segment {
+    const id = ++this.#lastId;
+    const file = this.#node.path.join(this.#dir, segmentFile(id));
+    const writeFd = this.#node.fs.openSync(file, "wx+");
+    const segment: Segment = {
+      id,
+      file,
+      size: 0,
+      records: 0,
+      acked: new Set(),
+      sealed: false,
+      writeFd,
+    };
+    this.#list.push(segment);
+    return segment;
+  }
+
+  find(id: number): Segment | undefined {
+    return this.#list.find((segment) => segment.id === id);
+  }
+
+  seal(segment: Segment): void {
+    if (segment.sealed) return;
+    segment.sealed = true;
+    this.deleteIfDone(segment);
+  }
+
+  /** Deletes a sealed segment whose records are all acknowledged; true if it did. */
+  deleteIfDone(segment: Segment): boolean {
+    if (!segment.sealed || segment.acked.size < segment.records) return false;
+    const { fs } = this.#node;
+    this.#closeFds(segment);
+    fs.rmSync(segment.file, { force: true });
+    fs.rmSync(ackFile(segment.file), { force: true });
+    this.#list.splice(this.#list.indexOf(segment), 1);
+    return true;
+  }
+
+  /**
+   * Appends acknowledged offsets to each segment's ack file, without an fsync: an
+   * acknowledgement lost to a power cut only means that record is sent again.
+   */
+  writeAcks(acks: Map<Segment, number[]>): void {
+    for (const [segment, offsets] of acks) {
+      if (!this.#list.includes(segment)) continue;
+      const data = Buffer.allocUnsafe(offsets.length * 4);
+      for (const [index, offset] of offsets.entries()) data.writeUInt32LE(offset, index * 4);
+      try {
+        segment.ackFd ??= this.#node.fs.openSync(ackFile(segment.file), "a");
+        this.#node.fs.writeSync(segment.ackFd, data);
+      } catch {
+        // Same as a lost acknowledgement: those records are sent again after a restart.
+      }
+    }
+  }
+
+  closeAll(): void {
+    for (const segment of this.#list) this.#closeFds(segment);
+  }
+
+  /** The next durable record not yet handed out in this process, oldest first. */
+  next(): SpoolRecord | undefined {
+    for (;;) {
+      const cursor = this.#cursor ?? this.#startCursor(this.#list[0]);
+      if (cursor === undefined) return undefined;
+      const { buffer, position, base } = cursor;
+      const found = decodeRecord(buffer, position, base, this.#maxRecordBytes, this.#node.crc32);
+      if (found === undefined) {
+        if (!this.#advance(cursor)) return undefined;
+      } else if (!("body" in found)) {
+        // Reported at load; records written by this process are never torn.
+        cursor.position += found.bytes;
+      } else {
+        cursor.position = found.end - base;
+        if (!cursor.segment.acked.has(found.offset)) {
+          const { body, offset, end } = found;
+          return { body, segment: cursor.segment.id, offset, bytes: end - offset };
+        }
+      }
+    }
+  }
+
+  #startCursor(segment: Segment | undefined): Cursor | undefined {
+    if (segment === undefined) return undefined;
+    this.#cursor = { segment, buffer: emptyBuffer, base: segmentMagic.length, position: 0 };
+    return this.#cursor;
+  }
+
+  /** Reads the rest of the cursor's segment, or moves to the next; false when caught up. */
+  #advance(cursor: Cursor): boolean {
+    const { segment } = cursor;
+    const from = cursor.base + cursor.buffer.length;
+    if (from < segment.size && this.#list.includes(segment)) {
+      cursor.buffer = this.#read(segment, from);
+      cursor.base = from;
+      cursor.position = 0;
+      return cursor.buffer.length > 0;
+    }
+    if (!segment.sealed) return false;
+    const next = this.#list.find((each) => each.id > segment.id);
+    return this.#startCursor(next) !== undefined;
+  }
+
+  #read(segment: Segment, from: number): Buffer {
+    const { fs } = this.#node;
+    const buffer = Buffer.allocUnsafe(segment.size - from);
+    const fd = segment.writeFd ?? fs.openSync(segment.file, "r");
+    try {
+      return buffer.subarray(0, fs.readSync(fd, buffer, 0, buffer.length, from));
+    } finally {
+      if (fd !== segment.writeFd) fs.closeSync(fd);
+    }
+  }
+
+  #readAcks(segmentPath: string): Set<number> {
+    const acked = new Set<number>();
+    try {
+      const data = this.#node.fs.readFileSync(ackFile(segmentPath));
+      // A torn last entry (fewer than 4 bytes) is ignored: that record is sent again.
+      for (let at = 0; at + 4 <= data.length; at += 4) acked.add(data.readUInt32LE(at));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
+    return acked;
+  }
+
+  #closeFds(segment: Segment): void {
+    for (const fd of [segment.writeFd, segment.ackFd])
+      if (fd !== undefined) this.#node.fs.closeSync(fd);
+    segment.writeFd = undefined;
+    segment.ackFd = undefined;
+  }
+}
+
+function segmentFile(id: number): string {
+  return `${String(id).padStart(16, "0")}.seg`;
+}
+
+function ackFile(segmentPath: string): string {
+  return segmentPath.replace(/\.seg$/, ".ack");
+}

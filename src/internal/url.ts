@@ -1,0 +1,41 @@
+/**
+ * The one place base URLs are checked, normalized and joined: the Integration API clients, the
+ * msw handlers and the Provisioning API target of the testing kit all read a base URL the same way.
+ */
+
+/**
+ * An http(s) base URL, normalized for {@link joinUrl}: its origin and path, without trailing
+ * slashes (`https://host/prefix//` is `https://host/prefix`).
+ *
+ * @throws TypeError saying what is wrong (not absolute, not http(s), with credentials, with a
+ * query or fragment); the message never repeats a password.
+ */
+export function normalizeBaseUrl(value: string | URL): string {
+  let url: URL;
+  try {
+    url = new URL(String(value).trim());
+  } catch {
+    throw new TypeError(`is not an absolute URL: ${redactUrl(String(value))}`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new TypeError(`must be an http(s) URL, not ${url.protocol}`);
+  }
+  if (url.username !== "" || url.password !== "") {
+    // fetch refuses such URLs, with a message that would repeat the password.
+    throw new TypeError(`must not contain a user name or password: ${redactUrl(url.href)}`);
+  }
+  if (url.search !== "" || url.hash !== "") {
+    throw new TypeError(`must not have a query or fragment: ${redactUrl(url.href)}`);
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+}
+
+/** `path` (which starts with `/`) under a base from {@link normalizeBaseUrl}. */
+export function joinUrl(base: string, path: string): string {
+  return `${base}${path}`;
+}
+
+/** `url` without its user name and password, for messages and error fields. */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z][a-z\d+.-]*:\/\/)[^/?#]*@/i, "$1");
+}

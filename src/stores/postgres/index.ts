@@ -1,0 +1,1 @@
+export { PostgresUserStore, type PostgresUserStoreOptions } from "./postgres-user-store.ts";

@@ -1,0 +1,1 @@
+export { SqliteUserStore, type SqliteUserStoreOptions } from "./sqlite-user-store.ts";

@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import { BoundedBuffer } from "../../../src/clients/audit/buffer.ts";
+
+function makeBuffer(maxItems = 3, maxBytes = 100) {
+  const events: string[] = [];
+  const buffer = new BoundedBuffer<string>({
+    maxItems,
+    maxBytes,
+    onBusy: () => events.push("busy"),
+    onIdle: () => events.push("idle"),
+  });
+  return { buffer, events };
+}
+
+describe("BoundedBuffer", () => {
+  it("hands entries out first in, first out, counting queued and in-flight ones", () => {
+    const { buffer } = makeBuffer();
+    expect(buffer.offer("a", 10)).toBe(true);
+    expect(buffer.offer("b", 20)).toBe(true);
+    const first = buffer.take();
+    expect(first).toEqual({ item: "a", bytes: 10 });
+    expect(buffer).toMatchObject({ queued: 1, inFlight: 1, bytes: 30, isIdle: false });
+    expect(buffer.take()?.item).toBe("b");
+    expect(buffer.take()).toBeUndefined();
+  });
+
+  it("refuses an entry past the count bound, in-flight entries included", () => {
+    const { buffer } = makeBuffer(2);
+    buffer.offer("a", 1);
+    buffer.take();
+    buffer.offer("b", 1);
+    expect(buffer.offer("c", 1)).toBe(false);
+    expect(buffer).toMatchObject({ queued: 1, inFlight: 1, bytes: 2 });
+  });
+
+  it("refuses an entry past the byte bound, and accepts one that fits exactly", () => {
+    const { buffer } = makeBuffer(10, 100);
+    expect(buffer.offer("a", 60)).toBe(true);
+    expect(buffer.offer("b", 41)).toBe(false);
+    expect(buffer.offer("c", 40)).toBe(true);
+    expect(buffer.bytes).toBe(100);
+  });
+
+  it("releases bytes on settle and drain, and reports busy and idle transitions once each", () => {
+    const { buffer, events } = makeBuffer();
+    buffer.offer("a", 10);
+    buffer.offer("b", 20);
+    const entry = buffer.take();
+    if (entry === undefined) throw new Error("expected an entry");
+    expect(buffer.drainQueued()).toEqual(["b"]);
+    expect(buffer).toMatchObject({ queued: 0, inFlight: 1, bytes: 10 });
+    buffer.settle(entry);
+    // Settling twice is harmless: the bytes are not released again.
+    buffer.settle(entry);
+    expect(buffer).toMatchObject({ queued: 0, inFlight: 0, bytes: 0, isIdle: true });
+    expect(events).toEqual(["busy", "idle"]);
+  });
+
+  it("puts a requeued entry back at the end, still counted", () => {
+    const { buffer } = makeBuffer();
+    buffer.offer("a", 10);
+    buffer.offer("b", 10);
+    const entry = buffer.take();
+    if (entry === undefined) throw new Error("expected an entry");
+    buffer.requeue(entry);
+    expect(buffer).toMatchObject({ queued: 2, inFlight: 0, bytes: 20 });
+    expect(buffer.snapshot()).toEqual(["b", "a"]);
+    expect(buffer.take()?.item).toBe("b");
+    expect(buffer.snapshot()).toEqual(["b", "a"]);
+  });
+
+  it("wakes idle waiters when the last entry settles, and times out or aborts otherwise", async () => {
+    const { buffer } = makeBuffer();
+    expect(await buffer.whenIdle({ timeoutMs: 0 })).toBe(true);
+    buffer.offer("a", 1);
+    expect(await buffer.whenIdle({ timeoutMs: 1 })).toBe(false);
+    expect(await buffer.whenIdle({ timeoutMs: 1_000, signal: AbortSignal.abort() })).toBe(false);
+    const controller = new AbortController();
+    const aborted = buffer.whenIdle({
+      timeoutMs: Number.POSITIVE_INFINITY,
+      signal: controller.signal,
+    });
+    controller.abort();
+    expect(await aborted).toBe(false);
+    const waiting = buffer.whenIdle({ timeoutMs: Number.POSITIVE_INFINITY });
+    const entry = buffer.take();
+    if (entry === undefined) throw new Error("expected an entry");
+    buffer.settle(entry);
+    expect(await waiting).toBe(true);
+  });
+});

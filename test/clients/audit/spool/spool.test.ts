@@ -1,0 +1,194 @@
+import {
+  appendFileSync,
+  closeSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { segmentMagic } from "../../../../src/clients/audit/spool/record-format.ts";
+import { appendAll, bodies, openSpool, takeAll, tempDir } from "./spool-helpers.ts";
+
+// The spool reaches node:fs through process.getBuiltinModule: the same object require() returns.
+const fs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+const segmentFiles = (dir: string) =>
+  readdirSync(dir)
+    .filter((name) => name.endsWith(".seg"))
+    .sort();
+
+describe("Spool", () => {
+  it("writes records to disk, and a new process reads them back in order", async () => {
+    const dir = tempDir();
+    const first = openSpool(dir);
+    const written = bodies(50);
+    appendAll(first.spool, written);
+    expect(takeAll(first.spool)).toEqual([]); // nothing is handed out before it is durable
+    await expect(first.spool.persisted()).resolves.toBe(true);
+    expect(first.events.durable).toBeGreaterThan(0);
+    await first.spool.close();
+
+    const second = openSpool(dir);
+    expect(second.spool.stats()).toMatchObject({ events: 50, pending: 0 });
+    expect(takeAll(second.spool)).toEqual(written);
+  });
+
+  it("commits every record appended in one tick with one fdatasync, and what comes during it with the next", async () => {
+    const { spool } = openSpool(tempDir());
+    const fdatasync = vi.spyOn(fs, "fdatasync");
+    appendAll(spool, bodies(1000));
+    const firstCommit = spool.persisted();
+    await new Promise((resolve) => setImmediate(resolve)); // the commit has started
+    appendAll(spool, bodies(1000, 1000));
+    await expect(spool.persisted()).resolves.toBe(true);
+    await expect(firstCommit).resolves.toBe(true);
+    expect(fdatasync).toHaveBeenCalledTimes(2);
+    expect(takeAll(spool)).toEqual([...bodies(1000), ...bodies(1000, 1000)]);
+  });
+
+  it("never hands out a record twice, and after a restart only those not acknowledged", async () => {
+    const dir = tempDir();
+    const first = openSpool(dir);
+    appendAll(first.spool, bodies(6));
+    await first.spool.persisted();
+    const taken = first.spool.take(4);
+    expect(taken.map((record) => record.body)).toEqual(bodies(4));
+    expect(takeAll(first.spool)).toEqual(bodies(2, 4));
+    first.spool.ack(taken[0]!);
+    first.spool.ack(taken[2]!);
+    first.spool.ack(taken[2]!); // twice: counted once
+    expect(first.spool.stats().events).toBe(4);
+    await first.spool.close();
+
+    // An ack torn by a crash (fewer than 4 bytes) is ignored.
+    const ackFile = join(dir, segmentFiles(dir)[0]!.replace(".seg", ".ack"));
+    appendFileSync(ackFile, Buffer.from([1, 2]));
+    const second = openSpool(dir);
+    expect(second.spool.stats().events).toBe(4);
+    expect(takeAll(second.spool)).toEqual([bodies(6)[1], bodies(6)[3], bodies(6)[4], bodies(6)[5]]);
+  });
+
+  it("skips a torn tail and a damaged record, and still reads every whole record around them", async () => {
+    const dir = tempDir();
+    const first = openSpool(dir);
+    const written = bodies(5);
+    appendAll(first.spool, written);
+    await first.spool.persisted();
+    await first.spool.close();
+
+    const file = join(dir, segmentFiles(dir)[0]!);
+    const data = readFileSync(file);
+    const recordBytes = 8 + Buffer.byteLength(written[0]!);
+    // Damage one byte of the second record's payload, then append half a record (a torn write).
+    data[segmentMagic.length + recordBytes + 10]! ^= 0xff;
+    writeFileSync(
+      file,
+      Buffer.concat([data, data.subarray(segmentMagic.length, segmentMagic.length + 12)]),
+    );
+
+    const second = openSpool(dir);
+    expect(takeAll(second.spool)).toEqual([written[0], written[2], written[3], written[4]]);
+    expect(second.events.skipped).toEqual([
+      { file, offset: segmentMagic.length + recordBytes, bytes: recordBytes },
+      { file, offset: data.length, bytes: 12 },
+    ]);
+    expect(second.spool.stats().events).toBe(4);
+  });
+
+  it("rolls over to new segments and deletes each one once all its records are acknowledged", async () => {
+    const dir = tempDir();
+    const { spool } = openSpool(dir, { segmentBytes: 200 });
+    for (let round = 0; round < 5; round++) {
+      appendAll(spool, bodies(5, round * 5));
+      await spool.persisted();
+    }
+    expect(segmentFiles(dir).length).toBeGreaterThan(2);
+    const taken = spool.take(100);
+    expect(taken).toHaveLength(25);
+    for (const record of taken.slice(0, 20)) spool.ack(record);
+    // Every segment but those holding the last five records is gone.
+    expect(segmentFiles(dir).length).toBeLessThanOrEqual(2);
+    for (const record of taken.slice(20)) spool.ack(record);
+    expect(segmentFiles(dir)).toHaveLength(1); // the open one
+    expect(spool.stats()).toMatchObject({ events: 0, bytes: 0, segments: 1 });
+    appendAll(spool, bodies(1, 99));
+    await spool.persisted();
+    expect(takeAll(spool)).toEqual(bodies(1, 99));
+  });
+
+  it("refuses records past maxEvents or maxBytes, and persisted() then says so", async () => {
+    const { spool } = openSpool(tempDir(), { maxEvents: 3 });
+    expect(appendAll(spool, bodies(4))).toEqual([true, true, true, false]);
+    await expect(spool.persisted()).resolves.toBe(false);
+    const [record] = spool.take(1);
+    spool.ack(record!);
+    expect(appendAll(spool, bodies(1, 4))).toEqual([true]);
+    // Conservative: the refusal came after the last record that was durable at the call.
+    await expect(spool.persisted()).resolves.toBe(false);
+    await expect(spool.persisted()).resolves.toBe(true);
+
+    const small = openSpool(tempDir(), { maxBytes: 2 * (8 + 16) });
+    const [body] = bodies(1); // 16 bytes
+    expect(appendAll(small.spool, [body!, body!, body!])).toEqual([true, true, false]);
+  });
+
+  it("writes what waits for a commit synchronously when the process exits", () => {
+    const dir = tempDir();
+    const first = openSpool(dir);
+    appendAll(first.spool, bodies(3));
+    first.spool.closeSync();
+    const second = openSpool(dir);
+    expect(takeAll(second.spool)).toEqual(bodies(3));
+  });
+
+  it("refuses a segment written in another format version rather than guess", () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "0000000000000001.seg"), "PIAUDIT9 something else");
+    expect(() => openSpool(dir)).toThrow(/is not an audit spool segment of this version/);
+    // The refused open released its lock.
+    writeFileSync(join(dir, "0000000000000001.seg"), segmentMagic);
+    expect(() => openSpool(dir)).not.toThrow();
+  });
+
+  it("deletes an empty segment left by a process that died before its first commit", () => {
+    const dir = tempDir();
+    closeSync(openSync(join(dir, "0000000000000007.seg"), "w"));
+    const { spool } = openSpool(dir);
+    expect(spool.stats()).toMatchObject({ events: 0, segments: 0 });
+    expect(segmentFiles(dir)).toEqual([]);
+  });
+
+  it("drops a batch whose write fails, cuts the segment back, and goes on in a new one", async () => {
+    const dir = tempDir();
+    const { spool, events } = openSpool(dir);
+    appendAll(spool, bodies(2));
+    await spool.persisted();
+    const full = Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC" });
+    vi.spyOn(fs, "write").mockImplementationOnce(((...args: unknown[]) => {
+      const done = args.at(-1) as (error: Error | null, written: number) => void;
+      // Half of the batch reaches the file before the disk fills up.
+      writeSync(args[0] as number, Buffer.from("torn"), 0, 4, args[4] as number);
+      setImmediate(() => done(full, 0));
+    }) as typeof fs.write);
+    appendAll(spool, bodies(3, 2));
+    await expect(spool.persisted()).resolves.toBe(false);
+    expect(events.failed).toEqual([{ bodies: bodies(3, 2), reason: "spool_full", error: full }]);
+    appendAll(spool, bodies(1, 5));
+    // Conservative until a commit succeeds again: the failed records came after the last durable one.
+    await expect(spool.persisted()).resolves.toBe(false);
+    appendAll(spool, bodies(1, 6));
+    await expect(spool.persisted()).resolves.toBe(true);
+    expect(spool.stats().events).toBe(4);
+    expect(takeAll(spool)).toEqual([...bodies(2), ...bodies(2, 5)]);
+    expect(segmentFiles(dir)).toHaveLength(2);
+    expect(readFileSync(join(dir, segmentFiles(dir)[0]!)).includes("torn")).toBe(false);
+  });
+});

@@ -1,0 +1,156 @@
+// Runs against the server at PLATFORM_INTEGRATION_PG_URL (.ci/steps/postgres.sh starts one).
+// Without it the suite is skipped, unless PLATFORM_INTEGRATION_REQUIRE_PG=1 says it must run.
+import { randomUUID } from "node:crypto";
+import { Pool } from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { PostgresUserStore } from "../../src/stores/postgres/index.ts";
+import { testUserStore } from "../../src/testing/index.ts";
+
+const url = process.env.PLATFORM_INTEGRATION_PG_URL;
+const required = process.env.PLATFORM_INTEGRATION_REQUIRE_PG === "1";
+
+describe.runIf(url || required)("PostgresUserStore", () => {
+  if (!url) {
+    it("has a server to run against", () => {
+      throw new Error(
+        "PLATFORM_INTEGRATION_REQUIRE_PG=1, but PLATFORM_INTEGRATION_PG_URL is unset",
+      );
+    });
+    return;
+  }
+  // Tables of this run only, dropped at the end: the URL may point at a developer's database.
+  const prefix = `pi test ${randomUUID().slice(0, 8)}`;
+  let tables = 0;
+  const newTable = () => `${prefix} ${++tables}`;
+  const connect = () => new Pool({ connectionString: url, connectionTimeoutMillis: 5000 });
+  const pool = connect();
+  afterAll(async () => {
+    const { rows } = await pool.query<{ name: string }>(
+      "SELECT tablename AS name FROM pg_tables WHERE starts_with(tablename, $1)",
+      [prefix],
+    );
+    for (const { name } of rows) await pool.query(`DROP TABLE "${name.replaceAll('"', '""')}"`);
+    await pool.end();
+  });
+
+  const migrated = async (options: { pool: Pool; table: string; schema?: string }) => {
+    const store = new PostgresUserStore(options);
+    await store.migrate();
+    return store;
+  };
+
+  // The contract reads users back through a second pool: its own connections, plain SQL.
+  const reader = connect();
+  afterAll(() => reader.end());
+  const tableOf = new WeakMap<PostgresUserStore, string>();
+  testUserStore({
+    describe,
+    it,
+    create: async () => {
+      const table = newTable();
+      const store = await migrated({ pool, table });
+      tableOf.set(store, table);
+      return store;
+    },
+    read: (store, uuid) =>
+      new PostgresUserStore({ pool: reader, table: tableOf.get(store) as string }).get(uuid),
+  });
+
+  it("loses no update when two replicas upsert the same users at once", async () => {
+    const table = newTable();
+    const replicas = [connect(), connect()];
+    const [one, two] = await Promise.all(
+      replicas.map((replica) => migrated({ pool: replica, table })),
+    );
+    const writes = Array.from({ length: 80 }, (_, index) =>
+      (index % 2 ? one! : two!).upsert({
+        uuid: `u${index % 4}`,
+        extra: { [`key${index}`]: index },
+      }),
+    );
+    const results = await Promise.all(writes);
+    expect(results.filter((result) => result.created)).toHaveLength(4);
+    for (const uuid of ["u0", "u1", "u2", "u3"]) {
+      const user = await two!.get(uuid);
+      const expected = Array.from(
+        { length: 20 },
+        (_, round) => `key${round * 4 + Number(uuid[1])}`,
+      );
+      expect(Object.keys(user?.extra ?? {}).sort()).toEqual(expected.sort());
+    }
+    await Promise.all(replicas.map((replica) => replica.end()));
+  });
+
+  it("creates its table once when several replicas migrate at the same time", async () => {
+    const table = newTable();
+    const stores = Array.from({ length: 4 }, () => new PostgresUserStore({ pool, table }));
+    expect(await stores[0]!.ready()).toBe(false);
+    await Promise.all(stores.map((store) => store.migrate()));
+    expect(await Promise.all(stores.map((store) => store.ready()))).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+  });
+
+  it("reads a user with get and every user with list, by uuid", async () => {
+    const store = await migrated({ pool, table: newTable() });
+    for (const uuid of ["u2", "u1", "u3"]) await store.upsert({ uuid, username: uuid });
+    await store.upsert({ uuid: "u1", extra: { level: 3, none: null } });
+    expect(await store.get("u1")).toEqual({ uuid: "u1", username: "u1", extra: { level: 3 } });
+    expect(await store.get("missing")).toBeUndefined();
+    expect(await store.list()).toEqual([
+      { uuid: "u1", username: "u1", extra: { level: 3 } },
+      { uuid: "u2", username: "u2" },
+      { uuid: "u3", username: "u3" },
+    ]);
+  });
+
+  it("keeps a table name as one identifier: quotes, dots, case and spaces are its own", async () => {
+    const table = `${newTable()} "x"; DROP TABLE users; --.Mixed`;
+    const store = await migrated({ pool, table });
+    await store.upsert({ uuid: "u1", username: "bob" });
+    const { rows } = await pool.query<{ count: number }>(
+      "SELECT count(*)::int AS count FROM pg_tables WHERE tablename = $1",
+      [table],
+    );
+    expect(rows).toEqual([{ count: 1 }]);
+    expect(await store.get("u1")).toEqual({ uuid: "u1", username: "bob" });
+  });
+
+  it("puts the table in the schema it is given", async () => {
+    const schema = `${prefix} schema`;
+    await pool.query(`CREATE SCHEMA "${schema}"`);
+    try {
+      const store = await migrated({ pool, table: "users", schema });
+      await store.upsert({ uuid: "u1" });
+      const { rows } = await pool.query(`SELECT uuid FROM "${schema}".users`);
+      expect(rows).toEqual([{ uuid: "u1" }]);
+    } finally {
+      await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
+    }
+  });
+
+  it("refuses a name PostgreSQL would cut or could not hold", () => {
+    for (const table of ["", "a\0b", "x".repeat(64), "é".repeat(32)]) {
+      expect(() => new PostgresUserStore({ pool, table })).toThrow(TypeError);
+    }
+    expect(() => new PostgresUserStore({ pool, table: "x".repeat(63) })).not.toThrow();
+  });
+
+  it("leaves the pool it is given open: the application ends it", async () => {
+    const own = connect();
+    const store = await migrated({ pool: own, table: newTable() });
+    await store.upsert({ uuid: "u1" });
+    expect(own.totalCount).toBeGreaterThan(0);
+    expect(own.ended).toBe(false);
+    await own.end();
+  });
+
+  it("is not ready when the server cannot be reached", async () => {
+    const unreachable = new Pool({ connectionString: "postgres://127.0.0.1:1/none" });
+    expect(await new PostgresUserStore({ pool: unreachable }).ready()).toBe(false);
+    await unreachable.end();
+  });
+});
