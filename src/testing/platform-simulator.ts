@@ -1,34 +1,25 @@
-import type { JsonValue } from "type-fest";
-import { mergeUser } from "../provisioning/merge-user.ts";
 import type { UserPatch, UserRecord } from "../provisioning/user-store.ts";
 import {
   connectProvisioning,
   type ProvisioningAnswer,
-  type ProvisioningCall,
   type ProvisioningTarget,
 } from "./provisioning-target.ts";
-import { connectUserReader, type ReadUser } from "./read-user.ts";
-import { describeDifference, toWireUser } from "./wire-user.ts";
-
-/** A change in the simulated directory, as {@link PlatformSimulator.apply} takes it. */
-export type DirectoryChange =
-  | { type: "add"; user: UserRecord }
-  /** Fields absent keep their value, `null` clears one (sent as JSON `null`). */
-  | { type: "change"; patch: UserPatch }
-  | { type: "remove"; uuid: string };
-
-/** The platform's calls: the four of spec 4.1, and `POST /v1/reset` before a full re-sync. */
-export type MessageKind = "ping" | "create" | "modify" | "delete" | "reset";
-
-/**
- * A message as reports show it: the wire names of the fields it carried, never their values, so
- * that a report can be printed or snapshotted without leaking a password.
- */
-export interface MessageSummary {
-  kind: MessageKind;
-  uuid?: string;
-  fields?: string[];
-}
+import { connectUserReader, type ReadUser, type VerifyReport, verifyUsers } from "./read-user.ts";
+import {
+  createSimulatedDirectory,
+  type DirectoryChange,
+  type DirectoryMessage,
+} from "./simulated-directory.ts";
+import {
+  type Message,
+  type MessageKind,
+  type MessageSummary,
+  type SyncStop,
+  successStatus,
+  summarize,
+  toRequest,
+  toStop,
+} from "./simulator-messages.ts";
 
 /** One answer that counted as success. */
 export interface Delivery {
@@ -37,19 +28,6 @@ export interface Delivery {
   durationMs: number;
   /** 1 for the first time this message was sent; more after a failure or a duplicate. */
   attempt: number;
-}
-
-/** Why a cycle stopped before its end: the message it stopped at and what came back. */
-export interface SyncStop {
-  message: MessageSummary;
-  attempt: number;
-  /** The status, when the application answered one other than the expected. */
-  status?: number;
-  /** The error body (parsed JSON when it parses), with the message's password redacted. */
-  body?: JsonValue;
-  /** Set when no answer arrived: a network error, a time-out, an abort or an injected fault. */
-  error?: string;
-  durationMs: number;
 }
 
 /** What one {@link PlatformSimulator.sync} did. */
@@ -102,17 +80,6 @@ export interface PlatformSimulatorOptions {
   readUser?: ReadUser;
 }
 
-/** What {@link PlatformSimulator.verify} found. */
-export interface VerifyReport {
-  /** How many users were read back: the directory's, and those removed from it. */
-  checked: number;
-  /**
-   * Every user whose stored state differs from the directory, with its first difference in one
-   * line that names the field, the expected and the found value (or "still stored").
-   */
-  differences: { uuid: string; difference: string }[];
-}
-
 /** The platform's side of provisioning, for tests: see {@link createPlatformSimulator}. */
 export interface PlatformSimulator {
   /** Adds a user to the directory; throws when its uuid is already there. */
@@ -143,21 +110,6 @@ export interface PlatformSimulator {
   verify(options?: { signal?: AbortSignal }): Promise<VerifyReport>;
 }
 
-interface Message {
-  kind: MessageKind;
-  uuid?: string;
-  body?: Record<string, JsonValue>;
-  attempts: number;
-}
-
-const successStatus: Record<MessageKind, number> = {
-  ping: 204,
-  create: 201,
-  modify: 204,
-  delete: 204,
-  reset: 204,
-};
-
 /**
  * Plays the platform against a Provisioning API: an in-memory LDAP directory whose changes
  * `sync()` delivers exactly as the platform does. Each cycle pings first (anything but 204 stops
@@ -180,9 +132,7 @@ const successStatus: Record<MessageKind, number> = {
 export function createPlatformSimulator(options: PlatformSimulatorOptions): PlatformSimulator {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const send = connectProvisioning(options.target, { timeoutMs });
-  const directory = new Map<string, UserRecord>();
-  // Users removed from the directory, which the application must no longer hold.
-  const removed = new Set<string>();
+  const directory = createSimulatedDirectory();
   const faults: (Fault & { times: number })[] = [];
   // The unacknowledged messages are `queue` from index `head` on: the platform's cookie.
   let queue: Message[] = [];
@@ -195,35 +145,11 @@ export function createPlatformSimulator(options: PlatformSimulatorOptions): Plat
     if (initialSyncPlanned) queue.push({ ...message, attempts: 0 });
   };
   const enqueueEveryUser = () => {
-    for (const user of directory.values()) {
-      enqueue({ kind: "create", uuid: user.uuid, body: toWireUser(user) });
-    }
+    for (const message of directory.creates()) enqueue(message);
   };
-
   const apply = (change: DirectoryChange) => {
-    if (change.type === "add") {
-      const { uuid } = change.user;
-      if (directory.has(uuid)) throw new Error(`The directory already has a user ${uuid}`);
-      const user = mergeUser(undefined, change.user);
-      directory.set(uuid, user);
-      removed.delete(uuid);
-      enqueue({ kind: "create", uuid, body: toWireUser(user) });
-      return;
-    }
-    const uuid = change.type === "change" ? change.patch.uuid : change.uuid;
-    const existing = directory.get(uuid);
-    if (!existing) throw new Error(`The directory has no user ${uuid}`);
-    if (change.type === "remove") {
-      directory.delete(uuid);
-      removed.add(uuid);
-      enqueue({ kind: "delete", uuid });
-      return;
-    }
-    const user = mergeUser(existing, change.patch);
-    directory.set(uuid, user);
-    const body = changedFields(existing, user);
-    // An LDAP entry saved unchanged produces no change to propagate.
-    if (Object.keys(body).length > 1) enqueue({ kind: "modify", uuid, body });
+    const message: DirectoryMessage | undefined = directory.apply(change);
+    if (message) enqueue(message);
   };
 
   const takeFault = (kind: MessageKind): Fault["type"] | undefined => {
@@ -317,7 +243,7 @@ export function createPlatformSimulator(options: PlatformSimulatorOptions): Plat
     changeUser: (patch) => apply({ type: "change", patch }),
     removeUser: (uuid) => apply({ type: "remove", uuid }),
     apply,
-    users: () => [...directory.values()].map((user) => structuredClone(user)),
+    users: () => directory.users(),
     get pending() {
       return initialSyncPlanned ? queue.length - head : directory.size;
     },
@@ -340,94 +266,7 @@ export function createPlatformSimulator(options: PlatformSimulatorOptions): Plat
         throw new TypeError("verify() needs the readUser option of createPlatformSimulator");
       }
       const read = connectUserReader(options.readUser, { timeoutMs });
-      const expected: (readonly [string, UserRecord | undefined])[] = [
-        ...[...directory].map(([uuid, user]) => [uuid, structuredClone(user)] as const),
-        ...[...removed].map((uuid) => [uuid, undefined] as const),
-      ];
-      const differences: VerifyReport["differences"] = [];
-      let next = 0;
-      // A few reads at a time: quick for a large directory, gentle on the application.
-      const worker = async () => {
-        while (next < expected.length && !signal?.aborted) {
-          const [uuid, user] = expected[next++] as (typeof expected)[number];
-          const difference = await read(uuid).then(
-            (found) => describeDifference(user, found),
-            (error: unknown) => (error instanceof Error ? error.message : String(error)),
-          );
-          if (difference !== undefined) differences.push({ uuid, difference });
-        }
-      };
-      await Promise.all(Array.from({ length: 8 }, worker));
-      return { checked: Math.min(next, expected.length), differences };
+      return verifyUsers(read, directory.users(), directory.removed(), signal);
     },
   };
-}
-
-/** uuid and the wire fields whose value differs, `null` for a field that is gone. */
-function changedFields(before: UserRecord, after: UserRecord): Record<string, JsonValue> {
-  const old = toWireUser(before);
-  const now = toWireUser(after);
-  const names = new Set([...Object.keys(old), ...Object.keys(now)]);
-  return Object.fromEntries([
-    ["uuid", after.uuid],
-    ...[...names].flatMap((name) =>
-      JSON.stringify(old[name]) === JSON.stringify(now[name]) ? [] : [[name, now[name] ?? null]],
-    ),
-  ]);
-}
-
-function toRequest(message: Message): ProvisioningCall {
-  switch (message.kind) {
-    case "ping":
-      return { method: "GET", path: "/v1/ping" };
-    case "reset":
-      return { method: "POST", path: "/v1/reset" };
-    case "delete":
-      return { method: "DELETE", path: `/v1/user/${encodeURIComponent(message.uuid ?? "")}` };
-    default:
-      return {
-        method: "POST",
-        path: `/v1/user/${message.kind}`,
-        body: JSON.stringify(message.body),
-      };
-  }
-}
-
-function summarize({ kind, uuid, body }: Message): MessageSummary {
-  return {
-    kind,
-    ...(uuid !== undefined && { uuid }),
-    ...(body && { fields: Object.keys(body).filter((name) => name !== "uuid") }),
-  };
-}
-
-function toStop(message: Message, answer: ProvisioningAnswer, attempt: number): SyncStop {
-  const { durationMs } = answer;
-  if (answer.error !== undefined) {
-    return { message: summarize(message), attempt, error: answer.error, durationMs };
-  }
-  const password = message.body?.password;
-  return {
-    message: summarize(message),
-    attempt,
-    status: answer.status,
-    ...(answer.body !== undefined && {
-      body: typeof password === "string" ? redact(answer.body, password) : answer.body,
-    }),
-    durationMs,
-  };
-}
-
-/** The value with every occurrence of `secret` in its strings (keys too) replaced. */
-function redact(value: JsonValue, secret: string): JsonValue {
-  if (secret === "") return value;
-  if (typeof value === "string") return value.replaceAll(secret, "[redacted]");
-  if (typeof value !== "object" || value === null) return value;
-  if (Array.isArray(value)) return value.map((item) => redact(item, secret));
-  return Object.fromEntries(
-    Object.entries(value).map(([key, item]) => [
-      redact(key, secret) as string,
-      redact(item as JsonValue, secret),
-    ]),
-  );
 }

@@ -1,3 +1,5 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
 import type { ConformanceReport } from "../../src/testing/index.ts";
@@ -127,6 +129,33 @@ describe("platform-integration conformance", () => {
     expect(lines(io.out)).toEqual([
       expect.stringMatching(/^Stopped: Nothing answers there \(.*ECONNREFUSED.*\): check the host/),
     ]);
+  });
+
+  it("on Ctrl-C, stops after the check under way and deletes the users it created", async () => {
+    const app = createReferenceProvisioning();
+    let interrupt = () => {};
+    const server = await startServer(async (request) => {
+      if (!request.url.endsWith("/v1/user/modify")) return app.fetch(request);
+      // The first modify never gets an answer: the check is under way, with its user stored.
+      interrupt();
+      return new Promise<Response>(() => {});
+    });
+    const bin = new URL("../../src/cli/index.ts", import.meta.url).pathname;
+    const child = spawn(process.execPath, [bin, "conformance", server.url], { stdio: "pipe" });
+    let out = "";
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+    });
+    interrupt = () => {
+      interrupt = () => {};
+      expect(app.store.list()).not.toEqual([]);
+      child.kill("SIGINT");
+    };
+    const [code] = await once(child, "exit");
+    expect(code).toBe(1);
+    expect(out).toMatch(/^FAIL +status only +modify answers 204 and updates$/m);
+    expect(out).toMatch(/checks passed, 1 failed \(interrupted\)\.\n/);
+    expect(app.store.list()).toEqual([]);
   });
 
   it("says in --help what it may leave behind and how test users look", async () => {
