@@ -36,3 +36,31 @@ export function bareCreateListener(
     });
   };
 }
+
+/**
+ * The same baseline for Web-standard servers: a `(Request) => Response` handler doing the work of
+ * {@link bareCreateListener} (route, read the body as text, parse, check the uuid, merge, 201), the
+ * fair measure of `handler.fetch` on the same server.
+ */
+export function bareCreateFetch(
+  users = new Map<string, Record<string, unknown>>(),
+): (request: Request) => Promise<Response> {
+  return async (request) => {
+    const url = request.url;
+    const path = url.slice(url.indexOf("/", url.indexOf("//") + 2));
+    if (request.method !== "POST" || path !== "/v1/user/create") {
+      return new Response(null, { status: 404 });
+    }
+    let record: { uuid?: unknown };
+    try {
+      record = JSON.parse(await request.text());
+    } catch {
+      return new Response(null, { status: 400 });
+    }
+    if (typeof record?.uuid !== "string" || record.uuid === "") {
+      return new Response(null, { status: 400 });
+    }
+    users.set(record.uuid, { ...users.get(record.uuid), ...record });
+    return new Response(null, { status: 201 });
+  };
+}

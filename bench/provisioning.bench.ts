@@ -1,6 +1,6 @@
 // Throughput of a create through toNodeHandler and MemoryUserStore, against a hand-written bare
-// node:http handler doing the same work (bare-server.ts), with handler.fetch on @hono/node-server
-// for scale.
+// node:http handler doing the same work (bare-server.ts); and of handler.fetch on
+// @hono/node-server against a bare Web fetch handler doing that work on the same server.
 // Two load shapes, each run on all three servers in this run, rounds alternating between the
 // servers and the median round counting, so that noise from other work hits them alike:
 //
@@ -15,14 +15,22 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { Agent, createServer, request, type Server } from "node:http";
 import { connect, type Socket } from "node:net";
-import { bareCreateListener } from "./bare-server.ts";
+import { bareCreateFetch, bareCreateListener } from "./bare-server.ts";
 
 const kinds = {
   bare: "bare node:http handler",
   sdk: "toNodeHandler + MemoryUserStore",
   hono: "handler.fetch on @hono/node-server",
+  bareFetch: "bare fetch handler on @hono/node-server",
 } as const;
 type Kind = keyof typeof kinds;
+/** Each server's baseline: the bare handler of its own kind, on the same server. */
+const baselineOf: Record<Kind, Kind> = {
+  bare: "bare",
+  sdk: "bare",
+  hono: "bareFetch",
+  bareFetch: "bare",
+};
 
 const roundSeconds = Number(process.env.BENCH_ROUND_SECONDS ?? 2);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -113,19 +121,19 @@ async function compare<S>(
 }
 
 function report(title: string, rates: Map<Kind, Rates>): void {
-  const bare = rates.get("bare") as Rates;
-  const cpu = bare.cpu !== undefined;
+  const cpu = (rates.get("bare") as Rates).cpu !== undefined;
   console.log(title);
   console.log(
-    `  ${"".padEnd(36)} ${"req/s".padStart(7)} ratio${cpu ? `  ${"req/CPU-s".padStart(9)} ratio` : ""}`,
+    `  ${"".padEnd(40)} ${"req/s".padStart(7)} ratio${cpu ? `  ${"req/CPU-s".padStart(9)} ratio` : ""}  (ratio to)`,
   );
   for (const [kind, { wall, cpu: perCpu }] of rates) {
+    const base = rates.get(baselineOf[kind]) as Rates;
     const cpuColumns =
-      perCpu === undefined || bare.cpu === undefined
+      perCpu === undefined || base.cpu === undefined
         ? ""
-        : `  ${String(Math.round(perCpu)).padStart(9)} ${(perCpu / bare.cpu).toFixed(2).padStart(5)}`;
+        : `  ${String(Math.round(perCpu)).padStart(9)} ${(perCpu / base.cpu).toFixed(2).padStart(5)}`;
     console.log(
-      `  ${kinds[kind].padEnd(36)} ${String(Math.round(wall)).padStart(7)} ${(wall / bare.wall).toFixed(2).padStart(5)}${cpuColumns}`,
+      `  ${kinds[kind].padEnd(40)} ${String(Math.round(wall)).padStart(7)} ${(wall / base.wall).toFixed(2).padStart(5)}${cpuColumns}  (${baselineOf[kind]})`,
     );
   }
   console.log();
@@ -144,6 +152,9 @@ async function createKindServer(kind: Kind): Promise<Server> {
   } else if (kind === "hono") {
     const { createAdaptorServer } = await import("@hono/node-server");
     server = createAdaptorServer({ fetch: handler.fetch }) as Server;
+  } else if (kind === "bareFetch") {
+    const { createAdaptorServer } = await import("@hono/node-server");
+    server = createAdaptorServer({ fetch: bareCreateFetch() }) as Server;
   } else {
     server = createServer(bareCreateListener());
   }

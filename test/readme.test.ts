@@ -41,7 +41,7 @@ describe("README", () => {
       // A file (with an extension) is a blob, a folder a tree.
       expect(link).toMatch(
         new RegExp(
-          `^${repository}/(blob/main/(docs|examples)/\\S+\\.\\w+|tree/main/examples/[\\w/-]+)$`,
+          `^${repository}/(blob/main/(docs|examples)/\\S+\\.\\w+(#[\\w-]+)?|tree/main/examples/[\\w/-]+)$`,
         ),
       );
     }

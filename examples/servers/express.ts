@@ -1,4 +1,4 @@
-// The Provisioning API in an Express 5 application, mounted under a prefix, behind the body
+// The Provisioning API in an Express 5 application, mounted under a prefix, ahead of the body
 // parser the application's own routes need.
 // Run: npm run example:express (PORT, HOST and DATABASE_FILE as in main.ts).
 import { createServer } from "node:http";
@@ -13,16 +13,17 @@ import { listen, type StartOptions } from "./serve.ts";
 export function start({ store, readUserRoute, ...address }: StartOptions) {
   const app = express();
   app.disable("x-powered-by");
-  // Parses every JSON body, the platform's included: the adapter then uses the parsed value. (Mount
-  // the API before it instead, and the API reads its own body, with its own limit and answers.)
-  app.use(express.json());
-  // Express strips the mount path, so the handler's basePath stays empty. What express.json()
-  // rejects on the API's routes is answered as the API answers it, in JSON, and never logged
-  // with its body (a user record holds a password).
+  // The API first, before any body parser: it reads its own body, up to its own bodyLimit (1 MiB;
+  // express.json()'s 100 kB would refuse an Active Directory entry with a photo), keeping numbers
+  // as they were written. Express strips the mount path, so the handler's basePath stays empty.
+  // The error handler answers, in the API's JSON, what a parser in front would reject, should one
+  // be added before it, and never logs the body (a user record holds a password).
   let provisioning = createProvisioningHandler({ store });
   // A test aid, off by default: GET /v1/user/:uuid for `conformance --read-user`.
   if (readUserRoute) provisioning = withReadUserRoute(provisioning, store);
   app.use("/ldap/auth", toNodeHandler(provisioning), toNodeErrorHandler(provisioning));
+  // The application's own routes parse JSON their own way.
+  app.use(express.json());
 
   // The application's own routes.
   app.get("/", (_req, res) => {

@@ -50,6 +50,23 @@ describe.each(servers)("%s", (_name, start, greeting) => {
     expect(await response.text()).not.toContain("bob");
   });
 
+  it("stores a 500 kB record (a directory entry with a photo); JSON 404 under the mount", async () => {
+    const { url, store } = await serve(start);
+    const photo = "A".repeat(500_000);
+    const created = await fetch(`${url}/v1/user/create`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ uuid: "with-photo", thumbnail_photo: photo }),
+    });
+    expect(created.status).toBe(201);
+    expect(store.get("with-photo")?.extra).toEqual({ thumbnail_photo: photo });
+    const unknown = await fetch(`${url}/v2/nothing`);
+    expect([unknown.status, ((await unknown.json()) as { error: string }).error]).toEqual([
+      404,
+      "not_found",
+    ]);
+  });
+
   it("ends a simulated sync with the directory's users in the store", async () => {
     const { url, store } = await serve(start);
     const platform = await syncDirectory(url);

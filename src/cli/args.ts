@@ -92,7 +92,7 @@ export function parseTargetCommandLine<const Options extends ParseArgsOptionsCon
  * The command's one positional argument: the Provisioning API's base URL, http(s), as the
  * platform's provisioner setting holds it. A UsageError otherwise.
  */
-function baseUrlArgument(positionals: string[]): string {
+export function baseUrlArgument(positionals: string[]): string {
   const [value, ...extra] = positionals;
   if (value === undefined) throw new UsageError("Missing <url>: the Provisioning API's base URL");
   if (extra.length > 0) throw new UsageError(`Unexpected argument: ${extra[0]}`);

@@ -1,16 +1,17 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
-import { type ProvisioningResponse, payloadTooLarge } from "../provisioning/errors.ts";
-import type { ProvisioningHandler, ProvisioningRequest } from "../provisioning/handler.ts";
+import { payloadTooLarge } from "../provisioning/errors.ts";
 import { headerOf } from "../provisioning/headers.ts";
+import type { ProvisioningHandler } from "../provisioning/options.ts";
+import type { ProvisioningRequest, ProvisioningResponse } from "../provisioning/types.ts";
+import { readNodeBody } from "./body-limit.ts";
 
 /**
  * Builds the core's request from a Node request, for the node:http, Fastify and Koa adapters,
  * which differ only in how they find the path and the parsed body, and how they reply. Calls
  * `ready` with the request, or with undefined when the body exceeds the handler's `bodyLimit`;
- * calls `failed`, when given, if the client goes away before its body is complete. Without
- * `failed`, such a request is dropped: Node destroys its socket and, with no `error` listener,
- * emits nothing. Callbacks rather than a promise: this runs for every message of a sync.
+ * calls `failed`, when given, if the client goes away before its body is complete (see
+ * {@link readNodeBody}).
  *
  * `parsed` is what a body parser may have left (Express's `req.body`, Koa's `ctx.request.body`):
  * it is used only when the body stream was already read, so the body is never read twice and a
@@ -42,28 +43,20 @@ export function readNodeRequest(
     ready(request);
     return;
   }
-  const declaredLength = headerOf(req.rawHeaders, "content-length");
-  const limit = handler.bodyLimit;
-  if (declaredLength !== undefined && Number(declaredLength) > limit) {
-    ready(undefined);
-    return;
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  // Plain `on` listeners and a size check, no `once` wrappers or removals.
-  stream.on("data", (chunk: Buffer) => {
-    if (size > limit) return;
-    size += chunk.length;
-    if (size <= limit) chunks.push(chunk);
-    // Past the limit the stream still drains, so that the 413 can be written and the socket closed.
-    else ready(undefined);
-  });
-  stream.on("end", () => {
-    if (size > limit) return;
-    request.body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
-    ready(request);
-  });
-  if (failed !== undefined) stream.on("error", failed);
+  readNodeBody(
+    stream,
+    headerOf(req.rawHeaders, "content-length"),
+    handler.bodyLimit,
+    (body) => {
+      if (body === undefined) {
+        ready(undefined);
+        return;
+      }
+      request.body = body;
+      ready(request);
+    },
+    failed,
+  );
 }
 
 /** {@link readNodeRequest}, then the core's answer (413 for a body too large), as a promise. */
@@ -87,14 +80,11 @@ export function answerNodeRequest(
   });
 }
 
-/**
- * Writes a core answer on a Node response. A 413 closes the connection: the rest of the oversized
- * body is never read, and the connection cannot carry another request after it.
- */
+/** Writes a core answer on a Node response, closing the connection when the answer says so. */
 export function writeNodeResponse(res: ServerResponse, response: ProvisioningResponse): void {
   res.statusCode = response.status;
   const headers = response.headers;
   for (const name in headers) res.setHeader(name, headers[name] as string);
-  if (response === payloadTooLarge) res.setHeader("connection", "close");
+  if (response.closeConnection) res.setHeader("connection", "close");
   res.end(response.body);
 }

@@ -5,6 +5,7 @@ import {
 } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import { readNodeBodyAsync } from "./body-limit.ts";
 
 /** Where and how {@link serveFetch} listens. */
 export interface ServeFetchOptions {
@@ -48,7 +49,11 @@ export async function serveFetch(
     });
   };
   const respond = async (incoming: IncomingMessage, outgoing: ServerResponse) => {
-    const body = await readBody(incoming, maxBodyBytes);
+    const body = await readNodeBodyAsync(
+      incoming,
+      incoming.headers["content-length"],
+      maxBodyBytes,
+    );
     if (body === undefined) {
       sendJson(outgoing, 413, "payload_too_large", `The body exceeds ${maxBodyBytes} bytes.`);
       return;
@@ -97,27 +102,6 @@ export async function serveFetch(
         server.closeAllConnections();
       }),
   };
-}
-
-/** The whole body, or undefined as soon as it exceeds the limit (the rest is discarded). */
-function readBody(incoming: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  if (Number(incoming.headers["content-length"]) > limit) return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.byteLength;
-      if (size <= limit) {
-        chunks.push(chunk);
-        return;
-      }
-      incoming.off("data", onData);
-      resolve(undefined);
-    };
-    incoming.on("data", onData);
-    incoming.once("end", () => resolve(Buffer.concat(chunks)));
-    incoming.once("error", reject);
-  });
 }
 
 function sendJson(outgoing: ServerResponse, status: number, error: string, message: string) {

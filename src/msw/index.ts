@@ -1,4 +1,5 @@
 import { type HttpHandler, http } from "msw";
+import { joinUrl, normalizeBaseUrl } from "../internal/url.ts";
 import {
   createFakeIntegrationApi,
   type FakeIntegrationApi,
@@ -9,7 +10,7 @@ import {
 export interface IntegrationApiHandlersOptions extends FakeIntegrationApiOptions {
   /**
    * The Integration API base URL your app reads from PLATFORM_INTEGRATIONAPI: scheme, host and
-   * port, without a path, e.g. `https://platform.test`.
+   * port, without a path (the platform's never has one), e.g. `https://platform.test`.
    */
   baseUrl: string | URL;
 }
@@ -18,14 +19,18 @@ export interface IntegrationApiHandlersOptions extends FakeIntegrationApiOptions
 export interface IntegrationApiHandlers {
   /** Pass them to `setupServer(...handlers)` or `setupWorker(...handlers)`. */
   handlers: HttpHandler[];
-  /** Set versions and updates, read audit events, inject failures, reset between tests. */
+  /**
+   * Set versions, updates, users and the license; read audit events, logins and start-up
+   * statuses; inject failures; reset between tests.
+   */
   api: FakeIntegrationApi;
 }
 
 /**
- * msw request handlers for the platform's Version and Audit APIs, over a fake state (see
- * `createFakeIntegrationApi` in `platform-integration/testing` for its behaviour). They answer
- * exactly the four documented endpoints under `baseUrl`; anything else is left to msw's
+ * msw request handlers for the platform's Integration API (Version, Audit, Identity, Status,
+ * License and Console), over a fake state (see `createFakeIntegrationApi` in
+ * `platform-integration/testing` for its behaviour). They answer exactly the documented
+ * endpoints under `baseUrl`; anything else is left to msw's
  * unhandled-request strategy. An injected network error becomes msw's `HttpResponse.error()`, so
  * the app's `fetch` rejects as it would on a dropped connection. Works with msw 2.7+ and 3.
  *
@@ -53,10 +58,15 @@ export function createIntegrationApiHandlers(
   options: IntegrationApiHandlersOptions,
 ): IntegrationApiHandlers {
   const { baseUrl, ...fakeOptions } = options;
-  const url = new URL(baseUrl);
-  if (url.pathname !== "/" || url.search !== "" || url.hash !== "") {
+  let base: string;
+  try {
+    base = normalizeBaseUrl(baseUrl);
+  } catch (error) {
+    throw new TypeError(`baseUrl ${(error as Error).message}`);
+  }
+  if (base !== new URL(base).origin) {
     throw new TypeError(
-      `baseUrl must be the Integration API base, scheme, host and port without a path: got ${url.href}.`,
+      `baseUrl must be the Integration API base, scheme, host and port without a path: got ${base}.`,
     );
   }
   const api = createFakeIntegrationApi(fakeOptions);
@@ -66,10 +76,18 @@ export function createIntegrationApiHandlers(
   return {
     api,
     handlers: [
-      http.get(`${url.origin}/version/v1/current`, resolver),
-      http.get(`${url.origin}/version/v1/updates`, resolver),
-      http.put(`${url.origin}/version/v1/:sequence`, resolver),
-      http.post(`${url.origin}/audit/v1/event`, resolver),
+      http.get(joinUrl(base, "/version/v1/current"), resolver),
+      http.get(joinUrl(base, "/version/v1/updates"), resolver),
+      http.put(joinUrl(base, "/version/v1/:sequence"), resolver),
+      http.post(joinUrl(base, "/audit/v1/event"), resolver),
+      http.get(joinUrl(base, "/identity/v1/sources"), resolver),
+      http.post(joinUrl(base, "/identity/v1/login"), resolver),
+      http.get(joinUrl(base, "/identity/v1/user/:username"), resolver),
+      http.get(joinUrl(base, "/identity/v1/user/:username/exists"), resolver),
+      http.put(joinUrl(base, "/status/v1/startup"), resolver),
+      http.get(joinUrl(base, "/license/v1/license"), resolver),
+      http.get(joinUrl(base, "/license/v1/field/:name"), resolver),
+      http.get(joinUrl(base, "/console/v1/option"), resolver),
     ],
   };
 }

@@ -1,4 +1,34 @@
-const statusByCode = {
+import type { ProvisioningResponse } from "./types.ts";
+
+/**
+ * The `error` member of every non-2xx answer of the Provisioning API. The set is closed, so that
+ * a client (or the platform's operator reading a log) can branch on it:
+ *
+ * - 400 `invalid_json`, `invalid_user`, `invalid_uuid`: the body or path cannot be a user.
+ * - 403 `forbidden`: the `authorize` guard refused the request, or a browser sent it.
+ * - 404 `not_found`, 405 `method_not_allowed`: no such route, or not with this method.
+ * - 413 `payload_too_large`: the body is larger than the handler's `bodyLimit`.
+ * - 415 `unsupported_media_type`: a body parser in front met a charset or encoding it cannot read.
+ * - 500 `internal_error`: a hook or the SDK failed unexpectedly (the `onError` hook sees it).
+ * - 503 `not_ready`, `store_unavailable`: retriable; the platform pauses and tries again later.
+ */
+export type ProvisioningErrorCode =
+  | "invalid_json"
+  | "invalid_user"
+  | "invalid_uuid"
+  | "forbidden"
+  | "not_found"
+  | "method_not_allowed"
+  | "payload_too_large"
+  | "unsupported_media_type"
+  | "internal_error"
+  | "not_ready"
+  | "store_unavailable";
+
+/** The HTTP status of a {@link ProvisioningErrorCode}. */
+export type ProvisioningErrorStatus = 400 | 403 | 404 | 405 | 413 | 415 | 500 | 503;
+
+const statusByCode: Readonly<Record<ProvisioningErrorCode, ProvisioningErrorStatus>> = {
   invalid_json: 400,
   invalid_user: 400,
   invalid_uuid: 400,
@@ -10,20 +40,7 @@ const statusByCode = {
   internal_error: 500,
   not_ready: 503,
   store_unavailable: 503,
-} as const;
-
-/**
- * The `error` member of every non-2xx answer of the Provisioning API. The set is closed, so that
- * a client (or the platform's operator reading a log) can branch on it:
- *
- * - 400 `invalid_json`, `invalid_user`, `invalid_uuid`: the body or path cannot be a user.
- * - 403 `forbidden`: the `authorize` guard refused the request.
- * - 404 `not_found`, 405 `method_not_allowed`: no such route, or not with this method.
- * - 413 `payload_too_large`, 415 `unsupported_media_type`: the body is too big, or not JSON.
- * - 500 `internal_error`: a hook or the SDK failed unexpectedly (the `onError` hook sees it).
- * - 503 `not_ready`, `store_unavailable`: retriable; the platform pauses and tries again later.
- */
-export type ProvisioningErrorCode = keyof typeof statusByCode;
+};
 
 /** The JSON body of every non-2xx answer: what went wrong, never an echo of the input. */
 export interface ProvisioningErrorBody {
@@ -52,22 +69,13 @@ export class ProvisioningError extends Error {
   /** What went wrong, from the closed list of codes. */
   readonly code: ProvisioningErrorCode;
   /** The HTTP status this error answers with, derived from the code. */
-  readonly status: (typeof statusByCode)[ProvisioningErrorCode];
+  readonly status: ProvisioningErrorStatus;
 
   constructor(code: ProvisioningErrorCode, message: string, options?: ErrorOptions) {
     super(message, options);
     this.code = code;
     this.status = statusByCode[code];
   }
-}
-
-/** A response of the plain-data core; see {@link ProvisioningHandler.handle}. */
-export interface ProvisioningResponse {
-  readonly status: number;
-  /** Lowercase header names. */
-  readonly headers: Readonly<Record<string, string>>;
-  /** JSON text for errors; undefined for the bodiless 2xx answers. */
-  readonly body: string | undefined;
 }
 
 const jsonHeaders = { "content-type": "application/json; charset=utf-8" } as const;
@@ -86,8 +94,14 @@ export function errorResponse(
   };
 }
 
-/** The answer when a body exceeds the handler's `bodyLimit`; adapters send it before reading on. */
-export const payloadTooLarge = errorResponse(
-  "payload_too_large",
-  "The body exceeds the size limit of this Provisioning API (the handler's bodyLimit)",
-);
+/**
+ * The answer when a body exceeds the handler's `bodyLimit`. The rest of the body stays unread, so
+ * the answer closes the connection.
+ */
+export const payloadTooLarge: ProvisioningResponse = {
+  ...errorResponse(
+    "payload_too_large",
+    "The body exceeds the size limit of this Provisioning API (the handler's bodyLimit)",
+  ),
+  closeConnection: true,
+};

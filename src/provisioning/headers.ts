@@ -1,28 +1,26 @@
-import type { GuardedRequest, ProvisioningRequest } from "./handler.ts";
-
-/** Header values by lowercase name, as in Node's `req.headers` or a Web Request's headers. */
-export type HeaderRecord = Readonly<Record<string, string | readonly string[] | undefined>>;
+import type { GuardedRequest, ProvisioningRequest, RequestHeaders } from "./types.ts";
 
 /** Whether headers came as a flat `[name, value, ...]` list (Node's `req.rawHeaders`). */
-export function isHeaderList(
-  headers: HeaderRecord | readonly string[],
-): headers is readonly string[] {
+export function isHeaderList(headers: RequestHeaders): headers is readonly string[] {
   return Array.isArray(headers);
 }
 
-/** One header's value by lowercase name, from a record or a raw list. */
-export function headerOf(
-  headers: HeaderRecord | readonly string[],
-  name: string,
-): string | undefined {
-  if (!isHeaderList(headers)) {
-    const value = headers[name];
-    return typeof value === "string" ? value : undefined;
+/** Whether headers came as a Web `Headers` (duck-typed: one from another realm fails instanceof). */
+function isWebHeaders(headers: RequestHeaders): headers is Headers {
+  return typeof (headers as Headers).get === "function";
+}
+
+/** One header's value by lowercase name, from a record, a raw list or a Web `Headers`. */
+export function headerOf(headers: RequestHeaders, name: string): string | undefined {
+  if (isHeaderList(headers)) {
+    for (let index = 0; index < headers.length; index += 2) {
+      if (sameName(headers[index] as string, name)) return headers[index + 1];
+    }
+    return undefined;
   }
-  for (let index = 0; index < headers.length; index += 2) {
-    if (sameName(headers[index] as string, name)) return headers[index + 1];
-  }
-  return undefined;
+  if (isWebHeaders(headers)) return headers.get(name) ?? undefined;
+  const value = headers[name];
+  return typeof value === "string" ? value : undefined;
 }
 
 /**
@@ -41,6 +39,7 @@ function sameName(key: string, lowercase: string): boolean {
 /** The request as a guard sees it: headers always a record, repeated ones joined as Node does. */
 export function withHeaderRecord(request: ProvisioningRequest): GuardedRequest {
   const headers = request.headers;
+  if (isWebHeaders(headers)) return { ...request, headers: Object.fromEntries(headers) };
   if (!isHeaderList(headers)) return { ...request, headers };
   // No prototype: a header named __proto__ stays a header.
   const record: Record<string, string> = Object.create(null);
@@ -51,4 +50,27 @@ export function withHeaderRecord(request: ProvisioningRequest): GuardedRequest {
     record[name] = seen === undefined ? value : `${seen}, ${value}`;
   }
   return { ...request, headers: record };
+}
+
+/**
+ * Whether a web browser sent the request: it carries `Origin`, or `Sec-Fetch-Site` says
+ * `cross-site` or `same-site`. Servers' HTTP clients send neither (Node's fetch sends
+ * `Sec-Fetch-Mode` only). One pass over a raw header list.
+ */
+export function fromBrowser(headers: RequestHeaders): boolean {
+  if (!isHeaderList(headers)) {
+    return (
+      headerOf(headers, "origin") !== undefined || crossSite(headerOf(headers, "sec-fetch-site"))
+    );
+  }
+  for (let index = 0; index < headers.length; index += 2) {
+    const name = headers[index] as string;
+    if (sameName(name, "origin")) return true;
+    if (sameName(name, "sec-fetch-site") && crossSite(headers[index + 1])) return true;
+  }
+  return false;
+}
+
+function crossSite(site: string | undefined): boolean {
+  return site === "cross-site" || site === "same-site";
 }

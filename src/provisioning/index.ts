@@ -3,26 +3,26 @@ export {
   ProvisioningError,
   type ProvisioningErrorBody,
   type ProvisioningErrorCode,
-  type ProvisioningResponse,
+  type ProvisioningErrorStatus,
 } from "./errors.ts";
-export {
-  createProvisioningHandler,
-  type GuardedRequest,
-  type ProvisioningChange,
-  type ProvisioningErrorContext,
-  type ProvisioningHandler,
-  type ProvisioningHandlerOptions,
-  type ProvisioningOperation,
-  type ProvisioningRequest,
-} from "./handler.ts";
-export type { HeaderRecord } from "./headers.ts";
+export { createProvisioningHandler } from "./handler.ts";
 export { MemoryUserStore } from "./memory-user-store.ts";
-export { userRecordSchema } from "./user-record.ts";
+export type { ProvisioningHandler, ProvisioningHandlerOptions } from "./options.ts";
+export type {
+  GuardedRequest,
+  HeaderRecord,
+  ProvisioningChange,
+  ProvisioningErrorContext,
+  ProvisioningOperation,
+  ProvisioningRequest,
+  ProvisioningResponse,
+  RequestHeaders,
+} from "./types.ts";
 export {
-  type UpsertResult,
   type UserFieldName,
   type UserPatch,
   type UserRecord,
-  type UserStore,
   userFieldNames,
-} from "./user-store.ts";
+} from "./user-record.ts";
+export { userRecordSchema } from "./user-record-schema.ts";
+export type { UpsertResult, UserStore } from "./user-store.ts";

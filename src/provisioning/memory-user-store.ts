@@ -1,5 +1,6 @@
 import { mergeUser } from "./merge-user.ts";
-import type { UpsertResult, UserPatch, UserRecord, UserStore } from "./user-store.ts";
+import type { UserPatch, UserRecord } from "./user-record.ts";
+import type { UpsertResult, UserStore } from "./user-store.ts";
 
 /**
  * A {@link UserStore} in a Map: for tests, demos and single-process prototypes. Users are lost

@@ -1,5 +1,5 @@
 import type { JsonValue } from "type-fest";
-import { type UserPatch, type UserRecord, userFieldNames } from "./user-store.ts";
+import { type UserPatch, type UserRecord, userFieldNames } from "./user-record.ts";
 
 /**
  * Applies a patch to a stored user (or to nothing): absent fields keep their value, `null` clears.

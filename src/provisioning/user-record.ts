@@ -1,30 +1,50 @@
+// The user record: the base every other part of the Provisioning API (the store contract, the
+// wire mapping, the handler) builds on. It depends on nothing in the folder.
 import type { JsonValue } from "type-fest";
-import * as z from "zod/mini";
-import { type UserFieldName, userFieldNames } from "./user-store.ts";
 
-function buildSchema() {
-  const text = z.exactOptional(z.string());
-  const fields = Object.fromEntries(userFieldNames.map((name) => [name, text])) as {
-    [Field in UserFieldName]: typeof text;
-  };
-  return z.object({
-    uuid: z.string().check(z.minLength(1)),
-    ...fields,
-    // zod's JSON type is a subset of type-fest's JsonValue, the one the store contract speaks.
-    extra: z.exactOptional(z.record(z.string(), z.json() as z.ZodMiniType<JsonValue>)),
-  });
+/** The eight optional documented fields of a user record, in their TypeScript (camelCase) names. */
+export const userFieldNames = [
+  "userId",
+  "username",
+  "firstName",
+  "lastName",
+  "fullName",
+  "passwordFormat",
+  "password",
+  "email",
+] as const;
+
+/** One of the optional documented fields of a user record. */
+export type UserFieldName = (typeof userFieldNames)[number];
+
+/**
+ * A user as the application stores it: the platform's nine documented fields in camelCase, plus
+ * any undocumented fields the platform sent, kept under their wire names in `extra`. Its runtime
+ * check is `userRecordSchema`, pinned to this interface by a type test.
+ */
+export interface UserRecord {
+  /** The permanent identifier: a username may change, the uuid never does. */
+  uuid: string;
+  /** `user_id` on the wire, when the directory defines one. */
+  userId?: string;
+  /** As defined by the release's `ldap_username_field` (`uid`, `sAMAccountName`). */
+  username?: string;
+  firstName?: string;
+  lastName?: string;
+  fullName?: string;
+  /** How `password` is encoded or hashed; the platform documents no values. */
+  passwordFormat?: string;
+  /** Sent by platforms before 2018 only; users log in through the Identity API since. */
+  password?: string;
+  email?: string;
+  /** Fields outside the documented nine, under their wire names. */
+  extra?: Record<string, JsonValue>;
 }
 
 /**
- * The zod schema of a stored {@link UserRecord}, and the source of that type. Use it to check
- * users read back from a store that does not enforce the shape itself (a JSON column, a cache).
- * The Provisioning API does not parse the wire with it: the wire carries snake_case names and
- * lenient types, handled by a hand-written check that is several times faster on the hot path.
- * Importing it costs the zod/mini bundle only where it is used.
- *
- * @example
- * ```ts
- * const user = userRecordSchema.parse(JSON.parse(row.data));
- * ```
+ * A change to merge into a stored user. A field that is absent keeps its stored value; a field set
+ * to `null` is cleared. `extra` merges key by key with the same rule.
  */
-export const userRecordSchema = /* @__PURE__ */ buildSchema();
+export type UserPatch = { uuid: string } & { [Field in UserFieldName]?: string | null } & {
+  extra?: Record<string, JsonValue | null>;
+};

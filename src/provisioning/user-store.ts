@@ -1,37 +1,13 @@
-import type { JsonValue } from "type-fest";
-import type * as z from "zod/mini";
-import type { userRecordSchema } from "./user-record.ts";
+import type { UserPatch, UserRecord } from "./user-record.ts";
 
-/** The eight optional documented fields of a user record, in their TypeScript (camelCase) names. */
-export const userFieldNames = [
-  "userId",
-  "username",
-  "firstName",
-  "lastName",
-  "fullName",
-  "passwordFormat",
-  "password",
-  "email",
-] as const;
-
-/** One of the optional documented fields of a user record. */
-export type UserFieldName = (typeof userFieldNames)[number];
-
-/**
- * A user as the application stores it: the platform's nine documented fields in camelCase,
- * plus any undocumented fields the platform sent, kept under their wire names in `extra`:
- * `{ uuid: string; userId?: string; ...; email?: string; extra?: Record<string, JsonValue> }`.
- * Inferred from {@link userRecordSchema}, so the type and its runtime check cannot drift apart.
- */
-export type UserRecord = z.infer<typeof userRecordSchema>;
-
-/**
- * A change to merge into a stored user. A field that is absent keeps its stored value; a field set
- * to `null` is cleared. `extra` merges key by key with the same rule.
- */
-export type UserPatch = { uuid: string } & { [Field in UserFieldName]?: string | null } & {
-  extra?: Record<string, JsonValue | null>;
-};
+// The store contract used to hold the record types; modules outside the folder still import them
+// from here.
+export {
+  type UserFieldName,
+  type UserPatch,
+  type UserRecord,
+  userFieldNames,
+} from "./user-record.ts";
 
 /** What {@link UserStore.upsert} reports. */
 export interface UpsertResult {
@@ -55,6 +31,9 @@ export interface UserStore {
   delete(uuid: string): Promise<{ deleted: boolean }>;
   /** Whether the store can take writes now; ping answers 503 while it is false. */
   ready?(): boolean | Promise<boolean>;
-  /** Removes every user, before the platform's full re-sync (`POST /v1/reset`). */
+  /**
+   * Removes every user, before the platform's full re-sync (`POST /v1/reset`). The handler calls
+   * it only when the application opts in with its `reset` option.
+   */
   reset?(): Promise<void>;
 }

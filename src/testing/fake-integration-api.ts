@@ -1,48 +1,25 @@
-/**
- * The running release as the fake's Version API reports it, in the SDK's camelCase. On the wire it
- * is `{ version, release_sequence, release_notes, release_date, install_date }`.
- */
-export interface FakeCurrentVersion {
-  /** The version label; a string even when it looks numeric, as on the platform. */
-  version: string;
-  releaseSequence: number;
-  releaseNotes: string;
-  /** Served verbatim; the platform's format is ISO 8601 UTC with seven fractional digits. */
-  releaseDate: string;
-  installDate: string;
-}
-
-/** A pending update: the current-version record without `installDate`. */
-export type FakeUpdate = Omit<FakeCurrentVersion, "installDate">;
-
-/**
- * What {@link FakeIntegrationApi.setCurrent} accepts. Omitted notes are empty, omitted dates are
- * "now"; a `Date` is written in the platform's format, a string is served as given (to test how a
- * client copes with an odd value).
- */
-export interface FakeCurrentVersionInit {
-  version: string;
-  releaseSequence: number;
-  releaseNotes?: string;
-  releaseDate?: string | Date;
-  installDate?: string | Date;
-}
-
-/** What {@link FakeIntegrationApi.setUpdates} accepts for each pending update. */
-export type FakeUpdateInit = Omit<FakeCurrentVersionInit, "installDate">;
-
-/**
- * An audit event as the fake received it, in camelCase. Fields the spec does not document are kept
- * under their wire names in `extra`, as plain data.
- */
-export interface FakeAuditEvent {
-  name?: string;
-  title?: string;
-  description?: string;
-  ipAddress?: string;
-  action?: string;
-  extra?: Record<string, unknown>;
-}
+import { createFakeAudit, type FakeAuditEvent } from "./fake-audit-api.ts";
+import {
+  createFakeConsole,
+  type FakeConsoleApi,
+  type FakeStartupStatus,
+} from "./fake-console-api.ts";
+import {
+  createFakeIdentity,
+  type FakeIdentityApi,
+  type FakeIdentityInit,
+  type FakeLoginAttempt,
+} from "./fake-identity-api.ts";
+import { createFakeLicense, type FakeLicense, type FakeLicenseApi } from "./fake-license-api.ts";
+import { type FakeRoute, jsonError } from "./fake-responses.ts";
+import {
+  createFakeVersion,
+  type FakeCurrentVersion,
+  type FakeCurrentVersionInit,
+  type FakeUpdate,
+  type FakeUpdateInit,
+  type FakeVersionOptions,
+} from "./fake-version-api.ts";
 
 /**
  * How an injected failure answers: an HTTP error status (with optional headers, e.g. Retry-After),
@@ -53,17 +30,19 @@ export type FakeFailure =
   | { networkError: true };
 
 /** The fake's starting state and hooks; see {@link createFakeIntegrationApi}. */
-export interface FakeIntegrationApiOptions {
-  /** The running release (default: version "1.0.0", release sequence 1). */
-  current?: FakeCurrentVersionInit;
-  /** Pending updates (default: none). */
-  updates?: readonly FakeUpdateInit[];
-  /** The clock for default dates and for `installDate` when an update is applied. */
-  now?: () => Date;
+export interface FakeIntegrationApiOptions extends FakeVersionOptions {
   /** Called with every audit event accepted, as it arrives. */
   onAuditEvent?: (event: FakeAuditEvent) => void;
-  /** Called with the new current version whenever an update is applied. */
-  onUpdateApplied?: (current: FakeCurrentVersion) => void;
+  /** The Identity API's sources, users and groups (default: user bob, password password123). */
+  identity?: FakeIdentityInit;
+  /** Called with every login answered (200 or 401): the username and outcome, never the password. */
+  onLogin?: (attempt: FakeLoginAttempt) => void;
+  /** Called with every start-up status the Status API receives. */
+  onStartupStatus?: (status: FakeStartupStatus) => void;
+  /** The license the License API serves (default: `fakeLicenseDefault`). */
+  license?: FakeLicense;
+  /** The Console API's options by name, e.g. `{ "tls.authority.cert": pem }` (default: none). */
+  consoleOptions?: Record<string, string>;
 }
 
 /** A fake of the platform's Integration API: its state, and a Web-standard request handler. */
@@ -99,7 +78,16 @@ export interface FakeIntegrationApi {
    * `failNext(2, { status: 503 })` then `failNext(1, { networkError: true })` fails three calls.
    */
   failNext(count: number, failure: FakeFailure): void;
-  /** Back to the state given at creation: no audit events, no queued failures. */
+  /** The Identity API's directory and the logins it answered. */
+  readonly identity: FakeIdentityApi;
+  /** The start-up statuses received (Status API) and the console options served (Console API). */
+  readonly console: FakeConsoleApi;
+  /** The license the License API serves. */
+  readonly license: FakeLicenseApi;
+  /**
+   * Back to the state given at creation: no audit events, logins or start-up statuses, no queued
+   * failures.
+   */
   reset(): void;
 }
 
@@ -108,23 +96,10 @@ interface QueuedFailure {
   remaining: number;
 }
 
-interface Route {
-  method: string;
-  path: RegExp;
-  answer(request: Request, segment: string): Response | Promise<Response>;
-}
-
-/** The documented audit fields: wire name to camelCase name. */
-const auditFieldNames = new Map<string, Exclude<keyof FakeAuditEvent, "extra">>([
-  ["name", "name"],
-  ["title", "title"],
-  ["description", "description"],
-  ["ip_address", "ipAddress"],
-  ["action", "action"],
-]);
-
 /**
- * Creates a fake of the platform's Integration API (spec sections 4.2 and 4.3) as plain state and
+ * Creates a fake of the platform's Integration API (spec sections 4.2 and 4.3, and the Identity,
+ * Status, License and Console APIs of the platform's docs: see the fake-identity-api,
+ * fake-console-api and fake-license-api modules) as plain state and
  * a Web `Request` to `Response` handler, with the platform's wire formats: snake_case fields,
  * timestamps with seven fractional digits, the updates as a bare JSON array, `201` with an empty
  * text/plain body for an audit event, `400` when an Accept header is present but allows no JSON
@@ -151,105 +126,19 @@ const auditFieldNames = new Map<string, Exclude<keyof FakeAuditEvent, "extra">>(
 export function createFakeIntegrationApi(
   options: FakeIntegrationApiOptions = {},
 ): FakeIntegrationApi {
-  const now = options.now ?? (() => new Date());
-  const initialCurrent = toCurrentVersion(
-    options.current ?? { version: "1.0.0", releaseSequence: 1 },
-    now(),
-  );
-  const initialUpdates = toUpdates(options.updates ?? [], now());
-  let current = initialCurrent;
-  let updates = initialUpdates;
-  let auditEvents: FakeAuditEvent[] = [];
   let failures: QueuedFailure[] = [];
+  const versionFake = createFakeVersion(options);
+  const auditFake = createFakeAudit(options.onAuditEvent);
+  const identityFake = createFakeIdentity(options.identity, options.onLogin);
+  const consoleFake = createFakeConsole(options.consoleOptions, options.onStartupStatus);
+  const licenseFake = createFakeLicense(options.license);
 
-  const applyUpdate = (sequence: number): FakeCurrentVersion => {
-    const update = updates.find((candidate) => candidate.releaseSequence === sequence);
-    if (update === undefined) {
-      const pending = updates.map((candidate) => candidate.releaseSequence).join(", ") || "none";
-      throw new Error(
-        `No pending update has release sequence ${sequence} (pending sequences: ${pending}).`,
-      );
-    }
-    current = { ...update, installDate: formatTimestamp(now()) };
-    updates = updates.filter((candidate) => candidate.releaseSequence > sequence);
-    options.onUpdateApplied?.({ ...current });
-    return { ...current };
-  };
-
-  const recordAuditEvent = async (request: Request): Promise<Response> => {
-    if (!/^application\/json\s*(;|$)/i.test(request.headers.get("content-type") ?? "")) {
-      return jsonError(
-        415,
-        "unsupported_media_type",
-        "Send the audit event as JSON, with Content-Type: application/json.",
-      );
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(await request.text());
-    } catch {
-      return jsonError(400, "invalid_json", "The body is not valid JSON.");
-    }
-    if (typeof body !== "object" || body === null || Array.isArray(body)) {
-      return jsonError(400, "invalid_event", "The audit event must be a JSON object.");
-    }
-    const event: FakeAuditEvent = {};
-    const extra: [string, unknown][] = [];
-    for (const [key, value] of Object.entries(body)) {
-      const field = auditFieldNames.get(key);
-      if (field === undefined) {
-        extra.push([key, value]);
-      } else if (typeof value === "string") {
-        event[field] = value;
-      } else {
-        return jsonError(400, "invalid_event", `The field ${key} must be a string.`);
-      }
-    }
-    // Object.fromEntries defines keys as own data properties: a "__proto__" key stays plain data.
-    if (extra.length > 0) event.extra = Object.fromEntries(extra);
-    auditEvents.push(event);
-    options.onAuditEvent?.(structuredClone(event));
-    return new Response(null, {
-      status: 201,
-      headers: { "content-type": "text/plain; charset=utf-8", "content-length": "0" },
-    });
-  };
-
-  const routes: Route[] = [
-    {
-      method: "GET",
-      path: /^\/version\/v1\/current$/,
-      answer: () => json(200, { ...updateToWire(current), install_date: current.installDate }),
-    },
-    {
-      method: "GET",
-      path: /^\/version\/v1\/updates$/,
-      answer: () => json(200, updates.map(updateToWire)),
-    },
-    {
-      method: "PUT",
-      path: /^\/version\/v1\/([^/]+)$/,
-      answer: (_request, segment) => {
-        const sequence = /^\d+$/.test(segment) ? Number(segment) : Number.NaN;
-        if (!Number.isSafeInteger(sequence)) {
-          return jsonError(
-            400,
-            "invalid_sequence",
-            "The path must end with the release sequence of a pending update, an integer.",
-          );
-        }
-        if (!updates.some((update) => update.releaseSequence === sequence)) {
-          return jsonError(
-            404,
-            "update_not_found",
-            `No pending update has release sequence ${sequence}.`,
-          );
-        }
-        applyUpdate(sequence);
-        return new Response(null, { status: 204 });
-      },
-    },
-    { method: "POST", path: /^\/audit\/v1\/event$/, answer: recordAuditEvent },
+  const routes: FakeRoute[] = [
+    ...versionFake.routes,
+    ...auditFake.routes,
+    ...identityFake.routes,
+    ...consoleFake.routes,
+    ...licenseFake.routes,
   ];
 
   const takeFailure = (): FakeFailure | undefined => {
@@ -270,7 +159,7 @@ export function createFakeIntegrationApi(
       return jsonError(
         404,
         "not_found",
-        "No such endpoint: the Version API is under /version/v1, the Audit API at /audit/v1/event.",
+        "No such endpoint: the fake serves /version/v1, /audit/v1, /identity/v1, /status/v1, /license/v1 and /console/v1.",
       );
     }
     const chosen = matches.find(({ route }) => route.method === request.method);
@@ -312,21 +201,20 @@ export function createFakeIntegrationApi(
       return response;
     },
     get current() {
-      return { ...current };
+      return versionFake.api.current;
     },
     get updates() {
-      return updates.map((update) => ({ ...update }));
+      return versionFake.api.updates;
     },
     get auditEvents() {
-      return structuredClone(auditEvents);
+      return auditFake.events;
     },
-    setCurrent(next) {
-      current = toCurrentVersion(next, now());
-    },
-    setUpdates(next) {
-      updates = toUpdates(next, now());
-    },
-    apply: applyUpdate,
+    setCurrent: versionFake.api.setCurrent,
+    setUpdates: versionFake.api.setUpdates,
+    identity: identityFake.api,
+    console: consoleFake.api,
+    license: licenseFake.api,
+    apply: versionFake.api.apply,
     failNext(count, failure) {
       if (!Number.isSafeInteger(count) || count < 1) {
         throw new RangeError(`failNext: count must be a positive integer, got ${count}.`);
@@ -342,56 +230,13 @@ export function createFakeIntegrationApi(
       failures.push({ failure, remaining: count });
     },
     reset() {
-      current = initialCurrent;
-      updates = initialUpdates;
-      auditEvents = [];
       failures = [];
+      versionFake.reset();
+      auditFake.reset();
+      identityFake.reset();
+      consoleFake.reset();
+      licenseFake.reset();
     },
-  };
-}
-
-/** Writes a date as the platform does: ISO 8601 UTC with seven fractional digits. */
-function formatTimestamp(date: Date): string {
-  return date.toISOString().replace(/\.(\d{3})Z$/, (_, millis: string) => `.${millis}0000Z`);
-}
-
-function toUpdate(init: FakeUpdateInit, at: Date): FakeUpdate {
-  if (!Number.isSafeInteger(init.releaseSequence) || init.releaseSequence < 0) {
-    throw new RangeError(
-      `releaseSequence must be a non-negative integer, got ${init.releaseSequence}.`,
-    );
-  }
-  return {
-    version: init.version,
-    releaseSequence: init.releaseSequence,
-    releaseNotes: init.releaseNotes ?? "",
-    releaseDate: toTimestamp(init.releaseDate ?? at),
-  };
-}
-
-function toCurrentVersion(init: FakeCurrentVersionInit, at: Date): FakeCurrentVersion {
-  return { ...toUpdate(init, at), installDate: toTimestamp(init.installDate ?? at) };
-}
-
-function toUpdates(inits: readonly FakeUpdateInit[], at: Date): FakeUpdate[] {
-  const list = inits.map((init) => toUpdate(init, at));
-  const sequences = new Set(list.map((update) => update.releaseSequence));
-  if (sequences.size !== list.length) {
-    throw new RangeError("Pending updates must have distinct release sequences.");
-  }
-  return list.sort((a, b) => a.releaseSequence - b.releaseSequence);
-}
-
-function toTimestamp(value: string | Date): string {
-  return typeof value === "string" ? value : formatTimestamp(value);
-}
-
-function updateToWire(update: FakeUpdate) {
-  return {
-    version: update.version,
-    release_sequence: update.releaseSequence,
-    release_notes: update.releaseNotes,
-    release_date: update.releaseDate,
   };
 }
 
@@ -404,20 +249,4 @@ function acceptsJson(accept: string | null): boolean {
     if (quality !== undefined && Number(quality.slice(2)) === 0) return false;
     return type === "*/*" || type === "application/*" || type === "application/json";
   });
-}
-
-function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { ...headers, "content-type": "application/json" },
-  });
-}
-
-function jsonError(
-  status: number,
-  error: string,
-  message: string,
-  headers?: Record<string, string>,
-): Response {
-  return json(status, { error, message }, headers);
 }

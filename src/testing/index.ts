@@ -5,17 +5,36 @@ export {
   type LeftBehind,
   runConformance,
 } from "./conformance.ts";
+export type { FakeAuditEvent } from "./fake-audit-api.ts";
+export type { FakeConsoleApi, FakeStartupStatus } from "./fake-console-api.ts";
+export {
+  type FakeIdentityApi,
+  type FakeIdentityGroup,
+  type FakeIdentityInit,
+  type FakeIdentitySource,
+  type FakeIdentityUser,
+  type FakeLoginAttempt,
+  fakeIdentityDefaults,
+} from "./fake-identity-api.ts";
 export {
   createFakeIntegrationApi,
-  type FakeAuditEvent,
-  type FakeCurrentVersion,
-  type FakeCurrentVersionInit,
   type FakeFailure,
   type FakeIntegrationApi,
   type FakeIntegrationApiOptions,
-  type FakeUpdate,
-  type FakeUpdateInit,
 } from "./fake-integration-api.ts";
+export {
+  type FakeLicense,
+  type FakeLicenseApi,
+  type FakeLicenseField,
+  fakeLicenseDefault,
+} from "./fake-license-api.ts";
+export type {
+  FakeCurrentVersion,
+  FakeCurrentVersionInit,
+  FakeUpdate,
+  FakeUpdateInit,
+  FakeVersionOptions,
+} from "./fake-version-api.ts";
 export {
   createPlatformSimulator,
   type Delivery,

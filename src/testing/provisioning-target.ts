@@ -1,4 +1,5 @@
 import type { JsonValue } from "type-fest";
+import { joinUrl, normalizeBaseUrl } from "../internal/url.ts";
 
 /**
  * An application's Provisioning API called in-process, without a socket: anything with the
@@ -60,7 +61,7 @@ export function connectProvisioning(
     try {
       const exchange = (async () => {
         const response = await send(
-          new Request(base + request.path, {
+          new Request(joinUrl(base, request.path), {
             method: request.method,
             signal: abort,
             ...(request.body === undefined
@@ -89,17 +90,12 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 function parseBaseUrl(target: string | URL): string {
-  let url: URL;
   try {
-    url = new URL(target);
-  } catch {
-    throw new TypeError(`Not a URL: ${String(target)}`);
+    // The platform appends /v1/... to the provisioner URL, whatever path it carries.
+    return normalizeBaseUrl(target);
+  } catch (error) {
+    throw new TypeError(`The Provisioning API's URL ${(error as Error).message}`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new TypeError(`The Provisioning API is served over http or https, not ${url.protocol}`);
-  }
-  // The platform appends /v1/... to the provisioner URL, whatever path it carries.
-  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
 }
 
 function parseBody(text: string): JsonValue | undefined {

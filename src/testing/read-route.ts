@@ -1,5 +1,6 @@
-import { errorResponse, type ProvisioningResponse } from "../provisioning/errors.ts";
-import type { ProvisioningHandler } from "../provisioning/handler.ts";
+import { errorResponse } from "../provisioning/errors.ts";
+import type { ProvisioningHandler } from "../provisioning/options.ts";
+import type { ProvisioningResponse } from "../provisioning/types.ts";
 import type { UserRecord } from "../provisioning/user-store.ts";
 import { toWireUser } from "./wire-user.ts";
 

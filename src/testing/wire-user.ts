@@ -18,10 +18,16 @@ export function toWireUser(user: UserRecord): Record<string, JsonValue> {
 /**
  * A user read back in the wire's snake_case names, by the Provisioning API's own lenient rule
  * (one home for it: the core's parser), or undefined when it is not one JSON object with a uuid.
+ * Undocumented fields are not compared, so they are not parsed either.
  */
 export function fromWireUser(json: unknown): UserRecord | undefined {
   if (typeof json !== "object" || json === null || Array.isArray(json)) return undefined;
-  const patches = toPatches(json);
+  const documented = Object.fromEntries(
+    ["uuid", ...userFieldNames.map((name) => wireFieldNames[name])].flatMap((name) =>
+      Object.hasOwn(json, name) ? [[name, (json as Record<string, unknown>)[name]]] : [],
+    ),
+  );
+  const patches = toPatches(documented, "plain", false);
   return Array.isArray(patches) && patches[0] ? mergeUser(undefined, patches[0]) : undefined;
 }
 

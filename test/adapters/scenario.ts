@@ -37,6 +37,7 @@ export async function runScenario(
   const handler = createProvisioningHandler({
     store,
     bodyLimit: scenarioBodyLimit,
+    reset: true,
     ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
   });
   const server = await start(handler);
@@ -114,12 +115,13 @@ async function scenario(url: string, store: MemoryUserStore, options: ScenarioOp
     400,
     "invalid_uuid",
   );
-  const textPlain = { "content-type": "text/plain" };
-  await expectError(
-    await call("POST", "/v1/user/create", "{}", textPlain),
-    415,
-    "unsupported_media_type",
-  );
+  // Any content type is read as JSON (fetch sends text/plain for a string); a browser is refused.
+  const textPlain = { "content-type": "text/plain;charset=UTF-8" };
+  const plain = JSON.stringify({ uuid: "plain" });
+  expect((await call("POST", "/v1/user/create", plain, textPlain)).status).toBe(201);
+  const fromPage = { ...textPlain, origin: "https://evil.example" };
+  await expectError(await call("POST", "/v1/user/create", plain, fromPage), 403, "forbidden");
+  expect((await call("DELETE", "/v1/user/plain")).status).toBe(204);
   const badJson = await call("POST", "/v1/user/create", '{"uuid": "x", password: "secret-1"}');
   const tooLarge = await call(
     "POST",

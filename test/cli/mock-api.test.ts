@@ -1,11 +1,15 @@
 import { X509Certificate } from "node:crypto";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { request as httpsRequest } from "node:https";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { TLSSocket } from "node:tls";
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../../src/cli/command.ts";
 import { mockApiCommand } from "../../src/cli/commands/mock-api.ts";
 import { run } from "../../src/cli/run.ts";
+import { createVersionClient } from "../../src/clients/version/index.ts";
 import { createFakeIo } from "../support/fake-io.ts";
 
 /** Runs the command with a fake io; resolves once it prints the URL to export. */
@@ -137,6 +141,22 @@ describe("mock-api", () => {
     }
   });
 
+  it("writes its certificate with --cert-out and prints the path, for the clients' tls.ca", async () => {
+    const folder = await mkdtemp(join(tmpdir(), "mock-api-cert-"));
+    const file = join(folder, "platform-ca.pem");
+    const server = await start(["--port", "0", "--https", "--cert-out", file]);
+    try {
+      expect(server.stdout()).toContain(`certificate written to ${file}`);
+      const ca = await readFile(file, "utf8");
+      expect(ca).toMatch(/^-----BEGIN CERTIFICATE-----/);
+      const version = createVersionClient({ baseUrl: server.baseUrl, tls: { ca } });
+      expect((await version.current()).version).toBe("1.0.0");
+    } finally {
+      expect(await server.stop()).toBe(0);
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+
   it("exits 1 with a clear message when the port is taken", async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
@@ -170,8 +190,86 @@ describe("mock-api", () => {
       ["--version", " "],
       ["--verbose"],
       ["extra"],
+      ["--cert-out", "ca.pem"],
     ]) {
       await expect(start(args), args.join(" ")).rejects.toThrow(UsageError);
+    }
+  });
+});
+
+describe("mock-api: Identity, Status, License and Console APIs", () => {
+  const login = (baseUrl: string, username: string, password: string) =>
+    fetch(`${baseUrl}/identity/v1/login`, {
+      method: "POST",
+      headers: { ...json, "content-type": "application/json" },
+      body: JSON.stringify({ username, password }),
+    });
+
+  it("logs in the default user its --help names, and prints logins without the password", async () => {
+    expect(mockApiCommand.usage).toContain('user "bob" with password "password123"');
+    const server = await start(["--port", "0"]);
+    try {
+      expect(server.stdout()).toContain("Identity API users: bob (password password123)");
+      const accepted = await login(server.baseUrl, "bob", "password123");
+      expect(accepted.status).toBe(200);
+      expect(await accepted.json()).toMatchObject({ Username: "bob", Groups: [{ ID: "501" }] });
+      expect((await login(server.baseUrl, "bob", "wrong-Pa55")).status).toBe(401);
+      expect(server.stdout()).toMatch(/\d\d:\d\d:\d\d login bob accepted\n/);
+      expect(server.stdout()).toMatch(/\d\d:\d\d:\d\d login bob refused\n/);
+      expect(server.stdout()).not.toContain("wrong-Pa55");
+
+      const status = await fetch(`${server.baseUrl}/status/v1/startup`, {
+        method: "PUT",
+        headers: { ...json, "content-type": "application/json" },
+        body: JSON.stringify({ message: "Importing users", severity: "error" }),
+      });
+      expect(status.status).toBe(204);
+      expect(server.stdout()).toMatch(/start-up status \(error\): "Importing users"\n/);
+      const license = await fetch(`${server.baseUrl}/license/v1/field/max_users`, {
+        headers: json,
+      });
+      expect(await license.json()).toEqual({ field: "max_users", value: "100" });
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+
+  it("replaces the default user with --user name:password, split at the first colon", async () => {
+    const server = await start(["--port", "0", "--user", "ann:a:b", "--user", "cy:pw"]);
+    try {
+      expect(server.stdout()).toContain("Identity API users: ann, cy\n");
+      expect((await login(server.baseUrl, "ann", "a:b")).status).toBe(200);
+      expect((await login(server.baseUrl, "bob", "password123")).status).toBe(401);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+    for (const bad of ["ann", ":pw", "ann:"]) {
+      await expect(start(["--user", bad])).rejects.toThrow("--user takes name:password");
+    }
+  });
+
+  it("serves its own certificate as the console's CA under --https", async () => {
+    const server = await start(["--port", "0", "--https"]);
+    try {
+      const pem = await new Promise<string>((resolve, reject) => {
+        const request = httpsRequest(
+          `${server.baseUrl}/console/v1/option?name=tls.authority.cert`,
+          { rejectUnauthorized: false },
+          (response) => {
+            let body = "";
+            response.setEncoding("utf8");
+            response.on("data", (chunk: string) => {
+              body += chunk;
+            });
+            response.on("end", () => resolve(body));
+          },
+        );
+        request.on("error", reject);
+        request.end();
+      });
+      expect(new X509Certificate(pem).subjectAltName).toContain("IP Address:127.0.0.1");
+    } finally {
+      expect(await server.stop()).toBe(0);
     }
   });
 });

@@ -95,6 +95,33 @@ describe("createIntegrationApiHandlers", () => {
     ]);
   });
 
+  it("serves the Identity, Status, License and Console endpoints to a real fetch", async () => {
+    const post = (path: string, body: unknown, method = "POST") =>
+      fetch(`${baseUrl}${path}`, {
+        method,
+        headers: { ...json, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const answers = [
+      await fetch(`${baseUrl}/identity/v1/sources`, { headers: json }),
+      await post("/identity/v1/login", { username: "bob", password: "password123" }),
+      await post("/identity/v1/login", { username: "bob", password: "nope" }),
+      await fetch(`${baseUrl}/identity/v1/user/bob`, { headers: json }),
+      await fetch(`${baseUrl}/identity/v1/user/nobody`, { headers: json }),
+      await fetch(`${baseUrl}/identity/v1/user/bob/exists`, { headers: json }),
+      await post("/status/v1/startup", { message: "Ready" }, "PUT"),
+      await fetch(`${baseUrl}/license/v1/license`, { headers: json }),
+      await fetch(`${baseUrl}/license/v1/field/max_users`, { headers: json }),
+      await fetch(`${baseUrl}/console/v1/option?name=hostname`, { headers: json }),
+    ];
+    expect(answers.map((response) => response.status)).toEqual([
+      200, 200, 401, 200, 404, 200, 204, 200, 200, 400,
+    ]);
+    expect(await answers[5]?.text()).toBe("true");
+    expect(api.identity.loginAttempts).toHaveLength(2);
+    expect(api.console.startupStatus).toEqual({ message: "Ready" });
+  });
+
   it("lets a test override one endpoint with server.use", async () => {
     server.use(http.get(`${baseUrl}/version/v1/updates`, () => HttpResponse.json({ items: [] })));
     const response = await fetch(`${baseUrl}/version/v1/updates`);

@@ -38,7 +38,7 @@ function chunked(count: number, size: number) {
 describe("fetch", () => {
   it("serves the API to Web Requests", async () => {
     const store = new MemoryUserStore();
-    const { fetch } = createProvisioningHandler({ store, basePath: "/ldap" });
+    const { fetch } = createProvisioningHandler({ store, basePath: "/ldap", reset: true });
     expect((await fetch(new Request(`${base}/ldap/v1/ping`))).status).toBe(204);
     const created = await fetch(post("/ldap/v1/user/create", '{"uuid":"u1","username":"bob"}'));
     expect([created.status, await created.text()]).toEqual([201, ""]);

@@ -17,7 +17,7 @@ function setup(options: Partial<Parameters<typeof createProvisioningHandler>[0]>
 
 describe("routes", () => {
   it("answers the spec's statuses, with or without a trailing slash and a query", async () => {
-    const { handler, store } = setup();
+    const { handler, store } = setup({ reset: true });
     expect((await call(handler, "GET", "/v1/ping")).status).toBe(204);
     expect((await call(handler, "HEAD", "/v1/ping/?probe=1")).status).toBe(204);
     expect((await call(handler, "POST", "/v1/user/create", { uuid: "u1" })).status).toBe(201);
@@ -34,11 +34,26 @@ describe("routes", () => {
     expect((await call(handler, "GET", "/v1/ping")).status).toBe(404);
     expect((await call(handler, "GET", "/ldap/authx/v1/ping")).status).toBe(404);
     expect(handler.owns("/ldap/auth/v1/user/x?y")).toBe(true);
-    expect(handler.owns("/ldap/auth/v2/ping")).toBe(false);
+    // Under a base path everything is the API's, so an unknown path gets its JSON 404.
+    expect(handler.owns("/ldap/auth/v2/ping")).toBe(true);
+    expect(handler.owns("/ldap/auth?x")).toBe(true);
+    expect(handler.owns("/ldap/authors")).toBe(false);
+    expect(handler.owns("/v1/ping")).toBe(false);
+    expect(errorOf(await call(handler, "GET", "/ldap/auth/v2/ping")).error).toBe("not_found");
+  });
+
+  it("owns only its routes without a base path, so the application's own /v1 routes work", () => {
+    const { handler } = setup();
+    for (const path of ["/v1/ping", "/v1/user/create?x=1", "/v1/user/u1", "/v1/ping/"]) {
+      expect(handler.owns(path)).toBe(true);
+    }
+    for (const path of ["/v1/orders", "/v1/reset", "/v1/user/", "/", "/v2/ping"]) {
+      expect(handler.owns(path)).toBe(false);
+    }
   });
 
   it("answers 404 and 405 with a JSON body and an Allow header", async () => {
-    const { handler } = setup();
+    const { handler } = setup({ reset: true });
     const missing = await call(handler, "GET", "/v1/users");
     expect(missing.status).toBe(404);
     expect(missing.headers["content-type"]).toBe("application/json; charset=utf-8");
@@ -157,25 +172,28 @@ describe("bodies", () => {
     expect((await call(handler, "POST", "/v1/user/create", deep)).status).toBe(201);
   });
 
-  it("takes JSON in any case and charset, a +json type, or no content type; 415 otherwise", async () => {
-    const { handler } = setup();
-    const send = (contentType?: string) =>
-      call(
-        handler,
-        "POST",
-        "/v1/user/create",
-        { uuid: "u1" },
-        {
-          headers: contentType === undefined ? {} : { "content-type": contentType },
-        },
-      );
-    for (const type of [undefined, "Application/JSON; charset=UTF-8", "application/vnd.x+json"]) {
-      expect((await send(type)).status).toBe(201);
+  it("reads the body as JSON whatever the content type says, and still refuses what is not JSON", async () => {
+    const { handler, store } = setup();
+    const send = (body: string, contentType?: string) =>
+      call(handler, "POST", "/v1/user/create", body, {
+        headers: contentType === undefined ? {} : { "content-type": contentType },
+      });
+    const types = [
+      undefined,
+      "Application/JSON; charset=UTF-8",
+      "application/vnd.x+json",
+      "text/plain;charset=UTF-8",
+      "text/json",
+      "application/x-www-form-urlencoded",
+      "application/octet-stream",
+      "*/*",
+    ];
+    for (const [index, type] of types.entries()) {
+      expect((await send(`{"uuid":"u${index}"}`, type)).status).toBe(201);
     }
-    for (const type of ["text/plain", "application/x-www-form-urlencoded", "application/jsonx"]) {
-      const response = await send(type);
-      expect([response.status, errorOf(response).error]).toEqual([415, "unsupported_media_type"]);
-    }
+    expect(store.list()).toHaveLength(types.length);
+    const notJson = await send("uuid=u1", "application/x-www-form-urlencoded");
+    expect([notJson.status, errorOf(notJson).error]).toEqual([400, "invalid_json"]);
   });
 
   it("answers 413 past the bodyLimit, by Content-Length or by size", async () => {
@@ -236,6 +254,7 @@ describe("failures", () => {
     const error = new Error("connection refused");
     const { handler, onError } = setup({
       store: failing({ upsert: error, delete: error, reset: error, ready: error }),
+      reset: true,
     });
     for (const [method, path, operation, uuid] of [
       ["POST", "/v1/user/create", "create", "u1"],
@@ -324,6 +343,7 @@ describe("hooks", () => {
   it("reports each stored change to onChange, after transform", async () => {
     const changes: ProvisioningChange[] = [];
     const { handler } = setup({
+      reset: true,
       transform: (patch) =>
         patch.password ? { ...patch, password: `hashed:${patch.password}` } : patch,
       onChange: (change) => {
@@ -370,14 +390,49 @@ describe("hooks", () => {
     expect(store.list()).toHaveLength(1);
   });
 
-  it("answers reset with 204 when there is nothing to reset", async () => {
-    const handler = createProvisioningHandler({
-      store: {
-        upsert: () => Promise.reject(new Error("unused")),
-        delete: async () => ({ deleted: false }),
-      },
+  it("answers 500, not 503, when onReset fails: the application's hook is not the store", async () => {
+    const failure = new Error("hook broke");
+    const { handler, onError } = setup({ onReset: () => Promise.reject(failure) });
+    const response = await call(handler, "POST", "/v1/reset");
+    expect([response.status, errorOf(response).error]).toEqual([500, "internal_error"]);
+    expect(onError).toHaveBeenCalledWith(failure, {
+      operation: "reset",
+      uuid: undefined,
+      status: 500,
     });
+  });
+});
+
+describe("reset is opt-in", () => {
+  it("is not served by default: JSON 404, and nothing is deleted", async () => {
+    const { handler, store } = setup();
+    await store.upsert({ uuid: "kept" });
+    const response = await call(handler, "POST", "/v1/reset");
+    expect([response.status, errorOf(response).error]).toEqual([404, "not_found"]);
+    expect(errorOf(response).message).not.toContain("reset");
+    expect(store.list()).toHaveLength(1);
+    expect((await call(setup({ reset: false }).handler, "POST", "/v1/reset")).status).toBe(404);
+  });
+
+  it("runs the store's reset when reset is true", async () => {
+    const { handler, store } = setup({ reset: true });
+    await store.upsert({ uuid: "gone" });
     expect((await call(handler, "POST", "/v1/reset")).status).toBe(204);
+    expect(store.list()).toEqual([]);
+  });
+
+  it("throws at creation when opted into with nothing to run it, or contradicted", () => {
+    const store = {
+      upsert: () => Promise.reject(new Error("unused")),
+      delete: async () => ({ deleted: false }),
+    };
+    expect(() => createProvisioningHandler({ store, reset: true })).toThrow(
+      /store has no reset\(\) and there is no onReset/,
+    );
+    expect(() => createProvisioningHandler({ store, reset: false, onReset: () => {} })).toThrow(
+      TypeError,
+    );
+    expect(createProvisioningHandler({ store, onReset: () => {} }).owns("/v1/reset")).toBe(true);
   });
 });
 

@@ -1,5 +1,11 @@
-import { describe, expect, it } from "vitest";
-import { MemoryUserStore, userRecordSchema } from "../../src/provisioning/index.ts";
+import type { JsonValue } from "type-fest";
+import { describe, expect, expectTypeOf, it } from "vitest";
+import type * as z from "zod/mini";
+import {
+  MemoryUserStore,
+  type UserRecord,
+  userRecordSchema,
+} from "../../src/provisioning/index.ts";
 
 describe("userRecordSchema", () => {
   it("accepts what a store returns, extra fields included", async () => {
@@ -21,5 +27,12 @@ describe("userRecordSchema", () => {
     ["a non-JSON extra value", { uuid: "u1", extra: { at: new Date(0) } }],
   ])("refuses %s", (_name, value) => {
     expect(userRecordSchema.safeParse(value).success).toBe(false);
+  });
+});
+
+describe("UserRecord", () => {
+  it("is exactly what userRecordSchema parses", () => {
+    expectTypeOf<z.output<typeof userRecordSchema>>().toEqualTypeOf<UserRecord>();
+    expectTypeOf<UserRecord["extra"]>().toEqualTypeOf<Record<string, JsonValue> | undefined>();
   });
 });

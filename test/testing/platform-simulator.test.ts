@@ -447,7 +447,11 @@ describe("createPlatformSimulator", () => {
   });
 
   it("refuses a target that is not an http(s) URL", () => {
-    expect(() => createPlatformSimulator({ target: "not a url" })).toThrow(/Not a URL/);
-    expect(() => createPlatformSimulator({ target: "ftp://host" })).toThrow(/http or https/);
+    expect(() => createPlatformSimulator({ target: "not a url" })).toThrow(
+      /is not an absolute URL/,
+    );
+    expect(() => createPlatformSimulator({ target: "ftp://host" })).toThrow(
+      "must be an http(s) URL, not ftp:",
+    );
   });
 });

@@ -1,8 +1,7 @@
 import type { Readable } from "node:stream";
 import type { FastifyPluginCallback } from "fastify";
 import { answerNodeRequest } from "../../internal/node-request.ts";
-import { payloadTooLarge } from "../../provisioning/errors.ts";
-import type { ProvisioningHandler } from "../../provisioning/handler.ts";
+import type { ProvisioningHandler } from "../../provisioning/options.ts";
 
 /**
  * A Fastify plugin that serves a Provisioning handler. It imports nothing from Fastify at run
@@ -25,8 +24,11 @@ export function toFastifyPlugin(handler: ProvisioningHandler): FastifyPluginCall
     const prefixLength = fastify.prefix.length;
     fastify.removeAllContentTypeParsers();
     fastify.addContentTypeParser("*", (_request, payload, parsed) => parsed(null, payload));
-    // One wildcard route: paths under /v1 that are not the API's get the API's JSON 404.
-    fastify.all(`${handler.basePath}/v1/*`, async (request, reply) => {
+    // Under a prefix or base path every path is the API's, so that an unknown one gets its JSON
+    // 404; at the root only /v1/*, so that the application's other routes stay its own.
+    const scope = prefixLength > 0 || handler.basePath !== "" ? "" : "/v1";
+    const route = `${handler.basePath}${scope}/*`;
+    fastify.all(route, async (request, reply) => {
       const payload = request.body as Readable | undefined;
       const response = await answerNodeRequest(
         handler,
@@ -36,7 +38,7 @@ export function toFastifyPlugin(handler: ProvisioningHandler): FastifyPluginCall
         payload ?? request.raw,
       );
       reply.code(response.status).headers(response.headers);
-      if (response === payloadTooLarge) reply.header("connection", "close");
+      if (response.closeConnection) reply.header("connection", "close");
       return reply.send(response.body);
     });
     done();

@@ -1,7 +1,6 @@
 import type { Middleware } from "koa";
 import { answerNodeRequest } from "../../internal/node-request.ts";
-import { payloadTooLarge } from "../../provisioning/errors.ts";
-import type { ProvisioningHandler } from "../../provisioning/handler.ts";
+import type { ProvisioningHandler } from "../../provisioning/options.ts";
 
 /**
  * A Koa middleware that serves a Provisioning handler; other paths go on to `next`, body unread.
@@ -21,7 +20,9 @@ import type { ProvisioningHandler } from "../../provisioning/handler.ts";
 export function toKoaMiddleware(handler: ProvisioningHandler): Middleware {
   return async (ctx, next) => {
     const path = ctx.url;
-    if (!handler.owns(path)) return next();
+    // Under koa-mount every path reaching here is the API's: an unknown one gets its JSON 404.
+    const mounted = (ctx as { mountPath?: unknown }).mountPath;
+    if (!(typeof mounted === "string" && mounted !== "") && !handler.owns(path)) return next();
     const response = await answerNodeRequest(
       handler,
       ctx.req,
@@ -32,6 +33,6 @@ export function toKoaMiddleware(handler: ProvisioningHandler): Middleware {
     ctx.body = response.body ?? null;
     ctx.status = response.status;
     ctx.set(response.headers);
-    if (response === payloadTooLarge) ctx.set("connection", "close");
+    if (response.closeConnection) ctx.set("connection", "close");
   };
 }

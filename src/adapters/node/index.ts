@@ -1,11 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { readNodeRequest, writeNodeResponse } from "../../internal/node-request.ts";
-import {
-  errorResponse,
-  type ProvisioningResponse,
-  payloadTooLarge,
-} from "../../provisioning/errors.ts";
-import type { ProvisioningHandler } from "../../provisioning/handler.ts";
+import { errorResponse, payloadTooLarge } from "../../provisioning/errors.ts";
+import type { ProvisioningHandler } from "../../provisioning/options.ts";
+import type { ProvisioningResponse } from "../../provisioning/types.ts";
 
 /**
  * A node:http request listener that is also Express and Connect middleware: when `next` is given,
@@ -40,7 +37,7 @@ export type NodeHandler = (
 export function toNodeHandler(handler: ProvisioningHandler): NodeHandler {
   return (req, res, next) => {
     const path = req.url ?? "/";
-    if (next !== undefined && !handler.owns(path)) {
+    if (next !== undefined && !mountedHere(req) && !handler.owns(path)) {
       next();
       return;
     }
@@ -49,6 +46,15 @@ export function toNodeHandler(handler: ProvisioningHandler): NodeHandler {
       else void handler.handle(request).then((response) => writeNodeResponse(res, response));
     });
   };
+}
+
+/**
+ * Whether Express mounted the handler under a path (`app.use("/ldap/auth", ...)`): then every
+ * request that reaches it is under the API's mount, and an unknown one gets the API's JSON 404.
+ */
+function mountedHere(req: IncomingMessage): boolean {
+  const baseUrl: unknown = (req as { baseUrl?: unknown }).baseUrl;
+  return typeof baseUrl === "string" && baseUrl !== "";
 }
 
 /** An Express or Connect error middleware: four parameters, which is how they recognise one. */
@@ -91,7 +97,11 @@ export function toNodeErrorHandler(handler: ProvisioningHandler): NodeErrorHandl
     const type =
       typeof error === "object" && error !== null ? Reflect.get(error, "type") : undefined;
     const response = typeof type === "string" ? bodyParserErrors.get(type) : undefined;
-    if (response === undefined || res.headersSent || !handler.owns(req.url ?? "/")) {
+    if (
+      response === undefined ||
+      res.headersSent ||
+      !(mountedHere(req) || handler.owns(req.url ?? "/"))
+    ) {
       next(error);
       return;
     }

@@ -4,6 +4,7 @@ import { demoCommand } from "./demo.ts";
 import { doctorCommand } from "./doctor.ts";
 import { mockApiCommand } from "./mock-api.ts";
 import { simulateCommand } from "./simulate.ts";
+import { syncCommand } from "./sync.ts";
 
 /** Every command of the CLI, in the order that `--help` lists them. */
 export const commands: readonly Command[] = [
@@ -11,5 +12,6 @@ export const commands: readonly Command[] = [
   mockApiCommand,
   conformanceCommand,
   simulateCommand,
+  syncCommand,
   doctorCommand,
 ];

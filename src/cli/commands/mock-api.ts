@@ -1,25 +1,33 @@
+import { writeFile } from "node:fs/promises";
+import { resolve as resolvePath } from "node:path";
 import { createSelfSignedCertificate } from "../../internal/self-signed-certificate.ts";
 import { type ServedFetch, serveFetch } from "../../internal/serve-fetch.ts";
-import {
-  createFakeIntegrationApi,
-  type FakeAuditEvent,
-  type FakeUpdateInit,
-} from "../../testing/fake-integration-api.ts";
+import type { FakeAuditEvent } from "../../testing/fake-audit-api.ts";
+import { type FakeIdentityUser, fakeIdentityDefaults } from "../../testing/fake-identity-api.ts";
+import { createFakeIntegrationApi } from "../../testing/fake-integration-api.ts";
+import type { FakeUpdateInit } from "../../testing/fake-version-api.ts";
 import { integerOption, parseCommandArgs } from "../args.ts";
 import { type Command, type CommandIo, UsageError } from "../command.ts";
 
 const usage = `Usage: platform-integration mock-api [options]
 
-Serves a local fake of the platform's Integration API (the Version and Audit APIs), so that an
-application runs outside the platform: point PLATFORM_INTEGRATIONAPI at the printed URL. Each
-audit event is printed as it arrives. Stop it with Ctrl+C.
+Serves a local fake of the platform's Integration API (the Version, Audit, Identity, Status,
+License and Console APIs), so that an application runs outside the platform: point
+PLATFORM_INTEGRATIONAPI at the printed URL. Each audit event, login (never its password) and
+start-up status is printed as it arrives. Stop it with Ctrl+C.
+
+The Identity API logs in user "${fakeIdentityDefaults.user.username}" with password "${fakeIdentityDefaults.user.password}" unless --user is given.
 
 Options:
   --port <n>         Port to listen on (default 9880; 0 picks a free port)
   --host <address>   Address to listen on (default 127.0.0.1)
   --https            Serve HTTPS with a generated self-signed certificate, as the platform does
+  --cert-out <file>  With --https: write that certificate (PEM) to <file>, for the clients' tls.ca
   --version <label>  Version label of the running release (default 1.0.0)
   --updates <n>      Number of pending updates to offer (default 0)
+  --user <name:password>
+                     A directory user the Identity API logs in, instead of the default
+                     ${fakeIdentityDefaults.user.username}:${fakeIdentityDefaults.user.password} (repeatable)
   -h, --help         Show this help
 
 Example:
@@ -30,8 +38,10 @@ interface MockApiOptions {
   port: number;
   host: string;
   https: boolean;
+  certOut: string | undefined;
   version: string;
   updates: number;
+  users: FakeIdentityUser[] | undefined;
 }
 
 /**
@@ -49,6 +59,15 @@ export const mockApiCommand: Command = {
       current: { version: options.version, releaseSequence: 1 },
       updates: pendingUpdates(options.version, options.updates),
       onAuditEvent: (event) => io.stdout.write(`${clock()} audit ${describeEvent(event)}\n`),
+      ...(options.users === undefined ? {} : { identity: { users: options.users, groups: [] } }),
+      onLogin: ({ username, authenticated }) =>
+        io.stdout.write(
+          `${clock()} login ${printable(username)} ${authenticated ? "accepted" : "refused"}\n`,
+        ),
+      onStartupStatus: ({ message, severity }) =>
+        io.stdout.write(
+          `${clock()} start-up status${severity === undefined ? "" : ` (${printable(severity)})`}: ${printable(message)}\n`,
+        ),
       onUpdateApplied: (current) =>
         io.stdout.write(
           `${clock()} update applied: now running ${current.version} (release sequence ${current.releaseSequence})\n`,
@@ -58,6 +77,11 @@ export const mockApiCommand: Command = {
     let served: ServedFetch;
     try {
       const tls = options.https ? await createSelfSignedCertificate() : undefined;
+      // The Console API serves the CA, so that fetchPlatformCa works against the mock.
+      if (tls !== undefined) api.console.setOption("tls.authority.cert", tls.cert);
+      if (tls !== undefined && options.certOut !== undefined) {
+        await writeFile(options.certOut, tls.cert);
+      }
       served = await serveFetch(api.respond, {
         host: options.host,
         port: options.port,
@@ -75,17 +99,20 @@ export const mockApiCommand: Command = {
       [
         `Fake Integration API listening on ${served.baseUrl}`,
         `  running ${options.version} (release sequence 1), ${pending}`,
+        `  Identity API users: ${(options.users ?? [fakeIdentityDefaults.user]).map(({ username }) => printable(username)).join(", ")}${options.users === undefined ? ` (password ${fakeIdentityDefaults.user.password})` : ""}`,
         ...(options.https
           ? [
-              "  self-signed certificate for localhost, 127.0.0.1 and ::1: clients must skip",
-              "  verification (curl -k; in the SDK, tls: { rejectUnauthorized: false })",
+              "  self-signed certificate for localhost, 127.0.0.1 and ::1: clients trust it",
+              options.certOut === undefined
+                ? "  with tls.ca once it is written (--cert-out FILE) or fetched from the console\n  (fetchPlatformCa({ trustOnFirstUse: true })), or skip verification (curl -k)"
+                : `  with tls.ca: certificate written to ${resolvePath(options.certOut)}\n  export PLATFORM_CA="$(cat ${resolvePath(options.certOut)})"`,
             ]
           : []),
         "",
         "Point your application at it:",
         `  export PLATFORM_INTEGRATIONAPI=${served.baseUrl}`,
         "",
-        "Audit events appear below as they arrive. Press Ctrl+C to stop.",
+        "Audit events, logins and start-up statuses appear below as they arrive. Press Ctrl+C to stop.",
         "",
       ].join("\n"),
     );
@@ -103,20 +130,39 @@ function parseOptions(args: string[]): MockApiOptions {
       port: { type: "string" },
       host: { type: "string" },
       https: { type: "boolean" },
+      "cert-out": { type: "string" },
       version: { type: "string" },
       updates: { type: "string" },
+      user: { type: "string", multiple: true },
     },
     { positionals: false },
   );
   const version = values.version ?? "1.0.0";
   if (version.trim() === "") throw new UsageError("--version needs a non-empty label.");
+  const certOut = values["cert-out"];
+  if (certOut !== undefined && values.https !== true) {
+    throw new UsageError("--cert-out writes the certificate of --https: add --https.");
+  }
   return {
     port: integerOption(values.port, "port", { min: 0, max: 65535, fallback: 9880 }),
     host: values.host ?? "127.0.0.1",
     https: values.https === true,
+    certOut,
     version,
     updates: integerOption(values.updates, "updates", { min: 0, max: 1000, fallback: 0 }),
+    users: userOptions(values.user),
   };
+}
+
+/** `--user name:password`, split at the first colon (a password may contain colons). */
+function userOptions(values: string[] | undefined): FakeIdentityUser[] | undefined {
+  return values?.map((value) => {
+    const colon = value.indexOf(":");
+    if (colon < 1 || colon === value.length - 1) {
+      throw new UsageError("--user takes name:password, both non-empty.");
+    }
+    return { username: value.slice(0, colon), password: value.slice(colon + 1) };
+  });
 }
 
 /** Labels that follow the current one: 1.0.0 is followed by 1.0.1, 1.0.2; "beta" by beta.1. */

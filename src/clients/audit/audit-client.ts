@@ -18,6 +18,8 @@ import type {
 } from "./audit-types.ts";
 import { BoundedBuffer, type BufferEntry } from "./buffer.ts";
 import { type ExitParticipant, unwatchExit, watchExit } from "./exit-hooks.ts";
+import { AuditSpool } from "./spool/audit-spool.ts";
+import type { SpoolRecord } from "./spool/spool.ts";
 
 const eventPath = "/audit/v1/event";
 
@@ -53,14 +55,17 @@ export function createAuditClient<Action extends string = string>(
   const onDrop = options.onDrop ?? warnDrop;
   const onError = options.onError ?? logConfigurationError;
 
-  const buffer = new BoundedBuffer<string>({
+  // What the buffer holds: an event's JSON, and with a spool, where it lies on disk.
+  const buffer = new BoundedBuffer<{ readonly body: string }>({
     maxItems: atLeastOne("maxQueueEvents", options.maxQueueEvents, 10_000),
     maxBytes: atLeastOne("maxQueueBytes", options.maxQueueBytes, 8 * 1024 * 1024),
     onBusy() {
       watchExit(exitParticipant);
       if (options.waitUntil !== undefined) callHook(options.waitUntil, flush());
     },
-    onIdle: () => unwatchExit(exitParticipant),
+    onIdle() {
+      if (spool === undefined) unwatchExit(exitParticipant);
+    },
   });
   // Aborts in-flight deliveries when close() gives up on them.
   const stop = new AbortController();
@@ -73,19 +78,32 @@ export function createAuditClient<Action extends string = string>(
   let pumpScheduled = false;
   // Set by the first configuration error: delivery stops, events are kept until close or exit.
   let blocked: ConfigurationError | undefined;
+  // With a spool, the buffer is fed from disk; events leave the spool after a 2xx or a drop.
+  const spool =
+    options.spool === undefined
+      ? undefined
+      : new AuditSpool(options.spool, {
+          maxEventBytes,
+          onDurable: refill,
+          onFailed: (bodies, reason, error) => drop(reason, bodies.map(decode), error),
+        });
 
   const exitParticipant: ExitParticipant = {
     beforeExit() {
       if (options.flushOnExit === true && !closed) void client.close();
     },
     exit() {
+      // The spool writes what waits for a commit; nothing queued is lost.
+      if (spool !== undefined) return spool.closeSync();
       drop(
         blocked === undefined ? "exit" : "configuration",
-        buffer.snapshot().map(decode),
+        buffer.snapshot().map((item) => decode(item.body)),
         blocked,
       );
     },
   };
+  // With a spool, the exit hook writes what waits for a commit, whether the buffer is busy or not.
+  if (spool !== undefined) watchExit(exitParticipant);
 
   function encode(event: AuditEvent<Action>) {
     return encodeAuditEvent(event, actions, maxEventBytes);
@@ -93,6 +111,29 @@ export function createAuditClient<Action extends string = string>(
 
   function decode(body: string): AuditEvent<Action> {
     return decodeAuditEvent(body) as AuditEvent<Action>;
+  }
+
+  function refill(): void {
+    spool?.refill((record, bytes) => buffer.offer(record, bytes));
+    schedulePump();
+  }
+
+  function schedulePump(): void {
+    if (!pumpScheduled && blocked === undefined && buffer.queued > 0) {
+      pumpScheduled = true;
+      queueMicrotask(pump);
+    }
+  }
+
+  /** Lets go of an event delivered or dropped: the spool forgets it, and feeds the next. */
+  function release(entry: BufferEntry<{ readonly body: string }>): void {
+    if (spool !== undefined) {
+      spool.ack(entry.item as SpoolRecord);
+      // Before settling, so that the buffer does not look idle while the spool holds events.
+      refill();
+    }
+    buffer.settle(entry);
+    if (spool !== undefined) refill();
   }
 
   function pump(): void {
@@ -103,7 +144,7 @@ export function createAuditClient<Action extends string = string>(
     }
   }
 
-  function next(): BufferEntry<string> | undefined {
+  function next(): BufferEntry<{ readonly body: string }> | undefined {
     return blocked === undefined && !stop.signal.aborted ? buffer.take() : undefined;
   }
 
@@ -117,11 +158,15 @@ export function createAuditClient<Action extends string = string>(
     let redirects = 0;
     let entry = next();
     while (entry !== undefined) {
-      const outcome = await deliver(entry.item);
+      const outcome = await deliver(entry.item.body);
       if (outcome === undefined) {
         delivered++;
       } else if (stop.signal.aborted) {
-        drop("closed", [decode(entry.item)], outcome);
+        // With a spool the event stays on disk, for the next process.
+        if (spool === undefined) drop("closed", [decode(entry.item.body)], outcome);
+        buffer.settle(entry);
+        entry = next();
+        continue;
       } else if (isConfigurationError(outcome)) {
         block(outcome);
         buffer.requeue(entry);
@@ -142,11 +187,11 @@ export function createAuditClient<Action extends string = string>(
           );
           continue;
         }
-        drop(redirect ? "redirected" : "rejected", [decode(entry.item)], outcome);
+        drop(redirect ? "redirected" : "rejected", [decode(entry.item.body)], outcome);
       }
       failures = 0;
       redirects = 0;
-      buffer.settle(entry);
+      release(entry);
       entry = next();
     }
     slots--;
@@ -181,7 +226,10 @@ export function createAuditClient<Action extends string = string>(
     });
   }
 
-  function dropLater(reason: "overflow" | "closed", event: AuditEvent<Action>): void {
+  function dropLater(
+    reason: "overflow" | "closed" | "spool_full",
+    event: AuditEvent<Action>,
+  ): void {
     const events = deferredDrops.get(reason);
     if (events !== undefined) return void events.push(event);
     deferredDrops.set(reason, [event]);
@@ -192,9 +240,11 @@ export function createAuditClient<Action extends string = string>(
     });
   }
 
-  function flush({ timeoutMs, signal }: FlushOptions = {}): Promise<boolean> {
+  async function flush({ timeoutMs, signal }: FlushOptions = {}): Promise<boolean> {
     const limit = duration("timeoutMs", timeoutMs, flushTimeoutMs, true);
-    if (blocked !== undefined) return Promise.resolve(buffer.isIdle);
+    // Every event recorded so far is on disk, and so fed into the buffer, before it is waited on.
+    await spool?.persisted();
+    if (blocked !== undefined) return buffer.isIdle;
     return buffer.whenIdle({ timeoutMs: limit, signal });
   }
 
@@ -202,11 +252,16 @@ export function createAuditClient<Action extends string = string>(
     record(event) {
       const { body, bytes } = encode(event);
       if (closed) return dropLater("closed", event);
-      if (!buffer.offer(body, bytes)) return dropLater("overflow", event);
-      if (!pumpScheduled && blocked === undefined) {
-        pumpScheduled = true;
-        queueMicrotask(pump);
+      if (spool !== undefined) {
+        if (!spool.append(body, bytes)) dropLater("spool_full", event);
+        return;
       }
+      if (!buffer.offer({ body }, bytes)) return dropLater("overflow", event);
+      schedulePump();
+    },
+
+    persisted() {
+      return spool === undefined ? Promise.resolve(false) : spool.persisted();
     },
 
     async send(event, callOptions = {}) {
@@ -225,9 +280,15 @@ export function createAuditClient<Action extends string = string>(
       if (!finished) {
         stop.abort();
         const reason = blocked === undefined ? "closed" : "configuration";
-        drop(reason, buffer.drainQueued().map(decode), blocked);
+        const queued = buffer.drainQueued().map((item) => decode(item.body));
+        // With a spool the events stay on disk, for the next process.
+        if (spool === undefined) drop(reason, queued, blocked);
         // The aborted deliveries settle promptly, each reported as dropped.
         await buffer.whenIdle({ timeoutMs: Number.POSITIVE_INFINITY });
+      }
+      if (spool !== undefined) {
+        await spool.close();
+        unwatchExit(exitParticipant);
       }
       return finished;
     },
@@ -239,6 +300,7 @@ export function createAuditClient<Action extends string = string>(
         bytes: buffer.bytes,
         delivered,
         dropped,
+        ...(spool === undefined ? {} : { spooled: spool.events }),
         ...(blocked === undefined ? {} : { configurationError: blocked.message }),
       };
     },

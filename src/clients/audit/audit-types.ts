@@ -1,12 +1,14 @@
 import type { CallOptions, IntegrationApiOptions } from "../integration-api/options.ts";
 import type { AuditEvent } from "./audit-event.ts";
+import type { AuditSpoolOptions } from "./spool/spool-options.ts";
 
 /**
  * Why events were dropped: `overflow` (the queue was full), `rejected` (the API refused the event
  * with a 4xx that retrying cannot change), `redirected` (the API kept answering with a redirect,
  * which is never followed), `configuration` (held back by a configuration error when the client
  * closed or the process exited), `closed` (recorded after `close()`, or still queued when it
- * timed out), `exit` (still queued when the process exited).
+ * timed out), `exit` (still queued when the process exited); with a spool, `spool_full` (past its
+ * bounds, or the disk is full: ENOSPC, EFBIG, EDQUOT) and `spool_failed` (another write error).
  */
 export type AuditDropReason =
   | "overflow"
@@ -14,7 +16,9 @@ export type AuditDropReason =
   | "redirected"
   | "configuration"
   | "closed"
-  | "exit";
+  | "exit"
+  | "spool_full"
+  | "spool_failed";
 
 /** A report of dropped events, passed to `onDrop`. */
 export interface AuditDrop<Action extends string = string> {
@@ -32,6 +36,14 @@ export interface AuditClientOptions<Action extends string = string>
   extends Omit<IntegrationApiOptions, "totalTimeoutMs"> {
   /** The catalogue from `defineAuditActions`: events must then use one of its actions. */
   actions?: Readonly<Record<string, Action>> | undefined;
+  /**
+   * Keep events in a crash-safe spool on the local disk until the API answers 2xx: a directory
+   * path, or {@link AuditSpoolOptions}. Each event is written (group commit: one fsync for all
+   * events recorded meanwhile) before it is sent, and an event left by an earlier process is sent
+   * on start, in order. One process per directory: a second is refused (`SpoolLockedError`).
+   * Node, Bun and Deno only. Default: no spool (events live in memory).
+   */
+  spool?: string | AuditSpoolOptions | undefined;
   /** How many events are sent at once, over keep-alive connections. Default 4. */
   concurrency?: number | undefined;
   /** The most events the queue holds (in flight included); more are dropped as `overflow`. Default 10,000. */
@@ -84,6 +96,8 @@ export interface AuditStats {
   delivered: number;
   /** Events dropped since the client was created (each was reported to `onDrop`). */
   dropped: number;
+  /** With a spool: events on disk not yet delivered (queued and in flight included). */
+  spooled?: number;
   /**
    * Present once a configuration error stopped delivery: its message, which names the fix.
    * Events are then kept (bounded) until `close()` or exit drops them as `configuration`.
@@ -100,6 +114,12 @@ export interface AuditClient<Action extends string = string> {
    * @throws TypeError or RangeError when the event itself is invalid or too large.
    */
   record(event: AuditEvent<Action>): void;
+  /**
+   * With a spool, resolves true once every event recorded so far is on disk (it then survives a
+   * crash), or false when one recorded since the last successful write was dropped instead
+   * (`spool_full`, `spool_failed`: see `onDrop`). Without a spool, resolves false at once.
+   */
+  persisted(): Promise<boolean>;
   /** Sends one event now, without the queue and without retries; resolves on any 2xx. */
   send(event: AuditEvent<Action>, options?: CallOptions): Promise<void>;
   /**

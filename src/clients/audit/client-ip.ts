@@ -1,4 +1,10 @@
-import { formatIp, type IpGroups, inRange, parseIp, parseRange } from "./ip-address.ts";
+import {
+  formatIp,
+  type IpGroups,
+  inRange,
+  parseIp,
+  parseRanges,
+} from "../../internal/ip/ip-address.ts";
 
 /**
  * Which proxies in front of the application may report the client's address, like Express's
@@ -30,12 +36,6 @@ export interface NodeRequestLike {
   headers: Headers | Readonly<Record<string, string | string[] | undefined>>;
   socket?: { remoteAddress?: string | undefined } | null | undefined;
 }
-
-const namedRanges: Readonly<Record<string, readonly string[]>> = {
-  loopback: ["127.0.0.0/8", "::1/128"],
-  linklocal: ["169.254.0.0/16", "fe80::/10"],
-  uniquelocal: ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7"],
-};
 
 /**
  * The address of the client behind a request, for an audit event's `ipAddress`. It starts from
@@ -133,22 +133,7 @@ function compileTrust(trust: TrustProxy | undefined): (address: IpGroups, hop: n
     return (_, hop) => hop < trust;
   }
   if (typeof trust === "function") return (address, hop) => trust(formatIp(address), hop) === true;
-  const entries = (typeof trust === "string" ? [trust] : trust).flatMap((entry) =>
-    String(entry).split(","),
-  );
-  const ranges = entries
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== "")
-    .flatMap((entry) => (Object.hasOwn(namedRanges, entry) ? (namedRanges[entry] ?? []) : [entry]))
-    .map((entry) => {
-      const range = parseRange(entry);
-      if (range === undefined) {
-        throw new TypeError(
-          `trustProxy: ${JSON.stringify(entry)} is not an IP address, a CIDR range or loopback/linklocal/uniquelocal.`,
-        );
-      }
-      return range;
-    });
+  const ranges = parseRanges(typeof trust === "string" ? [trust] : trust, "trustProxy");
   return (address) => ranges.some((range) => inRange(address, range));
 }
 

@@ -18,3 +18,5 @@ export {
   type NodeRequestLike,
   type TrustProxy,
 } from "./client-ip.ts";
+export { SpoolLockedError } from "./spool/spool-lock.ts";
+export type { AuditSpoolOptions } from "./spool/spool-options.ts";

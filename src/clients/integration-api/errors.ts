@@ -115,9 +115,10 @@ export class TimeoutError extends PlatformApiError implements RequestDetails {
   constructor(details: RequestDetails & { timeoutMs: number; totalTimeoutMs: number }) {
     const { method, url, attempts, timeoutMs, totalTimeoutMs } = details;
     const limits = `${timeoutMs} ms per attempt${Number.isFinite(totalTimeoutMs) ? `, ${totalTimeoutMs} ms in total` : ""}`;
-    // A PUT that timed out may still be running on the platform: say so rather than invite a retry.
+    // An update (PUT /version/v1/:sequence) that timed out may still be running on the platform:
+    // say so rather than invite a retry.
     const advice =
-      method === "PUT"
+      method === "PUT" && url.includes("/version/v1/")
         ? "The platform may still be applying it: check the current version before trying again."
         : "Check that the Integration API is reachable, or raise timeoutMs / totalTimeoutMs.";
     super(`${method} ${url} timed out (${limits})${attemptsText(attempts)}. ${advice}`);

@@ -186,5 +186,5 @@ function toUser(row: Row): UserRecord {
   }
   // pg parses jsonb with JSON.parse, which keeps a `__proto__` key as a plain own property.
   if (row.extra !== null) user.extra = row.extra;
-  return user as UserRecord;
+  return user as unknown as UserRecord;
 }

@@ -257,5 +257,5 @@ function toUser(row: Row): UserRecord {
   }
   // JSON.parse keeps a `__proto__` key as a plain own property.
   if (typeof row.extra === "string") user.extra = JSON.parse(row.extra);
-  return user as UserRecord;
+  return user as unknown as UserRecord;
 }

@@ -52,7 +52,7 @@ export function runModule(
   const [command, ...args] = commands[runtime];
   if (command === undefined) throw new Error(`${runtime} is not installed: see hasRuntime()`);
   return new Promise((resolve) => {
-    // From the package's folder, where Deno finds package.json and so resolves "ky" in node_modules.
+    // From the package's folder, where Deno finds package.json and so resolves dependencies in node_modules.
     const child = execFile(
       command,
       args,

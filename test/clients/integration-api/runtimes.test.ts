@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createIntegrationApi } from "../../../src/clients/integration-api/http.ts";
 import { createSelfSignedCertificate } from "../../../src/internal/self-signed-certificate.ts";
 import { hasRuntime, runModule } from "./child-process.ts";
 import { type LocalServer, startServer } from "./local-server.ts";
@@ -72,6 +73,34 @@ describe.each(["node", "bun", "deno"] as const)("TLS and delivery on %s", (runti
         "",
       ]);
       expect(events).toContain(`{"action":"runtime.${runtime}"}`);
+    },
+  );
+});
+
+describe.each(["node", "bun", "deno"] as const)("self-signed certificates on %s", (runtime) => {
+  it.skipIf(!hasRuntime(runtime))(
+    "makes one without an openssl command, which a client then trusts as tls.ca",
+    async () => {
+      const result = await runModule(
+        `
+      const { createSelfSignedCertificate } = await import(src + "internal/self-signed-certificate.ts");
+      const { key, cert } = await createSelfSignedCertificate();
+      console.log(JSON.stringify({ key, cert }));
+      `,
+        runtime,
+      );
+      expect(result.stderr).toBe("");
+      const made = JSON.parse(result.stdout) as { key: string; cert: string };
+      const own = await startServer((_request, response) => response.end("{}"), made);
+      try {
+        const response = await createIntegrationApi({
+          baseUrl: own.url,
+          tls: { ca: made.cert },
+        }).request("GET", "/version/v1/current", { retry: false });
+        expect(response.status).toBe(200);
+      } finally {
+        await own.close();
+      }
     },
   );
 });

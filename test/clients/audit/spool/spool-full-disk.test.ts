@@ -1,30 +1,30 @@
 import { describe, expect, it } from "vitest";
-import { openSpool, startNode, takeAll, tempDir } from "./spool-helpers.ts";
+import { startNode } from "./node-child.ts";
+import { openSpool, takeAll, tempDir } from "./spool-helpers.ts";
 
 describe("the spool on a full disk", () => {
-  it("drops what it cannot write as spool_full, never confirms it, and keeps everything it confirmed", async () => {
+  it("drops what it cannot write as spool_full to onDrop, never confirms it, and keeps all it confirmed", async () => {
     const dir = tempDir();
     // `ulimit -f 64`: no file of the child may pass 64 KiB, so each segment's writes fail with
     // EFBIG at that size (the failure a full disk gives as ENOSPC), part-way through a batch.
     const child = startNode(
       `
-      const { Spool } = await import(src + "clients/audit/spool/spool.ts");
+      const { createAuditClient } = await import(src + "clients/audit/index.ts");
       const failed = [];
       const reasons = new Set();
-      const spool = Spool.open({
-        dir: ${JSON.stringify(dir)}, maxEvents: 1e6, maxBytes: 1e9, segmentBytes: 1 << 20,
-        maxRecordBytes: 1000, commitDelayMs: 0,
-        onDurable() {},
-        onFailed(bodies, reason) { failed.push(...bodies); reasons.add(reason); },
-        onSkipped() {},
+      const down = "http://127.0.0.1:9"; // discard port: nothing listens, the API is down
+      const audit = createAuditClient({
+        baseUrl: down, spool: ${JSON.stringify(dir)}, onError() {},
+        retry: { baseDelayMs: 60000, maxDelayMs: 60000 },
+        onDrop(drop) { failed.push(...drop.events.map((event) => JSON.stringify(event))); reasons.add(drop.reason); },
       });
       const confirmed = [];
       for (let round = 0; round < 30; round++) {
         const bodies = Array.from({ length: 100 }, (_, i) => JSON.stringify({ action: "a." + (round * 100 + i) }));
-        for (const body of bodies) spool.append(body, body.length);
-        if (await spool.persisted()) confirmed.push(...bodies);
+        for (const body of bodies) audit.record(JSON.parse(body));
+        if (await audit.persisted()) confirmed.push(...bodies);
       }
-      await spool.close();
+      await audit.close({ timeoutMs: 0 });
       console.log(JSON.stringify({ confirmed, failed, reasons: [...reasons] }));
       `,
       { fileSizeKiB: 64 },

@@ -3,7 +3,8 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SpoolLockedError } from "../../../../src/clients/audit/spool/spool-lock.ts";
-import { openSpool, startNode, tempDir } from "./spool-helpers.ts";
+import { startNode } from "./node-child.ts";
+import { openSpool, tempDir } from "./spool-helpers.ts";
 
 const holdSpool = (dir: string) => `
   const { Spool } = await import(src + "clients/audit/spool/spool.ts");

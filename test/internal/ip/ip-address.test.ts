@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatIp, inRange, parseIp, parseRange } from "../../../src/clients/audit/ip-address.ts";
+import { formatIp, inRange, parseIp, parseRange } from "../../../src/internal/ip/ip-address.ts";
 
 const canonical = (text: string) => {
   const groups = parseIp(text);

@@ -1,0 +1,211 @@
+// The directory sync against a real slapd: an initial sync of a generated directory (100,000
+// inetOrgPerson entries by default, loaded with slapadd) into toNodeHandler over MemoryUserStore,
+// its users/s and the sync process's peak RSS; then an update cycle after 1 % of the entries
+// changed in slapd, its time.
+//
+// The baseline is the same create bodies, rendered beforehand from the same directory, replayed
+// into a fresh server of the same kind through the same delivery engine (the same HTTP client,
+// one message at a time). The ratio says whether reading and diffing the directory, and
+// committing the cookie, are the bottleneck (goal: at least 0.8, and under 200 MiB RSS).
+//
+// Every part runs in a process of its own: the server, the sync (whose RSS is measured), the
+// replay. `--users N` for a quicker run.
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { Attribute, Change, Client } from "ldapts";
+import { peopleDn, person } from "../test/support/directory-fixture.ts";
+import { type RunningSlapd, startSlapd } from "../test/support/slapd.ts";
+
+interface RunResult {
+  seconds: number;
+  peakRssBytes: number;
+  report?: unknown;
+}
+
+const [mode] = process.argv.slice(2);
+if (mode === "serve") await serve();
+else if (mode === "sync" || mode === "replay") await client(mode);
+else await main();
+
+/** The application: toNodeHandler over MemoryUserStore on a free port. */
+async function serve(): Promise<void> {
+  const { toNodeHandler } = await import("platform-integration/node");
+  const { createProvisioningHandler, MemoryUserStore } = await import(
+    "platform-integration/provisioning"
+  );
+  const store = new MemoryUserStore();
+  const server = createServer(toNodeHandler(createProvisioningHandler({ store })));
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, "127.0.0.1", () => {
+    process.stdout.write(`${(server.address() as AddressInfo).port}\n`);
+  });
+  process.on("message", () => process.send?.(store.list().length));
+}
+
+/** One measured run, configured by environment variables: a sync cycle or the replay. */
+async function client(kind: "sync" | "replay"): Promise<void> {
+  const env = (name: string) => process.env[name] as string;
+  const ldap = {
+    url: env("BENCH_LDAP_URL"),
+    bindDn: env("BENCH_LDAP_BIND_DN"),
+    password: env("BENCH_LDAP_PASSWORD"),
+  };
+  const target = env("BENCH_TARGET");
+  let peakRssBytes = 0;
+  const sample = () => {
+    peakRssBytes = Math.max(peakRssBytes, process.memoryUsage.rss());
+  };
+  setInterval(sample, 10).unref();
+  const { createDirectorySync } = await import("../src/ldap/index.ts");
+  if (kind === "sync") {
+    const sync = createDirectorySync({ ldap, baseDn: peopleDn, target, state: env("BENCH_STATE") });
+    const started = performance.now();
+    const report = await sync.syncOnce();
+    const seconds = (performance.now() - started) / 1000;
+    await sync.close();
+    sample();
+    process.send?.({ seconds, peakRssBytes, report } satisfies RunResult);
+    return;
+  }
+  // The replay: the same bodies, rendered from the directory before the clock starts.
+  const { createDeliveryEngine } = await import("../src/sync/engine.ts");
+  const { toWire } = await import("../src/sync/messages.ts");
+  const { createLdapSource } = await import("../src/ldap/ldap-source.ts");
+  const { defaultMapping } = await import("../src/ldap/mapping.ts");
+  const source = createLdapSource({
+    ldap,
+    baseDn: peopleDn,
+    filter: "(objectClass=person)",
+    mapping: defaultMapping(),
+    passwords: false,
+  });
+  const messages = [];
+  for await (const page of source.read({ uuidsOnly: false })) {
+    for (const user of page.users) {
+      messages.push({ kind: "create" as const, uuid: user.uuid, body: toWire(user), attempts: 0 });
+    }
+  }
+  await source.close?.();
+  const engine = createDeliveryEngine({ target, timeoutMs: 30_000 });
+  const started = performance.now();
+  const outcome = await engine.runCycle(messages, { acknowledge: () => undefined });
+  const seconds = (performance.now() - started) / 1000;
+  if (!outcome.completed) throw new Error(`The replay stopped: ${JSON.stringify(outcome)}`);
+  process.send?.({ seconds, peakRssBytes } satisfies RunResult);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { users: { type: "string" } } });
+  const users = Number(values.users ?? 100_000);
+  if (!Number.isSafeInteger(users) || users < 1) throw new Error("--users takes a whole number");
+  let started = performance.now();
+  const slapd = await startSlapd(users);
+  console.log(
+    `slapd with ${users.toLocaleString("en-US")} entries loaded with slapadd in ${seconds(started)}`,
+  );
+  const folder = mkdtempSync(join(tmpdir(), "directory-sync-bench-"));
+  try {
+    const replay = await measure("replay", slapd, folder);
+    const initial = await measure("sync", slapd, folder);
+    started = performance.now();
+    const changed = await changeOnePercent(slapd, users);
+    console.log(`${changed} entries (1 %) changed in slapd in ${seconds(started)}`);
+    const update = await measure("sync", slapd, folder, { reuseServer: initial.server });
+    initial.server.kill();
+
+    const rate = (result: RunResult) => Math.round(users / result.seconds);
+    const mebibytes = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MiB`;
+    console.log(
+      `\ninitial sync of ${users.toLocaleString("en-US")} users into toNodeHandler + MemoryUserStore`,
+    );
+    console.log(
+      `  replay of pre-rendered bodies: ${rate(replay).toLocaleString("en-US")} users/s (${replay.seconds.toFixed(1)} s), peak RSS ${mebibytes(replay.peakRssBytes)}`,
+    );
+    console.log(
+      `  directory sync from slapd:     ${rate(initial).toLocaleString("en-US")} users/s (${initial.seconds.toFixed(1)} s), peak RSS ${mebibytes(initial.peakRssBytes)}`,
+    );
+    console.log(
+      `  sync / replay, by rate: ${(replay.seconds / initial.seconds).toFixed(2)} (goal: at least 0.80; RSS under 200 MiB)`,
+    );
+    console.log(
+      `update cycle with ${changed} changed entries: ${update.seconds.toFixed(1)} s, peak RSS ${mebibytes(update.peakRssBytes)}`,
+    );
+    console.log(`  report: ${JSON.stringify(update.report)}`);
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+    slapd.stop();
+  }
+}
+
+function seconds(since: number): string {
+  return `${((performance.now() - since) / 1000).toFixed(1)} s`;
+}
+
+async function measure(
+  kind: "sync" | "replay",
+  slapd: RunningSlapd,
+  folder: string,
+  { reuseServer }: { reuseServer?: RunningServer } = {},
+): Promise<RunResult & { server: RunningServer }> {
+  const server = reuseServer ?? (await startServer());
+  const child = spawn(
+    process.execPath,
+    ["--disable-warning=ExperimentalWarning", new URL(import.meta.url).pathname, kind],
+    {
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+      env: {
+        ...process.env,
+        BENCH_LDAP_URL: slapd.url,
+        BENCH_LDAP_BIND_DN: slapd.bindDn,
+        BENCH_LDAP_PASSWORD: slapd.password,
+        BENCH_TARGET: server.url,
+        BENCH_STATE: join(folder, "state.sqlite"),
+      },
+    },
+  );
+  const [result] = (await once(child, "message")) as [RunResult];
+  await once(child, "exit");
+  if (kind === "replay") server.kill();
+  return { ...result, server };
+}
+
+interface RunningServer {
+  url: string;
+  kill(): void;
+}
+
+async function startServer(): Promise<RunningServer> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ["--disable-warning=ExperimentalWarning", new URL(import.meta.url).pathname, "serve"],
+    { stdio: ["ignore", "pipe", "inherit", "ipc"] },
+  );
+  const [chunk] = (await once(child.stdout as NodeJS.ReadableStream, "data")) as [Buffer];
+  return { url: `http://127.0.0.1:${Number(chunk.toString().trim())}`, kill: () => child.kill() };
+}
+
+/** Changes the mail of every hundredth person, as a directory's daily churn would. */
+async function changeOnePercent(slapd: RunningSlapd, users: number): Promise<number> {
+  const client = new Client({ url: slapd.url });
+  await client.bind(slapd.bindDn, slapd.password);
+  let changed = 0;
+  try {
+    for (let index = 0; index < users; index += 100) {
+      const modification = new Attribute({
+        type: "mail",
+        values: [`changed${index}@example.test`],
+      });
+      await client.modify(person(index).dn, new Change({ operation: "replace", modification }));
+      changed++;
+    }
+  } finally {
+    await client.unbind();
+  }
+  return changed;
+}

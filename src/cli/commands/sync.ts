@@ -1,0 +1,283 @@
+import { readFileSync } from "node:fs";
+import { createDirectorySync } from "../../ldap/create-directory-sync.ts";
+import { mergeUser } from "../../provisioning/merge-user.ts";
+import { type UserRecord, userFieldNames } from "../../provisioning/user-store.ts";
+import { toPatches, wireFieldNames } from "../../provisioning/wire.ts";
+import type { DirectorySyncProgress, DirectorySyncReport } from "../../sync/directory-sync.ts";
+import type { VerifyReport } from "../../sync/verify.ts";
+import { baseUrlArgument, integerOption, parseCommandArgs } from "../args.ts";
+import { type Command, type CommandIo, UsageError } from "../command.ts";
+
+/** Where the bind password comes from when no file is named: never from argv. */
+export const bindPasswordVariable = "LDAP_BIND_PASSWORD";
+
+const usage = `Usage: platform-integration sync <url> --ldap-url URL --base-dn DN [options]
+
+Plays the platform's part for real: reads users from an LDAP server or Active Directory and keeps
+the Provisioning API at <url> in sync with them. Each cycle pings, then sends deletes, creates and
+modifies (changed fields only), one at a time, in order; anything but 201 (create) or 204 stops
+the cycle, and the next cycle starts again with that message. What the application acknowledged
+is kept in the state file, committed after each message: a restart resumes where it stopped.
+
+Arguments:
+  <url>                       The Provisioning API's base URL (the release's provisioner setting)
+
+Options:
+  --ldap-url <url>            ldap://host:389 or ldaps://host:636 (required)
+  --bind-dn <dn>              The account that reads the users (anonymous when absent); its
+                              password comes from --bind-password-file or $${bindPasswordVariable}
+  --bind-password-file <file> A file holding the bind password (a trailing newline is ignored)
+  --base-dn <dn>              Where the users are (required)
+  --filter <filter>           Which entries are users (default (objectClass=person))
+  --username-field <attr>     The attribute of the username: uid (default), sAMAccountName for AD
+  --user-id-field <attr>      The attribute sent as user_id (none by default)
+  --passwords                 Also send userPassword, its {SCHEME} as password_format
+  --ldap-ca <file>            Trust the PEM CA certificate(s) in this file for ldaps:// / StartTLS
+  --start-tls                 Upgrade an ldap:// connection with StartTLS before binding
+  --state <file>              The SQLite file that keeps the cookie (default directory-sync.sqlite)
+  --interval <time>           Time between cycles: 60s (default), 5m, 1h, 500ms
+  --once                      Run one cycle and exit
+  --full                      Start with a full re-sync (after a change of filter or mapping)
+  --reset-request             The application serves POST /v1/reset: send it before a full re-sync
+  --read-user <template>      After each completed cycle, read every user back through the
+                              conformance checker's read route (a URL with {uuid}) and report
+                              each field that differs from the directory
+  --timeout <ms>              How long one call may take (default 30000)
+  --json                      Print each cycle's report as one line of JSON (progress on stderr)
+  -h, --help                  Show this help
+
+Exit status: 0 when the last cycle completed, 1 when it stopped on an error (or a read-back found
+a difference), 2 for a wrong command line.
+`;
+
+/** `platform-integration sync <url> --ldap-url ... --base-dn ...`: {@link createDirectorySync}. */
+export const syncCommand: Command = {
+  name: "sync",
+  summary:
+    "Sync an LDAP directory or Active Directory into a Provisioning API, as the platform does",
+  usage,
+  async run(args, io) {
+    const { values, positionals } = parseCommandArgs(args, {
+      "ldap-url": { type: "string" },
+      "bind-dn": { type: "string" },
+      "bind-password-file": { type: "string" },
+      "base-dn": { type: "string" },
+      filter: { type: "string" },
+      "username-field": { type: "string" },
+      "user-id-field": { type: "string" },
+      passwords: { type: "boolean" },
+      "ldap-ca": { type: "string" },
+      "start-tls": { type: "boolean" },
+      state: { type: "string" },
+      interval: { type: "string" },
+      once: { type: "boolean" },
+      full: { type: "boolean" },
+      "reset-request": { type: "boolean" },
+      "read-user": { type: "string" },
+      timeout: { type: "string" },
+      json: { type: "boolean" },
+    });
+    const target = baseUrlArgument(positionals);
+    const ldapUrl = required(values["ldap-url"], "ldap-url");
+    if (!/^ldaps?:\/\//i.test(ldapUrl)) {
+      throw new UsageError(`--ldap-url takes an ldap:// or ldaps:// URL, not "${ldapUrl}"`);
+    }
+    const baseDn = required(values["base-dn"], "base-dn");
+    if (values.once && values.interval !== undefined) {
+      throw new UsageError("--once and --interval exclude each other");
+    }
+    const intervalMs = parseDuration(values.interval ?? "60s");
+    const readUser = values["read-user"];
+    if (readUser !== undefined && !readUser.includes("{uuid}")) {
+      throw new UsageError(`--read-user takes a URL with {uuid} in it, not "${readUser}"`);
+    }
+    const timeoutMs = integerOption(values.timeout, "timeout", { min: 1, fallback: 30_000 });
+    const password = bindPassword(values["bind-password-file"], io);
+    const bindDn = values["bind-dn"];
+    const ca = values["ldap-ca"];
+
+    const progressOut = values.json ? io.stderr : io.stdout;
+    const showProgress = throttledProgress(progressOut, io.stdout.isTTY === true && !values.json);
+    const sync = createDirectorySync({
+      ldap: {
+        url: ldapUrl,
+        ...(bindDn !== undefined && { bindDn }),
+        ...(password !== undefined && { password }),
+        ...(ca !== undefined && { tls: { ca: readFile(ca, "--ldap-ca") } }),
+        ...(values["start-tls"] && { startTls: true }),
+      },
+      baseDn,
+      ...(values.filter !== undefined && { filter: values.filter }),
+      ...(values["username-field"] !== undefined && { usernameField: values["username-field"] }),
+      ...(values["user-id-field"] !== undefined && {
+        mapping: { userId: values["user-id-field"] },
+      }),
+      ...(values.passwords && { passwords: true }),
+      target,
+      state: values.state ?? "directory-sync.sqlite",
+      ...(values["reset-request"] && { resetRequest: true }),
+      ...(values.full && { adoptState: true }),
+      timeoutMs,
+      onProgress: showProgress,
+    });
+    let ok = true;
+    const onCycle = async (report: DirectorySyncReport) => {
+      showProgress.finish();
+      let verified: VerifyReport | undefined;
+      if (report.completed && readUser !== undefined) {
+        verified = await sync.verify(readThrough(readUser, timeoutMs), { signal: io.signal });
+      }
+      ok = report.completed && (verified?.differenceCount ?? 0) === 0;
+      if (values.json) {
+        io.stdout.write(`${JSON.stringify(verified ? { ...report, verified } : report)}\n`);
+      } else {
+        io.stdout.write(describe(report, verified, io));
+      }
+    };
+    try {
+      if (values.full) sync.requestResync();
+      if (!values.json) {
+        io.stdout.write(`Syncing ${baseDn} at ${ldapUrl} into ${target}\n`);
+      }
+      if (values.once) {
+        await onCycle(await sync.syncOnce({ signal: io.signal }));
+      } else {
+        let pending = Promise.resolve();
+        await sync.run({
+          intervalMs,
+          signal: io.signal,
+          onCycle: (report) => {
+            pending = pending.then(() => onCycle(report));
+          },
+        });
+        await pending;
+      }
+    } finally {
+      await sync.close();
+    }
+    return ok ? 0 : 1;
+  },
+};
+
+function required(value: string | undefined, name: string): string {
+  if (value === undefined || value === "") throw new UsageError(`Missing --${name}`);
+  return value;
+}
+
+/** "60s", "5m", "1h", "500ms", or a bare number of seconds, in milliseconds. */
+export function parseDuration(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
+  const units = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+  const value = match ? Number(match[1]) * units[(match[2] ?? "s") as keyof typeof units] : 0;
+  if (!(value >= 1)) {
+    throw new UsageError(`--interval takes a time such as 60s, 5m or 1h, not "${text}"`);
+  }
+  return Math.round(value);
+}
+
+function bindPassword(file: string | undefined, io: CommandIo): string | undefined {
+  if (file !== undefined) return readFile(file, "--bind-password-file").replace(/\r?\n$/, "");
+  return io.env[bindPasswordVariable];
+}
+
+function readFile(path: string, option: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    const reason = (error as { code?: string }).code ?? String(error);
+    throw new UsageError(`${option}: cannot read ${path} (${reason})`);
+  }
+}
+
+/** The read route as a function: 200 with the user's JSON (wire or camelCase names), 404 none. */
+function readThrough(template: string, timeoutMs: number) {
+  return async (uuid: string): Promise<UserRecord | undefined> => {
+    const url = template.replaceAll("{uuid}", encodeURIComponent(uuid));
+    const response = await fetch(url, {
+      headers: { accept: "application/json" },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    if (response.status === 404) return undefined;
+    if (!response.ok) throw new Error(`GET ${url} answered ${response.status}`);
+    const body = (await response.json()) as Record<string, unknown>;
+    // A read route may answer the stored record (camelCase) or the wire's snake_case names.
+    if (userFieldNames.some((name) => name !== wireFieldNames[name] && name in body)) {
+      return body as unknown as UserRecord;
+    }
+    const patches = toPatches(body, "lost", false);
+    const [patch] = Array.isArray(patches) ? patches : [];
+    if (patch === undefined) throw new Error(`GET ${url} did not answer a user record`);
+    return mergeUser(undefined, patch);
+  };
+}
+
+interface ProgressLine {
+  (progress: DirectorySyncProgress): void;
+  finish(): void;
+}
+
+/** On a terminal a line redrawn in place; elsewhere a line every 10,000 messages. */
+function throttledProgress(out: CommandIo["stderr"], tty: boolean): ProgressLine {
+  let shown = 0;
+  let drawn = false;
+  const line = (progress: DirectorySyncProgress) => {
+    const sent = progress.created + progress.modified + progress.deleted;
+    const every = tty ? 100 : 10_000;
+    if (Math.floor(sent / every) === Math.floor(shown / every)) return;
+    shown = sent;
+    const of = progress.total === undefined ? "" : ` of ${progress.total}`;
+    const text = `${progress.mode} sync: read ${progress.read}${of}, created ${progress.created}, modified ${progress.modified}, deleted ${progress.deleted}, unchanged ${progress.unchanged}`;
+    out.write(tty ? `\r${text}` : `${text}\n`);
+    drawn = tty;
+  };
+  return Object.assign(line, {
+    finish() {
+      if (drawn) out.write("\n");
+      drawn = false;
+      shown = 0;
+    },
+  });
+}
+
+function describe(report: DirectorySyncReport, verified: VerifyReport | undefined, io: CommandIo) {
+  const seconds = (report.durationMs / 1000).toFixed(2);
+  const lines = [
+    `${report.mode} sync ${report.completed ? "completed" : "stopped"} in ${seconds} s: ` +
+      `${report.created} created, ${report.modified} modified, ${report.deleted} deleted, ` +
+      `${report.unchanged} unchanged, ${report.failed} failed`,
+  ];
+  if (report.skipped > 0) {
+    lines.push(`${report.skipped} entries skipped (no uuid), such as:`);
+    for (const entry of report.skippedEntries.slice(0, 5)) lines.push(`  ${entry.dn}`);
+  }
+  const stop = report.stoppedAt;
+  if (stop) {
+    const what = [stop.message.kind, stop.message.uuid].filter(Boolean).join(" ");
+    const answer =
+      stop.error ??
+      `status ${stop.status}${stop.body === undefined ? "" : ` ${JSON.stringify(stop.body)}`}`;
+    const stopped = io.signal.aborted ? "Interrupted" : "Stopped";
+    lines.push(
+      `${stopped} at ${what} (attempt ${stop.attempt}): ${answer}`,
+      "The next cycle starts again with this message.",
+    );
+  }
+  if (report.directoryError)
+    lines.push(`The directory could not be read: ${report.directoryError}`);
+  if (verified) {
+    lines.push(
+      `Read back ${verified.checked} users: ${verified.differenceCount} differences` +
+        (verified.differenceCount > verified.differences.length ? " (the first 1000 follow)" : ""),
+    );
+    for (const { uuid, field, directory, application } of verified.differences) {
+      lines.push(
+        `  ${uuid} ${field}: directory ${show(directory)}, application ${show(application)}`,
+      );
+    }
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function show(value: string | undefined): string {
+  return value === undefined ? "(none)" : JSON.stringify(value);
+}

@@ -1,0 +1,10 @@
+export type { AuditEvent } from "../audit/audit-event.ts";
+export * from "../integration-api/public.ts";
+export {
+  type AuditDeadLetter,
+  createPgBossAudit,
+  type PgBossAudit,
+  type PgBossAuditOptions,
+  type PgBossRecordOptions,
+  type PgBossWorkOptions,
+} from "./pg-boss-audit.ts";

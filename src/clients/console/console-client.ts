@@ -1,0 +1,146 @@
+import { ConfigurationError, ResponseShapeError } from "../integration-api/errors.ts";
+import { createIntegrationApi, type IntegrationApi } from "../integration-api/http.ts";
+import type { CallOptions, IntegrationApiOptions } from "../integration-api/options.ts";
+
+/** Options of {@link createConsoleClient}. */
+export type ConsoleClientOptions = IntegrationApiOptions;
+
+/**
+ * How the admin console treats a start-up status. Leave it out for progress text; `"error"`
+ * (release YAML API 1.3.2 and later) makes the platform stop starting the application's
+ * containers and show the message.
+ */
+export type StartupSeverity = "error";
+
+/** The admin console's side of the Integration API: the start-up status tile and the options. */
+export interface ConsoleClient {
+  /**
+   * Shows `message` in the console's application-status tile (Status API,
+   * `PUT /status/v1/startup`), e.g. the progress of an initial user sync. Not retried
+   * automatically: a later status may already have replaced it.
+   *
+   * @throws TypeError before any request when `message` is not a string or `severity` is
+   * neither undefined nor "error".
+   */
+  setStartupStatus(
+    message: string,
+    severity?: StartupSeverity,
+    options?: CallOptions,
+  ): Promise<void>;
+  /**
+   * A console option's raw value (Console API, `GET /console/v1/option?name=`), e.g.
+   * `hostname` or `tls.authority.cert`. The platform answers an unknown name with 400, an
+   * `HttpError`.
+   */
+  option(name: string, options?: CallOptions): Promise<string>;
+}
+
+/**
+ * Creates a client of the platform's Status and Console APIs, with the TLS, time-out, retry and
+ * error behaviour of the other clients. Both concern the admin console, and an application calls
+ * both while it starts: hence one client.
+ *
+ * @example
+ * ```ts
+ * import { createConsoleClient } from "platform-integration/console";
+ *
+ * const platformConsole = createConsoleClient({ tls: { ca: process.env.PLATFORM_CA } });
+ * await platformConsole.setStartupStatus("Importing users: 1,200 of 5,000");
+ * ```
+ */
+export function createConsoleClient(options?: ConsoleClientOptions): ConsoleClient {
+  const api = createIntegrationApi(options);
+  return {
+    async setStartupStatus(message, severity, call = {}) {
+      if (typeof message !== "string") {
+        throw new TypeError(`setStartupStatus() takes a message string, got ${typeof message}.`);
+      }
+      if (severity !== undefined && severity !== "error") {
+        throw new TypeError(
+          `The only documented severity is "error"; leave it out for progress text (got ${String(severity)}).`,
+        );
+      }
+      await api.request("PUT", "/status/v1/startup", {
+        ...call,
+        json: JSON.stringify(severity === undefined ? { message } : { message, severity }),
+        retry: false,
+      });
+    },
+
+    async option(name, call) {
+      return (await readOption(api, name, call)).body;
+    },
+  };
+}
+
+/** Reads a console option, its raw value as the body; the name travels as a query parameter. */
+function readOption(api: IntegrationApi, name: string, call: CallOptions = {}) {
+  if (typeof name !== "string" || name === "") {
+    throw new TypeError("option() takes the name of a console option, a non-empty string.");
+  }
+  return api.request("GET", `/console/v1/option?${new URLSearchParams({ name })}`, {
+    ...call,
+    retry: true,
+  });
+}
+
+/** Options of {@link fetchPlatformCa}. */
+export interface FetchPlatformCaOptions extends IntegrationApiOptions, CallOptions {
+  /**
+   * Skip certificate verification for this one request: required when no CA is trusted yet,
+   * which is the first time. See {@link fetchPlatformCa} for what this trusts.
+   */
+  trustOnFirstUse?: boolean | undefined;
+}
+
+const caOption = "tls.authority.cert";
+
+/**
+ * Fetches the CA certificate (PEM) that signs the platform's own certificate, from the Console
+ * API's `tls.authority.cert` option, for the `tls.ca` option of every client.
+ *
+ * Trust on first use: the platform's certificate is self-signed, so the first fetch cannot verify
+ * whom it talks to, and needs `trustOnFirstUse: true`. Whoever can intercept that one request
+ * (on the network path between the container and the platform) can hand over their own CA, and
+ * every later call would then trust them. Fetch it once, store it (a file on a volume, a
+ * secret) and pass the stored copy as `tls.ca` from then on; a later call with `tls: { ca }`
+ * verifies the connection, to pick up a renewed CA. Prefer giving the application the CA
+ * through its release configuration (the console-setting template function), which involves no
+ * network at all.
+ *
+ * @throws ConfigurationError when `trustOnFirstUse` is combined with `tls` or `fetch`.
+ * @throws ResponseShapeError when the option holds no PEM certificate.
+ *
+ * @example
+ * ```ts
+ * import { fetchPlatformCa } from "platform-integration/console";
+ *
+ * // Once, at the first start; then read the stored file.
+ * const ca = await fetchPlatformCa({ trustOnFirstUse: true });
+ * await writeFile("/data/platform-ca.pem", ca);
+ * ```
+ */
+export async function fetchPlatformCa(options: FetchPlatformCaOptions = {}): Promise<string> {
+  const { trustOnFirstUse, signal, timeoutMs, ...apiOptions } = options;
+  if (
+    trustOnFirstUse === true &&
+    (apiOptions.tls !== undefined || apiOptions.fetch !== undefined)
+  ) {
+    throw new ConfigurationError(
+      "trustOnFirstUse skips verification itself: pass it without tls or fetch (or pass tls.ca without trustOnFirstUse to fetch over a verified connection).",
+    );
+  }
+  const api = createIntegrationApi(
+    trustOnFirstUse === true ? { ...apiOptions, tls: { rejectUnauthorized: false } } : apiOptions,
+  );
+  const call = {
+    ...(signal === undefined ? {} : { signal }),
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+  };
+  const response = await readOption(api, caOption, call);
+  const pem = response.body.trim();
+  if (!/^-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----$/.test(pem)) {
+    throw new ResponseShapeError(response, `${caOption} is not a PEM certificate`);
+  }
+  return `${pem}\n`;
+}

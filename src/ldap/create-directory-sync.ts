@@ -1,0 +1,77 @@
+import {
+  createSourceSync,
+  type DirectorySync,
+  type SyncTargetOptions,
+} from "../sync/directory-sync.ts";
+import type { DirectorySource } from "../sync/source.ts";
+import { createLdapSource, type LdapConnectionOptions } from "./ldap-source.ts";
+import { type DirectoryMapping, defaultMapping } from "./mapping.ts";
+
+/** The options of {@link createDirectorySync} reading an LDAP server or Active Directory. */
+export interface LdapSyncOptions extends SyncTargetOptions {
+  ldap: LdapConnectionOptions;
+  /** Where the users are: `ou=people,dc=example,dc=com`. */
+  baseDn: string;
+  /**
+   * Which entries are users (default `(objectClass=person)`). For Active Directory, leave
+   * computers and disabled accounts out:
+   * `(&(objectCategory=person)(objectClass=user)(!(userAccountControl:1.2.840.113556.1.4.803:=2)))`.
+   */
+  filter?: string;
+  /** The attribute that gives the username: `uid` (default), `sAMAccountName` for AD. */
+  usernameField?: string;
+  /** Fields mapped otherwise than by {@link defaultMapping}; `null` leaves a field out. */
+  mapping?: Partial<DirectoryMapping>;
+  /** Attributes your mapping functions read (by default, every user attribute is read for them). */
+  attributes?: readonly string[];
+  /** Sends userPassword as password and its `{SCHEME}` as password_format. Off by default. */
+  passwords?: boolean;
+  /** Entries per page of the paged search (default 500). */
+  pageSize?: number;
+  /** Lets a full re-sync take over a state file kept for another directory or target. */
+  adoptState?: boolean;
+}
+
+/** The options of {@link createDirectorySync} reading any other {@link DirectorySource}. */
+export interface SourceSyncOptions extends SyncTargetOptions {
+  source: DirectorySource;
+  adoptState?: boolean;
+}
+
+/**
+ * Plays the platform's part for real: keeps an LDAP directory or Active Directory in sync with any
+ * Provisioning API. Each cycle pings, then sends deletes for users gone from the directory,
+ * creates for new ones and modifies (changed fields and uuid) for changed ones, one at a time, in
+ * order; only 201 (create) and 204 count as success, anything else stops the cycle, and the next
+ * starts again with that message. The records the application acknowledged are the cookie, in
+ * a SQLite file, written after each acknowledgement: a restart resumes where it stopped.
+ *
+ * Needs Node 22.13+ (node:sqlite) and the optional peer dependency `ldapts`.
+ *
+ * @example
+ * ```ts
+ * const sync = createDirectorySync({
+ *   ldap: { url: "ldaps://ldap.example.com", bindDn: "cn=reader,dc=example,dc=com", password },
+ *   baseDn: "ou=people,dc=example,dc=com",
+ *   target: "http://127.0.0.1:3000",
+ *   state: "./directory-sync.sqlite",
+ * });
+ * const report = await sync.syncOnce();
+ * console.log(report.created, report.modified, report.deleted, report.unchanged);
+ * await sync.close();
+ * ```
+ */
+export function createDirectorySync(options: LdapSyncOptions | SourceSyncOptions): DirectorySync {
+  if ("source" in options) return createSourceSync(options);
+  const mapping = { ...defaultMapping(options.usernameField), ...options.mapping };
+  const source = createLdapSource({
+    ldap: options.ldap,
+    baseDn: options.baseDn,
+    filter: options.filter ?? "(objectClass=person)",
+    mapping,
+    ...(options.attributes && { attributes: options.attributes }),
+    passwords: options.passwords ?? false,
+    ...(options.pageSize !== undefined && { pageSize: options.pageSize }),
+  });
+  return createSourceSync({ ...options, source });
+}

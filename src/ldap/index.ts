@@ -1,0 +1,31 @@
+export { StateMismatchError } from "../sync/acknowledged-state.ts";
+export type {
+  DirectorySync,
+  DirectorySyncProgress,
+  DirectorySyncReport,
+  SyncMode,
+  SyncTargetOptions,
+} from "../sync/directory-sync.ts";
+export type { Fault } from "../sync/engine.ts";
+export type { MessageKind, MessageSummary, SyncStop } from "../sync/messages.ts";
+export {
+  DirectoryError,
+  type DirectoryPage,
+  type DirectorySource,
+  type SkippedEntry,
+} from "../sync/source.ts";
+export type { UserDifference, VerifyReport } from "../sync/verify.ts";
+export {
+  createDirectorySync,
+  type LdapSyncOptions,
+  type SourceSyncOptions,
+} from "./create-directory-sync.ts";
+export type { LdapConnectionOptions } from "./ldap-source.ts";
+export {
+  type DirectoryMapping,
+  defaultMapping,
+  directoryUuid,
+  type FieldSource,
+  type LdapEntry,
+} from "./mapping.ts";
+export { objectGuidToString } from "./object-guid.ts";

@@ -1,0 +1,159 @@
+import type { ConnectionOptions } from "node:tls";
+import type { Client } from "ldapts";
+import { DirectoryError, type DirectoryPage, type DirectorySource } from "../sync/source.ts";
+import {
+  attributesToRequest,
+  type DirectoryMapping,
+  mapEntry,
+  toLdapEntry,
+  uuidAttributes,
+} from "./mapping.ts";
+
+/** How to reach and authenticate to the directory. */
+export interface LdapConnectionOptions {
+  /** `ldap://host:389` or `ldaps://host:636`. */
+  url: string;
+  /** The DN of the account that reads the users; anonymous when absent. */
+  bindDn?: string;
+  /** Its password. Never logged, never put in an error message. */
+  password?: string;
+  /**
+   * TLS options for `ldaps://` (and `startTls`): `{ ca }` to trust a private CA. Certificates are
+   * checked by default; turning that off (`rejectUnauthorized: false`) is your explicit choice.
+   */
+  tls?: ConnectionOptions;
+  /** Upgrades an `ldap://` connection with StartTLS before binding. */
+  startTls?: boolean;
+  /** How long one LDAP operation may take (default 60 s). */
+  timeoutMs?: number;
+}
+
+/** What {@link createLdapSource} reads. */
+export interface LdapSourceOptions {
+  ldap: LdapConnectionOptions;
+  baseDn: string;
+  filter: string;
+  mapping: DirectoryMapping;
+  /** Attributes that mapping functions of the caller's read. */
+  attributes?: readonly string[];
+  passwords: boolean;
+  /** Entries per page of the paged search (RFC 2696); default 500, below AD's MaxPageSize 1000. */
+  pageSize?: number;
+}
+
+// Result codes that retrying cannot change: the configuration or the account must be fixed.
+const fatalCodes = new Map<number, string>([
+  [7, "the server does not support this bind method"],
+  [8, "the server requires a stronger authentication: use ldaps:// or startTls"],
+  [12, "the server does not support the paged results control (RFC 2696)"],
+  [13, "the server requires confidentiality: use ldaps:// or startTls"],
+  [32, "the base DN does not exist: check --base-dn"],
+  [34, "a DN is malformed: check --base-dn and --bind-dn"],
+  [48, "the server refused this kind of authentication"],
+  [49, "the bind DN or its password was refused: check them"],
+  [50, "the bind account may not read these entries: grant it read access"],
+]);
+const tlsErrors = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/;
+
+/**
+ * The LDAP source of a directory sync: one connection, bound once, and a paged search (RFC
+ * 2696, `pageSize` entries at a time) per read, so that memory holds one page, whatever the
+ * directory's size. The next page is asked for once the previous one has been delivered.
+ */
+export function createLdapSource(options: LdapSourceOptions): DirectorySource {
+  const { ldap, baseDn, filter, mapping, passwords } = options;
+  const attributes = attributesToRequest(mapping, {
+    ...(options.attributes && { extra: options.attributes }),
+    passwords,
+  });
+  let client: Client | undefined;
+
+  const connect = async (): Promise<Client> => {
+    if (client?.isConnected && client.isBound) return client;
+    await client?.unbind().catch(() => undefined);
+    client = undefined;
+    let ldapts: typeof import("ldapts");
+    try {
+      ldapts = await import("ldapts");
+    } catch (error) {
+      throw new DirectoryError(
+        "The LDAP client is missing: install it next to platform-integration (npm install ldapts)",
+        { fatal: true, cause: error },
+      );
+    }
+    const fresh = new ldapts.Client({
+      url: ldap.url,
+      timeout: ldap.timeoutMs ?? 60_000,
+      connectTimeout: ldap.timeoutMs ?? 60_000,
+      ...(ldap.tls && { tlsOptions: ldap.tls }),
+    });
+    if (ldap.startTls) await fresh.startTLS(ldap.tls);
+    if (ldap.bindDn !== undefined) await fresh.bind(ldap.bindDn, ldap.password ?? "");
+    client = fresh;
+    return fresh;
+  };
+
+  return {
+    identity: `${ldap.url} ${baseDn} ${filter}`,
+    async *read({ uuidsOnly, signal }): AsyncGenerator<DirectoryPage> {
+      const pages = (async function* () {
+        const connection = await connect();
+        yield* connection.searchPaginated(baseDn, {
+          scope: "sub",
+          filter,
+          attributes: uuidsOnly ? [...uuidAttributes] : attributes,
+          explicitBufferAttributes: ["objectGUID"],
+          paged: { pageSize: options.pageSize ?? 500 },
+        });
+      })();
+      try {
+        for await (const page of pages) {
+          signal?.throwIfAborted();
+          const result: DirectoryPage = { users: [], skipped: [] };
+          for (const raw of page.searchEntries) {
+            const user = mapEntry(toLdapEntry(raw), mapping, {
+              passwords: passwords && !uuidsOnly,
+            });
+            if ("skipped" in user) result.skipped.push({ dn: raw.dn, reason: user.skipped });
+            else result.users.push(user);
+          }
+          yield result;
+        }
+      } catch (error) {
+        // The next read reconnects: a connection that failed mid-search is not reused.
+        await client?.unbind().catch(() => undefined);
+        client = undefined;
+        throw toDirectoryError(error, ldap.url);
+      }
+    },
+    async close() {
+      await client?.unbind().catch(() => undefined);
+      client = undefined;
+    },
+  };
+}
+
+function toDirectoryError(error: unknown, url: string): DirectoryError {
+  if (error instanceof DirectoryError) return error;
+  const code = (error as { code?: unknown }).code;
+  const text = error instanceof Error ? error.message : String(error);
+  if (typeof code === "number" && fatalCodes.has(code)) {
+    return new DirectoryError(`LDAP ${url}: ${fatalCodes.get(code)} (${text})`, {
+      fatal: true,
+      cause: error,
+    });
+  }
+  if (typeof code === "string" && tlsErrors.test(code)) {
+    return new DirectoryError(
+      `LDAP ${url}: the server's certificate is not trusted (${code}): pass its CA (ldap.tls.ca, --ldap-ca FILE)`,
+      { fatal: true, cause: error },
+    );
+  }
+  if (/filter/i.test(text) && !(typeof code === "number")) {
+    return new DirectoryError(`LDAP ${url}: the filter is invalid (${text})`, {
+      fatal: true,
+      cause: error,
+    });
+  }
+  return new DirectoryError(`LDAP ${url}: ${text}`, { fatal: false, cause: error });
+}

@@ -1,0 +1,164 @@
+// The operation core: what each of the API's operations does once routed and its body read, with
+// the per-uuid lock, the transform, the store, the hooks, and the mapping of their errors to
+// answers (a store's to 503, a hook's to 500, a ProvisioningError's to its own status).
+import { errorResponse, ProvisioningError } from "./errors.ts";
+import { KeyedLock } from "./keyed-lock.ts";
+import type { ProvisioningHandlerOptions } from "./options.ts";
+import type { ProvisioningErrorContext, ProvisioningResponse } from "./types.ts";
+import type { UserPatch } from "./user-record.ts";
+import type { UpsertResult } from "./user-store.ts";
+
+const created: ProvisioningResponse = { status: 201, headers: {}, body: undefined };
+const noContent: ProvisioningResponse = { status: 204, headers: {}, body: undefined };
+const notReady = errorResponse("not_ready", "The user store is not ready yet; try again later");
+const storeUnavailable = errorResponse(
+  "store_unavailable",
+  "The user store failed; nothing was acknowledged, send the message again later",
+);
+const internalError = errorResponse(
+  "internal_error",
+  "The application failed to process this message",
+);
+const invalidPathUuid = errorResponse(
+  "invalid_uuid",
+  "The uuid in the path is not valid percent-encoding",
+);
+
+/** The operations, each answering and never rejecting. */
+export interface Operations {
+  ping(): Promise<ProvisioningResponse>;
+  upsert(
+    patches: readonly UserPatch[],
+    operation: "create" | "modify",
+  ): Promise<ProvisioningResponse>;
+  /** Deletes the user named by a raw (percent-encoded) path segment. */
+  remove(segment: string): Promise<ProvisioningResponse>;
+  reset(): Promise<ProvisioningResponse>;
+  /** The answer to an error: its own for a ProvisioningError, else 500 or 503 after `onError`. */
+  fail(error: unknown, context: ProvisioningErrorContext): ProvisioningResponse;
+}
+
+/** The operations over the handler's store and hooks. */
+export function createOperations(options: ProvisioningHandlerOptions): Operations {
+  const { store, transform, onChange, onReset } = options;
+  const onError = options.onError ?? reportToConsole;
+  const lanes = new KeyedLock();
+
+  function fail(error: unknown, context: ProvisioningErrorContext): ProvisioningResponse {
+    if (error instanceof ProvisioningError) return errorResponse(error.code, error.message);
+    try {
+      onError(error, context);
+    } catch (hookError) {
+      reportToConsole(hookError, context);
+    }
+    return context.status === 503 ? storeUnavailable : internalError;
+  }
+
+  async function ping(): Promise<ProvisioningResponse> {
+    try {
+      return store.ready === undefined || (await store.ready()) ? noContent : notReady;
+    } catch (error) {
+      return fail(error, { operation: "ping", uuid: undefined, status: 503 });
+    }
+  }
+
+  // One function from lock to store to hook, without nested async calls: this is the hot path.
+  async function upsert(
+    patches: readonly UserPatch[],
+    operation: "create" | "modify",
+  ): Promise<ProvisioningResponse> {
+    for (let index = 0; index < patches.length; index++) {
+      const patch = patches[index] as UserPatch;
+      const uuid = patch.uuid;
+      const turn = lanes.acquire(uuid);
+      if (turn !== undefined) await turn;
+      try {
+        let change = patch;
+        if (transform !== undefined) {
+          try {
+            change = await transform(patch, { operation });
+            // The user's turn is taken by uuid: a transform must not write another user.
+            if (change.uuid !== uuid) throw new TypeError("transform changed the uuid of a patch");
+          } catch (error) {
+            return fail(error, { operation, uuid, status: 500 });
+          }
+        }
+        let result: UpsertResult;
+        try {
+          result = await store.upsert(change);
+        } catch (error) {
+          return fail(error, { operation, uuid, status: 503 });
+        }
+        if (onChange !== undefined) {
+          try {
+            await onChange({
+              type: result.created ? "created" : "updated",
+              uuid,
+              user: result.user,
+            });
+          } catch (error) {
+            return fail(error, { operation, uuid, status: 500 });
+          }
+        }
+      } finally {
+        lanes.release(uuid);
+      }
+    }
+    return operation === "create" ? created : noContent;
+  }
+
+  async function remove(segment: string): Promise<ProvisioningResponse> {
+    let uuid: string;
+    try {
+      uuid = decodeURIComponent(segment);
+    } catch {
+      return invalidPathUuid;
+    }
+    const turn = lanes.acquire(uuid);
+    if (turn !== undefined) await turn;
+    try {
+      try {
+        await store.delete(uuid);
+      } catch (error) {
+        return fail(error, { operation: "delete", uuid, status: 503 });
+      }
+      try {
+        await onChange?.({ type: "deleted", uuid });
+      } catch (error) {
+        return fail(error, { operation: "delete", uuid, status: 500 });
+      }
+      return noContent;
+    } finally {
+      lanes.release(uuid);
+    }
+  }
+
+  async function reset(): Promise<ProvisioningResponse> {
+    try {
+      if (onReset !== undefined) await onReset();
+      else await store.reset?.();
+    } catch (error) {
+      // The store's failure is retriable; the application's own hook failing is a bug.
+      return fail(error, {
+        operation: "reset",
+        uuid: undefined,
+        status: onReset === undefined ? 503 : 500,
+      });
+    }
+    try {
+      await onChange?.({ type: "reset" });
+    } catch (error) {
+      return fail(error, { operation: "reset", uuid: undefined, status: 500 });
+    }
+    return noContent;
+  }
+
+  return { ping, upsert, remove, reset, fail };
+}
+
+function reportToConsole(error: unknown, context: ProvisioningErrorContext): void {
+  console.error(
+    `platform-integration: ${context.operation} answered ${context.status}${context.uuid === undefined ? "" : ` for user ${JSON.stringify(context.uuid)}`}:`,
+    error,
+  );
+}

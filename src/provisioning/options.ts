@@ -1,0 +1,102 @@
+import type { Authorize } from "./authorize.ts";
+import type {
+  ProvisioningChange,
+  ProvisioningErrorContext,
+  ProvisioningRequest,
+  ProvisioningResponse,
+} from "./types.ts";
+import type { UserPatch } from "./user-record.ts";
+import type { UserStore } from "./user-store.ts";
+
+/** Options of {@link createProvisioningHandler}. Only `store` is required. */
+export interface ProvisioningHandlerOptions {
+  /** Where users are kept: {@link MemoryUserStore} for tests, your database otherwise. */
+  store: UserStore;
+  /**
+   * The path of the platform's `provisioner` URL (`https://host/ldap/auth` gives `/ldap/auth`).
+   * Leave it empty when the framework already strips a mount prefix (Express `app.use("/ldap",
+   * ...)`, Fastify `prefix`, Hono `mount`). Default `""`.
+   */
+  basePath?: string;
+  /** The largest body accepted, in bytes; larger ones answer 413. Default 1 MiB. */
+  bodyLimit?: number;
+  /**
+   * A guard run before every operation: false answers 403. Off by default, because the platform
+   * sends no credentials. See {@link sharedSecret} and {@link allowAddresses}.
+   */
+  authorize?: Authorize;
+  /**
+   * Serves `POST /v1/reset` with the store's `reset()` (which deletes every user). Off by
+   * default: the route then answers 404 like any unknown one and deletes nothing, since the
+   * Provisioning API has no credentials and one unauthenticated POST would wipe every user. Turn it
+   * on together with the release's `identity.enable_reset_request: "true"`. Setting `onReset`
+   * turns it on too. Default `false`.
+   */
+  reset?: boolean;
+  /**
+   * Answers requests from web browsers. Off by default: a request carrying an `Origin` header or
+   * `Sec-Fetch-Site: cross-site` or `same-site` answers 403, because the platform is a server,
+   * never a browser, and the API reads bodies of any content type, which a web page could make
+   * a visitor's browser post to an application on the internal network (CSRF). Default `false`.
+   */
+  allowBrowsers?: boolean;
+  /**
+   * Rewrites a patch before it is stored, in the user's turn: hash a clear-text password,
+   * drop fields you must not keep. Return the patch to store, with the same uuid.
+   */
+  transform?: (
+    patch: UserPatch,
+    context: { operation: "create" | "modify" },
+  ) => UserPatch | Promise<UserPatch>;
+  /**
+   * Runs after each change is stored, in order per user: revoke sessions on `deleted`, write an
+   * audit event. If it throws, the request answers 500 and the platform delivers the message again,
+   * so the hook runs at least once per change and must tolerate a repeat.
+   */
+  onChange?: (change: ProvisioningChange) => void | Promise<void>;
+  /**
+   * Runs on `POST /v1/reset` instead of `store.reset()`, and serves that route. The platform
+   * sends it (when the release sets `identity.enable_reset_request`) after the directory
+   * configuration changed, then creates every user again. Deleting every user is the simple
+   * answer; to keep user data, mark users instead and remove those the re-sync does not create
+   * again. If it throws, the reset answers 500 and is sent again.
+   */
+  onReset?: () => void | Promise<void>;
+  /**
+   * Receives every error that answered 500 or 503, so none is lost. Default: `console.error`.
+   * Passwords never appear in the SDK's own errors; your store's errors are passed as they are.
+   */
+  onError?: (error: unknown, context: ProvisioningErrorContext) => void;
+}
+
+/**
+ * The Provisioning API, independent of any server. Mount `fetch` where Web Requests are the
+ * currency (Bun, Deno, Workers, Hono, Next.js), or use an adapter from `platform-integration/node`,
+ * `/fastify` or `/koa`. Every member is bound: pass `handler.fetch` around freely.
+ */
+export interface ProvisioningHandler {
+  /**
+   * Answers a Web Request. The optional second argument supplies the peer address for
+   * {@link allowAddresses}: `{ remoteAddress }`, or what Bun.serve (the server) and Deno.serve
+   * (the connection info) pass to their fetch callback, so `Bun.serve({ fetch: handler.fetch })`
+   * and `Deno.serve(handler.fetch)` need no glue.
+   */
+  fetch(request: Request, context?: unknown): Promise<Response>;
+  /**
+   * The plain-data core, for adapter authors: method, path, headers and body in; status, headers
+   * and body out. It never rejects. An adapter checks {@link ProvisioningHandler.owns} first (to
+   * pass other paths on without reading their body), reads the body up to `bodyLimit` (413 past
+   * it), calls `handle`, writes the answer, and closes the connection after it when the answer's
+   * `closeConnection` is set.
+   */
+  handle(request: ProvisioningRequest): Promise<ProvisioningResponse>;
+  /**
+   * Whether a request target is this API's to answer (any method): every path under a non-empty
+   * `basePath` (unknown ones answer the API's JSON 404), else only the API's routes.
+   */
+  owns(path: string): boolean;
+  /** The normalized base path: empty, or a leading slash and no trailing one. */
+  readonly basePath: string;
+  /** The largest body accepted, in bytes. */
+  readonly bodyLimit: number;
+}

@@ -1,0 +1,82 @@
+// The plain data that crosses between the parts of the Provisioning API (routing, body reading,
+// the operations, the adapters): every other module of the folder imports it, and it imports
+// nothing but the user record, so no import cycle can form through it.
+import type { UserRecord } from "./user-record.ts";
+
+/** Header values by lowercase name, as in Node's `req.headers` or a Web Request's headers. */
+export type HeaderRecord = Readonly<Record<string, string | readonly string[] | undefined>>;
+
+/**
+ * Headers in any of the forms an adapter has at hand, so that it copies nothing: a
+ * {@link HeaderRecord}, a flat `[name, value, ...]` list in any case (Node's `req.rawHeaders`,
+ * which Node builds while parsing, while `req.headers` is built on first use), or a Web `Headers`.
+ */
+export type RequestHeaders = HeaderRecord | readonly string[] | Headers;
+
+/**
+ * One request in plain data: what an adapter hands to `ProvisioningHandler.handle`.
+ */
+export interface ProvisioningRequest {
+  /** Upper-case HTTP method. */
+  method: string;
+  /**
+   * The request target relative to where the handler is mounted, percent-encoded as on the wire,
+   * query allowed: `/v1/user/a%2Fb`. The handler's `basePath` is stripped from it.
+   */
+  path: string;
+  /**
+   * The request's headers ({@link RequestHeaders}). Without `authorize`, only `content-length`,
+   * `origin` and `sec-fetch-site` are read.
+   */
+  headers: RequestHeaders;
+  /** The raw body bytes (UTF-8). Read at most `bodyLimit + 1` bytes: more answers 413. */
+  body?: Uint8Array | undefined;
+  /**
+   * The body already parsed as JSON by a framework (Express's `express.json()`, a Koa body
+   * parser); when set, `body` is ignored.
+   */
+  json?: unknown;
+  /** The peer address of the socket, for `allowAddresses`; never taken from a header. */
+  remoteAddress?: string | undefined;
+}
+
+/** What an `authorize` guard receives: the request, with its headers always as a record. */
+export interface GuardedRequest extends Omit<ProvisioningRequest, "headers"> {
+  headers: HeaderRecord;
+}
+
+/** A response of the plain-data core; see `ProvisioningHandler.handle`. */
+export interface ProvisioningResponse {
+  readonly status: number;
+  /** Lowercase header names. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** JSON text for errors; undefined for the bodiless 2xx answers. */
+  readonly body: string | undefined;
+  /**
+   * True when the connection must close after this answer: a 413 leaves the rest of the body
+   * unread, so the connection cannot carry another request. Every adapter honours it.
+   */
+  readonly closeConnection?: boolean;
+}
+
+/** The five operations of the Provisioning API. */
+export type ProvisioningOperation = "ping" | "create" | "modify" | "delete" | "reset";
+
+/**
+ * A change that has been stored, given to `onChange`. `deleted` is reported for every acknowledged
+ * delete, also when the user was already gone (a redelivery), so that a hook that failed once
+ * sees the delete again when the platform retries.
+ */
+export type ProvisioningChange =
+  | { type: "created" | "updated"; uuid: string; user: UserRecord }
+  | { type: "deleted"; uuid: string; user?: undefined }
+  | { type: "reset"; uuid?: undefined; user?: undefined };
+
+/** What `onError` learns besides the error. */
+export interface ProvisioningErrorContext {
+  operation: ProvisioningOperation;
+  /** The user concerned, when the operation has one. */
+  uuid: string | undefined;
+  /** 503 when the store failed (retriable), 500 when a hook or the SDK did. */
+  status: 500 | 503;
+}

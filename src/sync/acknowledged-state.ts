@@ -1,0 +1,172 @@
+import { createHash } from "node:crypto";
+import { chmodSync } from "node:fs";
+import { DatabaseSync, type StatementSync } from "node:sqlite";
+import type { JsonValue } from "type-fest";
+
+/** A user record in wire form, as the application acknowledged it. */
+export type WireRecord = Record<string, JsonValue>;
+
+/** What the state file belongs to; another sync must not reuse it (see {@link openState}). */
+export interface StateIdentity {
+  /** The directory: its URL, base DN and filter, or a custom source's name. */
+  source: string;
+  /** The Provisioning API's base URL, or "in-process". */
+  target: string;
+}
+
+/** Thrown when a state file belongs to another directory or target: retrying cannot fix it. */
+export class StateMismatchError extends Error {
+  override readonly name = "StateMismatchError";
+}
+
+/**
+ * The sync's cookie: for each user the application acknowledged, the record it holds, so that a
+ * cycle sends only what changed since. One SQLite row per user, written right after each
+ * acknowledged message, so a killed process resumes where it stopped: at worst it resends the
+ * one message that was in flight. WAL with synchronous=NORMAL: a commit survives the process
+ * being killed; a power loss may undo the last few, and losing an acknowledgement only means its
+ * message is sent again, which the Provisioning API takes (delivery is at least once).
+ *
+ * A password is kept only as a SHA-256 digest: enough to tell that it changed, and the file does
+ * not hold what the directory holds.
+ */
+export interface AcknowledgedState {
+  /** The acknowledged record; `null` when the user was acknowledged but is to be sent whole again. */
+  get(uuid: string): WireRecord | null | undefined;
+  acknowledge(record: WireRecord): void;
+  forget(uuid: string): void;
+  /** How many users the application holds, as far as the state knows. */
+  count(): number;
+  /** Marks every user to be created again, in the same transaction that clears the request. */
+  forgetContents(): void;
+  /** A full re-sync asked for and not yet started: it survives a restart. */
+  resyncRequested: boolean;
+  /** Starts collecting the uuids a read of the directory sees, for {@link unseen}. */
+  beginScan(): void;
+  markSeen(uuids: readonly string[]): void;
+  /** The acknowledged users the last scan did not see, in pages, safe to forget while iterating. */
+  unseen(): Generator<string>;
+  /** The record with its password replaced by the digest the state keeps. */
+  protect(record: WireRecord): WireRecord;
+  close(): void;
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS acknowledged (uuid TEXT PRIMARY KEY NOT NULL, record TEXT) STRICT;
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) STRICT;
+`;
+
+/**
+ * Opens (or creates, readable by its owner only) the state file of a sync. Throws a
+ * {@link StateMismatchError} when the file belongs to another source or target, unless `adopt`
+ * (a full re-sync, which rebuilds the application's users from the directory, takes it over).
+ */
+export function openState(
+  path: string,
+  identity: StateIdentity,
+  { adopt = false }: { adopt?: boolean } = {},
+): AcknowledgedState {
+  const db = new DatabaseSync(path);
+  try {
+    if (path !== ":memory:") chmodSync(path, 0o600);
+    db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
+    db.exec(schema);
+    checkIdentity(db, identity, adopt, path);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  const statement = (sql: string): StatementSync => db.prepare(sql);
+  const select = statement("SELECT record FROM acknowledged WHERE uuid = ?");
+  const upsert = statement(
+    "INSERT INTO acknowledged (uuid, record) VALUES (?, ?) ON CONFLICT (uuid) DO UPDATE SET record = excluded.record",
+  );
+  const remove = statement("DELETE FROM acknowledged WHERE uuid = ?");
+  const countRows = statement("SELECT count(*) AS n FROM acknowledged");
+  const readMeta = statement("SELECT value FROM meta WHERE key = ?");
+  const writeMeta = statement(
+    "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+  );
+  db.exec("CREATE TEMP TABLE seen (uuid TEXT PRIMARY KEY NOT NULL) STRICT");
+  const insertSeen = statement("INSERT OR IGNORE INTO seen (uuid) VALUES (?)");
+  // Keyset pages, so that forgetting a user while the pages are read cannot skip another.
+  const unseenPage = statement(
+    "SELECT uuid FROM acknowledged WHERE uuid > ? AND uuid NOT IN (SELECT uuid FROM seen) ORDER BY uuid LIMIT 500",
+  );
+  const protect = (record: WireRecord): WireRecord =>
+    typeof record.password === "string"
+      ? {
+          ...record,
+          password: `sha256:${createHash("sha256").update(record.password).digest("hex")}`,
+        }
+      : record;
+
+  return {
+    get(uuid) {
+      const row = select.get(uuid) as { record: string | null } | undefined;
+      if (row === undefined) return undefined;
+      return row.record === null ? null : (JSON.parse(row.record) as WireRecord);
+    },
+    acknowledge(record) {
+      upsert.run(record.uuid as string, JSON.stringify(protect(record)));
+    },
+    forget(uuid) {
+      remove.run(uuid);
+    },
+    count: () => (countRows.get() as { n: number }).n,
+    forgetContents() {
+      db.exec("BEGIN");
+      try {
+        db.exec("UPDATE acknowledged SET record = NULL");
+        writeMeta.run("resync", "false");
+        db.exec("COMMIT");
+      } catch (error) {
+        db.exec("ROLLBACK");
+        throw error;
+      }
+    },
+    get resyncRequested() {
+      return (readMeta.get("resync") as { value: string } | undefined)?.value === "true";
+    },
+    set resyncRequested(value) {
+      writeMeta.run("resync", String(value));
+    },
+    beginScan() {
+      db.exec("DELETE FROM seen");
+    },
+    markSeen(uuids) {
+      db.exec("BEGIN");
+      for (const uuid of uuids) insertSeen.run(uuid);
+      db.exec("COMMIT");
+    },
+    *unseen() {
+      let after = "";
+      for (;;) {
+        const page = unseenPage.all(after) as { uuid: string }[];
+        for (const { uuid } of page) yield uuid;
+        const last = page.at(-1);
+        if (!last) return;
+        after = last.uuid;
+      }
+    },
+    protect,
+    close: () => db.close(),
+  };
+}
+
+function checkIdentity(db: DatabaseSync, identity: StateIdentity, adopt: boolean, path: string) {
+  const read = db.prepare("SELECT value FROM meta WHERE key = ?");
+  const write = db.prepare(
+    "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+  );
+  for (const key of ["source", "target"] as const) {
+    const stored = (read.get(key) as { value: string } | undefined)?.value;
+    if (stored !== undefined && stored !== identity[key] && !adopt) {
+      throw new StateMismatchError(
+        `The state file ${path} belongs to the ${key} ${stored}, not ${identity[key]}: ` +
+          "use another state file, or run a full re-sync to take this one over",
+      );
+    }
+    write.run(key, identity[key]);
+  }
+}

@@ -1,0 +1,280 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { UserRecord } from "../provisioning/user-store.ts";
+import type { ProvisioningTarget } from "../testing/provisioning-target.ts";
+import { type AcknowledgedState, openState, type WireRecord } from "./acknowledged-state.ts";
+import { createDeliveryEngine, type Fault } from "./engine.ts";
+import { changedFields, type OutgoingMessage, type SyncStop, toWire } from "./messages.ts";
+import { DirectoryError, type DirectorySource, type SkippedEntry } from "./source.ts";
+import { type VerifyReport, verifyUsers } from "./verify.ts";
+
+/** Which kind of cycle ran: the first, an update against the cookie, or a full re-sync. */
+export type SyncMode = "initial" | "update" | "full";
+
+/** How far a cycle is, reported after each page read and each acknowledged message. */
+export interface DirectorySyncProgress {
+  mode: SyncMode;
+  /** Entries read from the directory so far in this cycle's main read. */
+  read: number;
+  /** The directory's size when a first read counted it (update and full cycles). */
+  total?: number;
+  created: number;
+  modified: number;
+  deleted: number;
+  unchanged: number;
+}
+
+/** What one cycle did. */
+export interface DirectorySyncReport {
+  /** True when every change was acknowledged: the application and the directory agree. */
+  completed: boolean;
+  mode: SyncMode;
+  created: number;
+  modified: number;
+  deleted: number;
+  unchanged: number;
+  /** Entries that no message can carry (the first 100 are in `skippedEntries`). */
+  skipped: number;
+  skippedEntries: SkippedEntry[];
+  /** 1 when the cycle stopped at a message or on a directory error, else 0. */
+  failed: number;
+  /** The message the cycle stopped at; the next cycle starts again with it. */
+  stoppedAt?: SyncStop;
+  /** Why the directory could not be read; nothing after the failure was sent. */
+  directoryError?: string;
+  durationMs: number;
+}
+
+/** The options every directory sync takes, whatever its source. */
+export interface SyncTargetOptions {
+  /** The Provisioning API's base URL (it may carry a path), or a handler called in-process. */
+  target: ProvisioningTarget;
+  /** The SQLite file that holds the cookie (created when missing; `:memory:` for tests). */
+  state: string;
+  /**
+   * The application serves `POST /v1/reset` (the release's `identity.enable_reset_request`): a
+   * full re-sync sends it first. Off by default, as the spec's four endpoints do not include it.
+   */
+  resetRequest?: boolean;
+  /** How long one call may take before it counts as a failure (default 30 s). */
+  timeoutMs?: number;
+  onProgress?(progress: DirectorySyncProgress): void;
+}
+
+/** A directory kept in sync with a Provisioning API: see `createDirectorySync`. */
+export interface DirectorySync {
+  /**
+   * Runs one cycle: ping, deletions, then creates and modifies in the directory's order, one at a
+   * time, until one fails. Rejects only for a failure retrying cannot fix (a fatal
+   * {@link DirectoryError}); any other failure is in the report.
+   */
+  syncOnce(options?: { signal?: AbortSignal }): Promise<DirectorySyncReport>;
+  /** Runs a cycle every `intervalMs` until `signal` aborts; rejects as syncOnce does. */
+  run(options: {
+    intervalMs: number;
+    signal?: AbortSignal;
+    onCycle?(report: DirectorySyncReport): void;
+  }): Promise<void>;
+  /**
+   * Makes the next cycle a full re-sync, for when the filter or the mapping changed: `POST
+   * /v1/reset` when the application opted in, then a create for every user, deletes for users
+   * gone. The request is kept in the state file until that cycle starts.
+   */
+  requestResync(): void;
+  /**
+   * Reads every directory user back from the application through `readUser` (the conformance
+   * checker's read route) and lists each field that differs; see {@link verifyUsers}.
+   */
+  verify(
+    readUser: (uuid: string) => Promise<UserRecord | undefined>,
+    options?: { signal?: AbortSignal },
+  ): Promise<VerifyReport>;
+  /** Injects a fault into a coming message, as the platform simulator does (for tests). */
+  injectFault(fault: Fault): void;
+  /** Closes the state file and the directory connection. */
+  close(): Promise<void>;
+}
+
+const maxSkippedListed = 100;
+
+/**
+ * A sync from any {@link DirectorySource}: each cycle compares the directory with the records
+ * the application acknowledged (the cookie, in a SQLite file) and sends the difference through
+ * the platform's delivery engine.
+ */
+export function createSourceSync(
+  options: SyncTargetOptions & { source: DirectorySource; adoptState?: boolean },
+): DirectorySync {
+  const { source } = options;
+  const target =
+    typeof options.target === "string" || options.target instanceof URL
+      ? String(options.target)
+      : "in-process";
+  const state = openState(
+    options.state,
+    { source: source.identity, target },
+    { adopt: options.adoptState ?? false },
+  );
+  const engine = createDeliveryEngine({
+    target: options.target,
+    timeoutMs: options.timeoutMs ?? 30_000,
+  });
+  // The attempt count of the message a cycle stopped at, carried into the next cycle.
+  let lastStop: { key: string; attempts: number } | undefined;
+  let running = false;
+
+  const syncOnce = async ({ signal }: { signal?: AbortSignal } = {}) => {
+    if (running) throw new Error("A cycle is running: cycles run one at a time");
+    running = true;
+    try {
+      return await runCycle(state, source, signal);
+    } finally {
+      running = false;
+    }
+  };
+
+  const runCycle = async (
+    cookie: AcknowledgedState,
+    directory: DirectorySource,
+    signal?: AbortSignal,
+  ): Promise<DirectorySyncReport> => {
+    const startedAt = performance.now();
+    const mode: SyncMode = cookie.resyncRequested
+      ? "full"
+      : cookie.count() === 0
+        ? "initial"
+        : "update";
+    const progress: DirectorySyncProgress = {
+      mode,
+      read: 0,
+      created: 0,
+      modified: 0,
+      deleted: 0,
+      unchanged: 0,
+    };
+    const skippedEntries: SkippedEntry[] = [];
+    let skipped = 0;
+    const records = new WeakMap<OutgoingMessage, WireRecord>();
+    const resume = (message: Omit<OutgoingMessage, "attempts">): OutgoingMessage => {
+      const attempts = lastStop?.key === keyOf(message) ? lastStop.attempts : 0;
+      return { ...message, attempts };
+    };
+
+    async function* plan(): AsyncGenerator<OutgoingMessage> {
+      if (cookie.resyncRequested) {
+        if (options.resetRequest) yield resume({ kind: "reset" });
+        else cookie.forgetContents();
+      }
+      if (cookie.count() > 0) {
+        cookie.beginScan();
+        let total = 0;
+        for await (const page of directory.read({ uuidsOnly: true, signal })) {
+          cookie.markSeen(page.users.map((user) => user.uuid));
+          total += page.users.length;
+        }
+        if (total === 0) {
+          throw new DirectoryError(
+            `The directory returned no users, while the application holds ${cookie.count()}: ` +
+              "refusing to delete them all. Check the base DN and the filter.",
+            { fatal: false },
+          );
+        }
+        progress.total = total;
+        for (const uuid of cookie.unseen()) yield resume({ kind: "delete", uuid });
+      }
+      for await (const page of directory.read({ uuidsOnly: false, signal })) {
+        skipped += page.skipped.length;
+        skippedEntries.push(...page.skipped.slice(0, maxSkippedListed - skippedEntries.length));
+        progress.read += page.users.length + page.skipped.length;
+        options.onProgress?.({ ...progress });
+        for (const user of page.users) {
+          const now = toWire(user);
+          const before = cookie.get(user.uuid);
+          let message: OutgoingMessage;
+          if (before === undefined || before === null) {
+            message = resume({ kind: "create", uuid: user.uuid, body: now });
+          } else {
+            const changed = changedFields(before, cookie.protect(now));
+            if (changed === undefined) {
+              progress.unchanged++;
+              continue;
+            }
+            // The digest told that the password changed; the message carries the password.
+            const body = Object.fromEntries(
+              Object.keys(changed).map((name) => [
+                name,
+                Object.hasOwn(now, name) ? now[name] : null,
+              ]),
+            ) as WireRecord;
+            message = resume({ kind: "modify", uuid: user.uuid, body });
+          }
+          records.set(message, now);
+          yield message;
+        }
+      }
+    }
+
+    const acknowledge = (message: OutgoingMessage) => {
+      if (message.kind === "reset") cookie.forgetContents();
+      else if (message.kind === "delete") {
+        cookie.forget(message.uuid as string);
+        progress.deleted++;
+      } else {
+        cookie.acknowledge(records.get(message) as WireRecord);
+        progress[message.kind === "create" ? "created" : "modified"]++;
+      }
+      options.onProgress?.({ ...progress });
+    };
+
+    const report = (
+      outcome: { stoppedAt?: SyncStop; directoryError?: string },
+      completed: boolean,
+    ): DirectorySyncReport => {
+      const { read: _read, total: _total, ...counts } = progress;
+      return {
+        completed,
+        ...counts,
+        skipped,
+        skippedEntries,
+        failed: completed ? 0 : 1,
+        ...outcome,
+        durationMs: Math.round(performance.now() - startedAt),
+      };
+    };
+
+    try {
+      const outcome = await engine.runCycle(plan(), { signal, acknowledge });
+      lastStop = outcome.stoppedAt && {
+        key: keyOf(outcome.stoppedAt.message),
+        attempts: outcome.stoppedAt.attempt,
+      };
+      return report(outcome.stoppedAt ? { stoppedAt: outcome.stoppedAt } : {}, outcome.completed);
+    } catch (error) {
+      if (error instanceof DirectoryError && error.fatal) throw error;
+      const message = error instanceof Error ? error.message : String(error);
+      return report({ directoryError: message }, false);
+    }
+  };
+
+  return {
+    syncOnce,
+    async run({ intervalMs, signal, onCycle }) {
+      while (!signal?.aborted) {
+        onCycle?.(await syncOnce(signal ? { signal } : {}));
+        await sleep(intervalMs, undefined, signal ? { signal } : {}).catch(() => undefined);
+      }
+    },
+    requestResync() {
+      state.resyncRequested = true;
+    },
+    verify: (readUser, verifyOptions) => verifyUsers(source, readUser, verifyOptions),
+    injectFault: (fault) => engine.injectFault(fault),
+    async close() {
+      state.close();
+      await source.close?.();
+    },
+  };
+}
+
+function keyOf(message: { kind: string; uuid?: string }): string {
+  return `${message.kind} ${message.uuid ?? ""}`;
+}

@@ -1,0 +1,174 @@
+import type { JsonValue } from "type-fest";
+import {
+  connectProvisioning,
+  type ProvisioningAnswer,
+  type ProvisioningTarget,
+} from "../testing/provisioning-target.ts";
+import {
+  type Delivery,
+  type MessageKind,
+  type OutgoingMessage,
+  type SyncStop,
+  successStatus,
+  summarize,
+  toRequest,
+} from "./messages.ts";
+
+/**
+ * A fault to inject into the next message (or the next of one kind): `drop-request` fails the
+ * call with a network error before the application sees it; `drop-response` lets the
+ * application process it and loses the answer; `duplicate` delivers it twice in a row. The last
+ * two are how the platform redelivers in production.
+ */
+export interface Fault {
+  type: "drop-request" | "drop-response" | "duplicate";
+  /** Only messages of this kind; any message (ping included) when absent. */
+  on?: MessageKind;
+  /** How many messages it hits (default 1). */
+  times?: number;
+}
+
+/** What the caller of {@link DeliveryEngine.runCycle} hooks into. */
+export interface CycleHooks {
+  signal?: AbortSignal | undefined;
+  /**
+   * Called once per message after its success answer, before the next message is taken: where
+   * the caller makes the acknowledgement durable (the platform's cookie). A rejection ends the
+   * cycle with that error, as an unrecorded acknowledgement must not be built upon.
+   */
+  acknowledge(message: OutgoingMessage): void | Promise<void>;
+  /** Every success answer, duplicates and the ping included, for reports that list them. */
+  onDelivered?(delivery: Delivery): void;
+}
+
+/** How a cycle ended. */
+export interface CycleOutcome {
+  /** True when every message was acknowledged. */
+  completed: boolean;
+  /** Set when the cycle stopped at a message; the next cycle starts again with it. */
+  stoppedAt?: SyncStop;
+  durationMs: number;
+}
+
+/**
+ * The platform's delivery loop, one for the simulator's in-memory directory and for a real
+ * directory: see {@link createDeliveryEngine}.
+ */
+export interface DeliveryEngine {
+  /** Queues a fault for the next matching message, in this cycle or a later one. */
+  injectFault(fault: Fault): void;
+  /**
+   * Pings, then sends each message in turn, the next once the previous is acknowledged, until
+   * one fails. Rejects only when `messages` throws (the directory could not be read) or when
+   * `acknowledge` does.
+   */
+  runCycle(
+    messages: Iterable<OutgoingMessage> | AsyncIterable<OutgoingMessage>,
+    hooks: CycleHooks,
+  ): Promise<CycleOutcome>;
+}
+
+/**
+ * Sends messages as the platform does: ping first (anything but 204 stops the cycle), then one
+ * message at a time, in order; only the spec's status counts as success (201 create, 204 the
+ * rest), anything else (another 2xx included), a network error or a time-out stops the cycle.
+ * The engine keeps no state between cycles but the faults: what to resend is the caller's
+ * cookie, advanced in `acknowledge`.
+ */
+export function createDeliveryEngine(options: {
+  target: ProvisioningTarget;
+  timeoutMs: number;
+}): DeliveryEngine {
+  const send = connectProvisioning(options.target, { timeoutMs: options.timeoutMs });
+  const faults: (Fault & { times: number })[] = [];
+
+  const takeFault = (kind: MessageKind): Fault["type"] | undefined => {
+    const index = faults.findIndex((fault) => fault.on === undefined || fault.on === kind);
+    const fault = faults[index];
+    if (!fault) return undefined;
+    if (--fault.times === 0) faults.splice(index, 1);
+    return fault.type;
+  };
+
+  /** Sends a message once (twice for a duplicate fault); stops at the first failed answer. */
+  const deliver = async (message: OutgoingMessage, signal?: AbortSignal) => {
+    const fault = takeFault(message.kind);
+    const request = toRequest(message);
+    const answers: { answer: ProvisioningAnswer; attempt: number }[] = [];
+    for (let copy = fault === "duplicate" ? 2 : 1; copy > 0; copy--) {
+      const attempt = ++message.attempts;
+      let answer: ProvisioningAnswer =
+        fault === "drop-request"
+          ? { error: "connection dropped before the request (injected fault)", durationMs: 0 }
+          : await send(request, signal);
+      if (fault === "drop-response" && answer.status !== undefined) {
+        answer = {
+          error: "connection dropped before the answer (injected fault)",
+          durationMs: answer.durationMs,
+        };
+      }
+      answers.push({ answer, attempt });
+      if (answer.status !== successStatus[message.kind]) break;
+    }
+    return answers;
+  };
+
+  /** Sends one message; the stop when it failed, else undefined. */
+  const exchange = async (message: OutgoingMessage, hooks: CycleHooks) => {
+    for (const { answer, attempt } of await deliver(message, hooks.signal)) {
+      if (answer.status !== successStatus[message.kind]) return toStop(message, answer, attempt);
+      const { status, durationMs } = answer;
+      hooks.onDelivered?.({ message: summarize(message), status, durationMs, attempt });
+    }
+    return undefined;
+  };
+
+  return {
+    injectFault: (fault) => {
+      faults.push({ ...fault, times: fault.times ?? 1 });
+    },
+    async runCycle(messages, hooks) {
+      const startedAt = performance.now();
+      const elapsed = () => Math.round(performance.now() - startedAt);
+      let stoppedAt = await exchange({ kind: "ping", attempts: 0 }, hooks);
+      if (stoppedAt) return { completed: false, stoppedAt, durationMs: elapsed() };
+      for await (const message of messages) {
+        stoppedAt = await exchange(message, hooks);
+        if (stoppedAt) return { completed: false, stoppedAt, durationMs: elapsed() };
+        await hooks.acknowledge(message);
+      }
+      return { completed: true, durationMs: elapsed() };
+    },
+  };
+}
+
+function toStop(message: OutgoingMessage, answer: ProvisioningAnswer, attempt: number): SyncStop {
+  const { durationMs } = answer;
+  if (answer.error !== undefined) {
+    return { message: summarize(message), attempt, error: answer.error, durationMs };
+  }
+  const password = message.body?.password;
+  return {
+    message: summarize(message),
+    attempt,
+    status: answer.status,
+    ...(answer.body !== undefined && {
+      body: typeof password === "string" ? redact(answer.body, password) : answer.body,
+    }),
+    durationMs,
+  };
+}
+
+/** The value with every occurrence of `secret` in its strings (keys too) replaced. */
+function redact(value: JsonValue, secret: string): JsonValue {
+  if (secret === "") return value;
+  if (typeof value === "string") return value.replaceAll(secret, "[redacted]");
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) return value.map((item) => redact(item, secret));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [
+      redact(key, secret) as string,
+      redact(item as JsonValue, secret),
+    ]),
+  );
+}

@@ -1,0 +1,80 @@
+import { type FakeRoute, jsonError, readJsonObjectBody } from "./fake-responses.ts";
+
+/**
+ * An audit event as the fake received it, in camelCase. Fields the spec does not document are kept
+ * under their wire names in `extra`, as plain data.
+ */
+export interface FakeAuditEvent {
+  name?: string;
+  title?: string;
+  description?: string;
+  ipAddress?: string;
+  action?: string;
+  extra?: Record<string, unknown>;
+}
+
+/** The documented audit fields: wire name to camelCase name. */
+const auditFieldNames = new Map<string, Exclude<keyof FakeAuditEvent, "extra">>([
+  ["name", "name"],
+  ["title", "title"],
+  ["description", "description"],
+  ["ip_address", "ipAddress"],
+  ["action", "action"],
+]);
+
+/**
+ * The Audit API (spec section 4.3): `POST /audit/v1/event`, answering `201` with an empty
+ * text/plain body; `415` for a body not sent as application/json, `400` for one that is not a
+ * JSON object or a documented field that is not a string.
+ */
+export function createFakeAudit(onAuditEvent?: (event: FakeAuditEvent) => void): {
+  readonly events: FakeAuditEvent[];
+  routes: FakeRoute[];
+  reset(): void;
+} {
+  let auditEvents: FakeAuditEvent[] = [];
+  const recordAuditEvent = async (request: Request): Promise<Response> => {
+    if (!/^application\/json\s*(;|$)/i.test(request.headers.get("content-type") ?? "")) {
+      return jsonError(
+        415,
+        "unsupported_media_type",
+        "Send the audit event as JSON, with Content-Type: application/json.",
+      );
+    }
+    const body = await readJsonObjectBody(request, {
+      error: "invalid_event",
+      message: "The audit event must be a JSON object.",
+    });
+    if (body instanceof Response) return body;
+    const event: FakeAuditEvent = {};
+    const extra: [string, unknown][] = [];
+    for (const [key, value] of Object.entries(body)) {
+      const field = auditFieldNames.get(key);
+      if (field === undefined) {
+        extra.push([key, value]);
+      } else if (typeof value === "string") {
+        event[field] = value;
+      } else {
+        return jsonError(400, "invalid_event", `The field ${key} must be a string.`);
+      }
+    }
+    // Object.fromEntries defines keys as own data properties: a "__proto__" key stays plain data.
+    if (extra.length > 0) event.extra = Object.fromEntries(extra);
+    auditEvents.push(event);
+    onAuditEvent?.(structuredClone(event));
+    return new Response(null, {
+      status: 201,
+      headers: { "content-type": "text/plain; charset=utf-8", "content-length": "0" },
+    });
+  };
+
+  return {
+    routes: [{ method: "POST", path: /^\/audit\/v1\/event$/, answer: recordAuditEvent }],
+    get events() {
+      return structuredClone(auditEvents);
+    },
+    reset() {
+      auditEvents = [];
+    },
+  };
+}

@@ -1,0 +1,97 @@
+import { type FakeRoute, jsonError, readJsonObjectBody, text } from "./fake-responses.ts";
+
+/** A start-up status as the fake's Status API received it. */
+export interface FakeStartupStatus {
+  message: string;
+  /** Absent for progress text; `"error"` is the only documented value. */
+  severity?: string;
+}
+
+/** The fake Status and Console APIs' state, as `api.console` of a fake Integration API. */
+export interface FakeConsoleApi {
+  /** Every start-up status received, oldest first. */
+  readonly startupStatuses: FakeStartupStatus[];
+  /** The last start-up status received: what the admin console would show. */
+  readonly startupStatus: FakeStartupStatus | undefined;
+  /** A copy of the console options served by `GET /console/v1/option?name=`. */
+  readonly options: Record<string, string>;
+  /** Sets a console option, e.g. `tls.authority.cert` to a PEM certificate. */
+  setOption(name: string, value: string): void;
+}
+
+/**
+ * The Status API (`PUT /status/v1/startup`, answering 204 with an empty text/plain body) and the
+ * Console API's options (`GET /console/v1/option?name=`, the raw value as text, 400 for a missing
+ * or unknown name), for a fake Integration API.
+ */
+export function createFakeConsole(
+  initialOptions: Record<string, string> | undefined,
+  onStartupStatus?: (status: FakeStartupStatus) => void,
+): { api: FakeConsoleApi; routes: FakeRoute[]; reset(): void } {
+  // A Map, so that an option named __proto__ is data like any other.
+  const initial = new Map(Object.entries(initialOptions ?? {}));
+  let options = new Map(initial);
+  let statuses: FakeStartupStatus[] = [];
+
+  const routes: FakeRoute[] = [
+    {
+      method: "PUT",
+      path: /^\/status\/v1\/startup$/,
+      answer: async (request) => {
+        const body = await readJsonObjectBody(request);
+        if (body instanceof Response) return body;
+        const { message, severity } = body;
+        if (
+          typeof message !== "string" ||
+          !(severity === undefined || typeof severity === "string")
+        ) {
+          return jsonError(
+            400,
+            "invalid_status",
+            "The body must be { message, severity? }, both strings.",
+          );
+        }
+        const status: FakeStartupStatus =
+          severity === undefined ? { message } : { message, severity };
+        statuses.push(status);
+        onStartupStatus?.({ ...status });
+        return text(204, "");
+      },
+    },
+    {
+      method: "GET",
+      path: /^\/console\/v1\/option$/,
+      answer: (request) => {
+        const name = new URL(request.url).searchParams.get("name");
+        const value = name === null ? undefined : options.get(name);
+        if (value === undefined) {
+          return jsonError(400, "unknown_option", "Pass the name of a console option: ?name=...");
+        }
+        return text(200, value);
+      },
+    },
+  ];
+
+  return {
+    routes,
+    api: {
+      get startupStatuses() {
+        return statuses.map((status) => ({ ...status }));
+      },
+      get startupStatus() {
+        const last = statuses.at(-1);
+        return last === undefined ? undefined : { ...last };
+      },
+      get options() {
+        return Object.fromEntries(options);
+      },
+      setOption(name, value) {
+        options.set(name, value);
+      },
+    },
+    reset() {
+      options = new Map(initial);
+      statuses = [];
+    },
+  };
+}

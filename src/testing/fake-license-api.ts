@@ -1,0 +1,127 @@
+import { decodeSegment, type FakeRoute, json, jsonError } from "./fake-responses.ts";
+
+/** A license field as the fake serves it in `fields[]`. */
+export interface FakeLicenseField {
+  field: string;
+  /** Default: the field's name. */
+  title?: string;
+  /** Default: "Integer" for an integer value, "Boolean" for a boolean, else "String". */
+  type?: string;
+  value: string | number | boolean | null;
+  /** Default false. */
+  hideFromCustomer?: boolean;
+}
+
+/** The license the fake's License API serves, in camelCase; served in the platform's snake_case. */
+export interface FakeLicense {
+  licenseId: string;
+  installationId: string;
+  assignee?: string;
+  releaseChannel?: string;
+  fields: FakeLicenseField[];
+  /** RFC 3339; left out of the answer when absent, as the platform does for unset dates. */
+  expirationTime?: string;
+  billingFrequency?: string;
+  billingBegin?: string;
+  billingEnd?: string;
+}
+
+/** The fake License API's state, as `api.license` of a fake Integration API. */
+export interface FakeLicenseApi {
+  /** A copy of the license served. */
+  readonly current: FakeLicense;
+  /** Replaces the license served. */
+  set(license: FakeLicense): void;
+}
+
+/** The license a fake starts with: no expiry, one Integer field `max_users` of 100. */
+export const fakeLicenseDefault: FakeLicense = {
+  licenseId: "fake-license-id",
+  installationId: "fake-installation-id",
+  assignee: "Example Corp",
+  releaseChannel: "Stable",
+  fields: [{ field: "max_users", title: "Maximum users", type: "Integer", value: 100 }],
+};
+
+const optionalWireNames = [
+  ["assignee", "assignee"],
+  ["releaseChannel", "release_channel"],
+  ["expirationTime", "expiration_time"],
+  ["billingFrequency", "billing_frequency"],
+  ["billingBegin", "billing_begin"],
+  ["billingEnd", "billing_end"],
+] as const;
+
+/**
+ * The License API: `GET /license/v1/license` and `GET /license/v1/field/:name`. As on the
+ * platform, a field's numeric value is a JSON number in the license's `fields` but a string from
+ * the field endpoint. An unknown field answers 404 (the platform's answer is undocumented).
+ */
+export function createFakeLicense(initialLicense: FakeLicense | undefined): {
+  api: FakeLicenseApi;
+  routes: FakeRoute[];
+  reset(): void;
+} {
+  const initial = structuredClone(initialLicense ?? fakeLicenseDefault);
+  let license = structuredClone(initial);
+
+  const routes: FakeRoute[] = [
+    {
+      method: "GET",
+      path: /^\/license\/v1\/license$/,
+      answer: () => json(200, toWire(license)),
+    },
+    {
+      method: "GET",
+      path: /^\/license\/v1\/field\/([^/]+)$/,
+      answer: (_request, segment) => {
+        const name = decodeSegment(segment);
+        const found = license.fields.find((candidate) => candidate.field === name);
+        if (found === undefined) return jsonError(404, "field_not_found", "No such license field.");
+        const value = typeof found.value === "number" ? String(found.value) : found.value;
+        return json(200, { field: found.field, value });
+      },
+    },
+  ];
+
+  return {
+    routes,
+    api: {
+      get current() {
+        return structuredClone(license);
+      },
+      set(next) {
+        license = structuredClone(next);
+      },
+    },
+    reset() {
+      license = structuredClone(initial);
+    },
+  };
+}
+
+function toWire(license: FakeLicense) {
+  const wire: [string, unknown][] = [
+    ["license_id", license.licenseId],
+    ["installation_id", license.installationId],
+  ];
+  for (const [name, wireName] of optionalWireNames) {
+    if (license[name] !== undefined) wire.push([wireName, license[name]]);
+  }
+  wire.push([
+    "fields",
+    license.fields.map((field) => ({
+      field: field.field,
+      title: field.title ?? field.field,
+      type: field.type ?? typeOf(field.value),
+      value: field.value,
+      hide_from_customer: field.hideFromCustomer ?? false,
+    })),
+  ]);
+  return Object.fromEntries(wire);
+}
+
+function typeOf(value: FakeLicenseField["value"]): string {
+  if (Number.isInteger(value)) return "Integer";
+  return typeof value === "boolean" ? "Boolean" : "String";
+}

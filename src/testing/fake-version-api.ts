@@ -1,0 +1,194 @@
+import { type FakeRoute, json, jsonError } from "./fake-responses.ts";
+
+/**
+ * The running release as the fake's Version API reports it, in the SDK's camelCase. On the wire it
+ * is `{ version, release_sequence, release_notes, release_date, install_date }`.
+ */
+export interface FakeCurrentVersion {
+  /** The version label; a string even when it looks numeric, as on the platform. */
+  version: string;
+  releaseSequence: number;
+  releaseNotes: string;
+  /** Served verbatim; the platform's format is ISO 8601 UTC with seven fractional digits. */
+  releaseDate: string;
+  installDate: string;
+}
+
+/** A pending update: the current-version record without `installDate`. */
+export type FakeUpdate = Omit<FakeCurrentVersion, "installDate">;
+
+/**
+ * What `setCurrent()` of the fake Integration API accepts. Omitted notes are empty, omitted dates are
+ * "now"; a `Date` is written in the platform's format, a string is served as given (to test how a
+ * client copes with an odd value).
+ */
+export interface FakeCurrentVersionInit {
+  version: string;
+  releaseSequence: number;
+  releaseNotes?: string;
+  releaseDate?: string | Date;
+  installDate?: string | Date;
+}
+
+/** What `setUpdates()` accepts for each pending update. */
+export type FakeUpdateInit = Omit<FakeCurrentVersionInit, "installDate">;
+
+/** The fake Version API's starting state and hooks, part of `FakeIntegrationApiOptions`. */
+export interface FakeVersionOptions {
+  /** The running release (default: version "1.0.0", release sequence 1). */
+  current?: FakeCurrentVersionInit;
+  /** Pending updates (default: none). */
+  updates?: readonly FakeUpdateInit[];
+  /** The clock for default dates and for `installDate` when an update is applied. */
+  now?: () => Date;
+  /** Called with the new current version whenever an update is applied. */
+  onUpdateApplied?: (current: FakeCurrentVersion) => void;
+}
+
+/** The fake Version API's state, spread into the fake Integration API. */
+export interface FakeVersionApi {
+  readonly current: FakeCurrentVersion;
+  readonly updates: readonly FakeUpdate[];
+  setCurrent(current: FakeCurrentVersionInit): void;
+  setUpdates(updates: readonly FakeUpdateInit[]): void;
+  apply(sequence: number): FakeCurrentVersion;
+}
+
+/**
+ * The Version API (spec section 4.2): `GET /version/v1/current`, `GET /version/v1/updates` (a
+ * bare JSON array, by ascending release sequence) and `PUT /version/v1/:sequence` (`204`; `400`
+ * for a sequence that is not an integer, `404` for one that is not pending), with timestamps of
+ * seven fractional digits.
+ */
+export function createFakeVersion(options: FakeVersionOptions): {
+  api: FakeVersionApi;
+  routes: FakeRoute[];
+  reset(): void;
+} {
+  const now = options.now ?? (() => new Date());
+  const initialCurrent = toCurrentVersion(
+    options.current ?? { version: "1.0.0", releaseSequence: 1 },
+    now(),
+  );
+  const initialUpdates = toUpdates(options.updates ?? [], now());
+  let current = initialCurrent;
+  let updates = initialUpdates;
+
+  const applyUpdate = (sequence: number): FakeCurrentVersion => {
+    const update = updates.find((candidate) => candidate.releaseSequence === sequence);
+    if (update === undefined) {
+      const pending = updates.map((candidate) => candidate.releaseSequence).join(", ") || "none";
+      throw new Error(
+        `No pending update has release sequence ${sequence} (pending sequences: ${pending}).`,
+      );
+    }
+    current = { ...update, installDate: formatTimestamp(now()) };
+    updates = updates.filter((candidate) => candidate.releaseSequence > sequence);
+    options.onUpdateApplied?.({ ...current });
+    return { ...current };
+  };
+
+  const routes: FakeRoute[] = [
+    {
+      method: "GET",
+      path: /^\/version\/v1\/current$/,
+      answer: () => json(200, { ...updateToWire(current), install_date: current.installDate }),
+    },
+    {
+      method: "GET",
+      path: /^\/version\/v1\/updates$/,
+      answer: () => json(200, updates.map(updateToWire)),
+    },
+    {
+      method: "PUT",
+      path: /^\/version\/v1\/([^/]+)$/,
+      answer: (_request, segment) => {
+        const sequence = /^\d+$/.test(segment) ? Number(segment) : Number.NaN;
+        if (!Number.isSafeInteger(sequence)) {
+          return jsonError(
+            400,
+            "invalid_sequence",
+            "The path must end with the release sequence of a pending update, an integer.",
+          );
+        }
+        if (!updates.some((update) => update.releaseSequence === sequence)) {
+          return jsonError(
+            404,
+            "update_not_found",
+            `No pending update has release sequence ${sequence}.`,
+          );
+        }
+        applyUpdate(sequence);
+        return new Response(null, { status: 204 });
+      },
+    },
+  ];
+
+  return {
+    routes,
+    api: {
+      get current() {
+        return { ...current };
+      },
+      get updates() {
+        return updates.map((update) => ({ ...update }));
+      },
+      setCurrent(next) {
+        current = toCurrentVersion(next, now());
+      },
+      setUpdates(next) {
+        updates = toUpdates(next, now());
+      },
+      apply: applyUpdate,
+    },
+    reset() {
+      current = initialCurrent;
+      updates = initialUpdates;
+    },
+  };
+}
+
+/** Writes a date as the platform does: ISO 8601 UTC with seven fractional digits. */
+function formatTimestamp(date: Date): string {
+  return date.toISOString().replace(/\.(\d{3})Z$/, (_, millis: string) => `.${millis}0000Z`);
+}
+
+function toUpdate(init: FakeUpdateInit, at: Date): FakeUpdate {
+  if (!Number.isSafeInteger(init.releaseSequence) || init.releaseSequence < 0) {
+    throw new RangeError(
+      `releaseSequence must be a non-negative integer, got ${init.releaseSequence}.`,
+    );
+  }
+  return {
+    version: init.version,
+    releaseSequence: init.releaseSequence,
+    releaseNotes: init.releaseNotes ?? "",
+    releaseDate: toTimestamp(init.releaseDate ?? at),
+  };
+}
+
+function toCurrentVersion(init: FakeCurrentVersionInit, at: Date): FakeCurrentVersion {
+  return { ...toUpdate(init, at), installDate: toTimestamp(init.installDate ?? at) };
+}
+
+function toUpdates(inits: readonly FakeUpdateInit[], at: Date): FakeUpdate[] {
+  const list = inits.map((init) => toUpdate(init, at));
+  const sequences = new Set(list.map((update) => update.releaseSequence));
+  if (sequences.size !== list.length) {
+    throw new RangeError("Pending updates must have distinct release sequences.");
+  }
+  return list.sort((a, b) => a.releaseSequence - b.releaseSequence);
+}
+
+function toTimestamp(value: string | Date): string {
+  return typeof value === "string" ? value : formatTimestamp(value);
+}
+
+function updateToWire(update: FakeUpdate) {
+  return {
+    version: update.version,
+    release_sequence: update.releaseSequence,
+    release_notes: update.releaseNotes,
+    release_date: update.releaseDate,
+  };
+}

@@ -1,0 +1,89 @@
+// The sync command's command line and its failures without a directory; the runs against a real
+// slapd are in test/ldap/slapd.test.ts.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parseDuration } from "../../src/cli/commands/sync.ts";
+import { run } from "../../src/cli/run.ts";
+import { createFakeIo } from "../support/fake-io.ts";
+import { createReferenceProvisioning } from "../support/reference-provisioning.ts";
+import { serveForEachTest } from "../support/serve-fetch-handler.ts";
+
+const startServer = serveForEachTest();
+let folder: string;
+beforeEach(() => {
+  folder = mkdtempSync(join(tmpdir(), "sync-cli-"));
+});
+afterEach(() => rmSync(folder, { recursive: true, force: true }));
+
+const required = ["--ldap-url", "ldap://127.0.0.1:1", "--base-dn", "dc=example,dc=test"];
+
+describe("platform-integration sync", () => {
+  it.each([
+    [["sync", "http://127.0.0.1:1", "--base-dn", "dc=x"], /Missing --ldap-url/],
+    [["sync", "http://127.0.0.1:1", "--ldap-url", "ldap://h"], /Missing --base-dn/],
+    [["sync", "http://127.0.0.1:1", "--ldap-url", "http://h", "--base-dn", "dc=x"], /ldap:\/\//],
+    [["sync", ...required], /Missing <url>/],
+    [["sync", "http://127.0.0.1:1", ...required, "--once", "--interval", "5m"], /exclude/],
+    [["sync", "http://127.0.0.1:1", ...required, "--interval", "soon"], /--interval takes/],
+    [["sync", "http://127.0.0.1:1", ...required, "--read-user", "http://app/u"], /\{uuid\}/],
+    // The password never goes on the command line, where `ps` shows it to every user.
+    [["sync", "http://127.0.0.1:1", ...required, "--bind-password", "secret"], /Unknown option/],
+  ])("refuses %j with exit 2", async (argv, message) => {
+    const io = createFakeIo();
+    expect(await run(argv, io)).toBe(2);
+    expect(io.err).toMatch(message);
+  });
+
+  it("reads the bind password file, and says so when it cannot", async () => {
+    const io = createFakeIo();
+    const argv = ["sync", "http://127.0.0.1:1", ...required, "--bind-password-file", "/nope"];
+    expect(await run(argv, io)).toBe(2);
+    expect(io.err).toContain("--bind-password-file: cannot read /nope (ENOENT)");
+  });
+
+  it("reports an unreachable directory and exits 1 after one cycle with --once", async () => {
+    const app = createReferenceProvisioning();
+    const server = await startServer((request) => app.fetch(request));
+    const io = createFakeIo();
+    const state = join(folder, "state.sqlite");
+    expect(await run(["sync", server.url, ...required, "--state", state, "--once"], io)).toBe(1);
+    expect(io.out).toContain("initial sync stopped");
+    expect(io.out).toContain("0 created, 0 modified, 0 deleted, 0 unchanged, 1 failed");
+    expect(io.out).toMatch(
+      /The directory could not be read: LDAP ldap:\/\/127\.0\.0\.1:1: .*ECONNREFUSED/,
+    );
+  });
+
+  it("prints one JSON report per cycle with --json", async () => {
+    const app = createReferenceProvisioning();
+    const server = await startServer(() => Promise.resolve(new Response(null, { status: 503 })));
+    const io = createFakeIo();
+    const state = join(folder, "state.sqlite");
+    const argv = ["sync", server.url, ...required, "--state", state, "--once", "--json"];
+    expect(await run(argv, io)).toBe(1);
+    expect(JSON.parse(io.out)).toMatchObject({
+      completed: false,
+      stoppedAt: { message: { kind: "ping" }, status: 503 },
+    });
+    expect(app.received).toEqual([]);
+  });
+});
+
+describe("parseDuration", () => {
+  it.each([
+    ["60s", 60_000],
+    ["5m", 300_000],
+    ["1h", 3_600_000],
+    ["500ms", 500],
+    ["90", 90_000],
+    ["1.5s", 1500],
+  ])("reads %s as %i ms", (text, ms) => {
+    expect(parseDuration(text)).toBe(ms);
+  });
+
+  it.each(["", "0s", "-1s", "1d", "soon"])("refuses %j", (text) => {
+    expect(() => parseDuration(text)).toThrow(/--interval takes/);
+  });
+});

@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { joinUrl, normalizeBaseUrl, redactUrl } from "../../src/internal/url.ts";
+
+describe("normalizeBaseUrl and joinUrl", () => {
+  it("keeps the origin and path, drops trailing slashes, and joins a path under it", () => {
+    expect(normalizeBaseUrl("https://host.test")).toBe("https://host.test");
+    expect(normalizeBaseUrl("https://host.test/")).toBe("https://host.test");
+    expect(normalizeBaseUrl(" http://host.test:8080/ldap/auth// ")).toBe(
+      "http://host.test:8080/ldap/auth",
+    );
+    expect(normalizeBaseUrl(new URL("HTTPS://HOST.test:443/a"))).toBe("https://host.test/a");
+    expect(joinUrl(normalizeBaseUrl("https://host.test/prefix/"), "/v1/users")).toBe(
+      "https://host.test/prefix/v1/users",
+    );
+  });
+
+  it("says what is wrong, never repeating a password", () => {
+    expect(() => normalizeBaseUrl("host.test:8080")).toThrow(
+      "must be an http(s) URL, not host.test:",
+    );
+    expect(() => normalizeBaseUrl("/relative")).toThrow("is not an absolute URL: /relative");
+    expect(() => normalizeBaseUrl("ftp://host.test")).toThrow("not ftp:");
+    expect(() => normalizeBaseUrl("https://host.test/?a=1")).toThrow("query or fragment");
+    expect(() => normalizeBaseUrl("https://host.test/#top")).toThrow("query or fragment");
+    const error = (() => {
+      try {
+        return normalizeBaseUrl("https://user:s3cret@host.test");
+      } catch (caught) {
+        return caught as Error;
+      }
+    })();
+    expect(error).toBeInstanceOf(TypeError);
+    expect(String(error)).toContain("user name or password");
+    expect(String(error)).not.toContain("s3cret");
+  });
+
+  it("redacts credentials from a URL for messages", () => {
+    expect(redactUrl("https://u:p@host.test/a?b#c")).toBe("https://host.test/a?b#c");
+    expect(redactUrl("https://host.test/a@b")).toBe("https://host.test/a@b");
+  });
+});

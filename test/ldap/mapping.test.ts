@@ -1,0 +1,143 @@
+import { describe, expect, it } from "vitest";
+import { defaultMapping, directoryUuid, objectGuidToString } from "../../src/ldap/index.ts";
+import {
+  attributesToRequest,
+  mapEntry,
+  toLdapEntry,
+  uuidAttributes,
+} from "../../src/ldap/mapping.ts";
+
+const guid = (base64: string) => Buffer.from(base64, "base64");
+
+describe("objectGuidToString", () => {
+  // Pairs that PowerShell's [GUID] produced from AD's bytes, as published with their base64.
+  it.each([
+    ["BpazOkLGm0iEtljAONPvOQ==", "3ab39606-c642-489b-84b6-58c038d3ef39"],
+    ["MsNKjF+XF0ete7pKTpaP/w==", "8c4ac332-975f-4717-ad7b-ba4a4e968fff"],
+  ])("renders %s as %s (first three groups little-endian)", (base64, expected) => {
+    expect(objectGuidToString(guid(base64))).toBe(expected);
+  });
+
+  it("refuses a value that is not 16 bytes", () => {
+    expect(() => objectGuidToString(new Uint8Array(15))).toThrow("16 bytes, not 15");
+  });
+});
+
+const openLdapEntry = toLdapEntry({
+  dn: "uid=zoe,ou=people,dc=example,dc=test",
+  entryUUID: "c865f078-e923-4ebe-a584-01347423bc9e",
+  objectGUID: [],
+  uid: ["zoe", "zoe.alias"],
+  givenName: "Zoë",
+  sn: "Ångström",
+  CN: ["Zoë Ångström", "Ångström, Zoë"],
+  mail: [],
+  employeeNumber: "100042",
+  userPassword: "{SSHA}6idPQXltmUxRO71xxKUkUixM0Ec=",
+});
+
+describe("mapEntry with the default mapping", () => {
+  it("maps an OpenLDAP inetOrgPerson: entryUUID, first values, cn for the full name, no mail", () => {
+    expect(mapEntry(openLdapEntry, defaultMapping(), { passwords: false })).toEqual({
+      uuid: "c865f078-e923-4ebe-a584-01347423bc9e",
+      username: "zoe",
+      firstName: "Zoë",
+      lastName: "Ångström",
+      fullName: "Zoë Ångström",
+    });
+  });
+
+  it("prefers displayName to cn, and reads attribute names case-insensitively", () => {
+    const entry = toLdapEntry({ dn: "x", entryuuid: "u1", displayname: "Dr. Zoë", cn: "Zoë" });
+    expect(mapEntry(entry, defaultMapping(), { passwords: false })).toEqual({
+      uuid: "u1",
+      fullName: "Dr. Zoë",
+    });
+  });
+
+  it("maps a recorded Active Directory entry: binary objectGUID as AD's GUID, sAMAccountName", () => {
+    const entry = toLdapEntry({
+      dn: "CN=Jane Doe,OU=Staff,DC=corp,DC=example",
+      objectGUID: guid("BpazOkLGm0iEtljAONPvOQ=="),
+      sAMAccountName: "jdoe",
+      givenName: "Jane",
+      sn: "Doe",
+      displayName: "Jane Doe",
+      mail: "jane.doe@corp.example",
+    });
+    expect(mapEntry(entry, defaultMapping("sAMAccountName"), { passwords: false })).toEqual({
+      uuid: "3ab39606-c642-489b-84b6-58c038d3ef39",
+      username: "jdoe",
+      firstName: "Jane",
+      lastName: "Doe",
+      fullName: "Jane Doe",
+      email: "jane.doe@corp.example",
+    });
+  });
+
+  it("sends passwords only when asked, the {SCHEME} prefix as password_format", () => {
+    const mapped = (userPassword: string) =>
+      mapEntry(toLdapEntry({ dn: "x", entryUUID: "u1", userPassword }), defaultMapping(), {
+        passwords: true,
+      });
+    expect(mapped("{SSHA}abc=")).toMatchObject({ password: "abc=", passwordFormat: "SSHA" });
+    expect(mapped("{PBKDF2-SHA512}10000$s$h")).toMatchObject({
+      password: "10000$s$h",
+      passwordFormat: "PBKDF2-SHA512",
+    });
+    expect(mapped("clear text")).toMatchObject({ password: "clear text", passwordFormat: "plain" });
+    expect(mapEntry(openLdapEntry, defaultMapping(), { passwords: false })).not.toHaveProperty(
+      "password",
+    );
+  });
+
+  it("skips an entry without a uuid, saying why", () => {
+    expect(
+      mapEntry(toLdapEntry({ dn: "x", uid: "a" }), defaultMapping(), { passwords: false }),
+    ).toEqual({ skipped: "it has no uuid attribute" });
+  });
+
+  it("ignores an objectGUID that is not 16 bytes and falls back to entryUUID", () => {
+    const entry = toLdapEntry({ dn: "x", objectGUID: Buffer.alloc(4), entryUUID: "u2" });
+    expect(directoryUuid(entry)).toBe("u2");
+  });
+});
+
+describe("mapping overrides", () => {
+  it("takes an attribute name, a function or null per field", () => {
+    const mapping = {
+      ...defaultMapping(),
+      userId: "employeeNumber",
+      email: (entry: ReturnType<typeof toLdapEntry>) => `${entry.first("uid")}@corp.example`,
+      fullName: null,
+    };
+    expect(mapEntry(openLdapEntry, mapping, { passwords: false })).toEqual({
+      uuid: "c865f078-e923-4ebe-a584-01347423bc9e",
+      userId: "100042",
+      username: "zoe",
+      firstName: "Zoë",
+      lastName: "Ångström",
+      email: "zoe@corp.example",
+    });
+  });
+});
+
+describe("attributesToRequest", () => {
+  it("asks for what the default mapping reads, and userPassword only with passwords", () => {
+    expect(attributesToRequest(defaultMapping(), { passwords: false }).sort()).toEqual(
+      [...uuidAttributes, "uid", "givenName", "sn", "displayName", "cn", "mail"].sort(),
+    );
+    expect(attributesToRequest(defaultMapping(), { passwords: true })).toContain("userPassword");
+  });
+
+  it("asks for every user attribute for a function of the caller's, unless told which", () => {
+    const mapping = { ...defaultMapping(), email: () => "x" };
+    expect(attributesToRequest(mapping, { passwords: false })).toContain("*");
+    expect(attributesToRequest(mapping, { passwords: false, extra: ["proxyAddresses"] })).toEqual(
+      expect.arrayContaining(["proxyAddresses"]),
+    );
+    expect(
+      attributesToRequest(mapping, { passwords: false, extra: ["proxyAddresses"] }),
+    ).not.toContain("*");
+  });
+});

@@ -1,0 +1,152 @@
+// A throwaway OpenLDAP slapd from Debian's package: a config and an MDB database in a temporary
+// folder, the generated people loaded with slapadd (far faster than ldapadd for 100,000 entries),
+// listening on a free loopback port. Used by .ci/steps/slapd.sh (through `run`, below) and by
+// bench/directory-sync.bench.ts.
+//
+//   node test/support/slapd.ts run <people> -- <command...>
+// starts slapd, runs the command with PLATFORM_INTEGRATION_LDAP_URL (and the bind DN, password
+// and base DN) in its environment, stops slapd and exits with the command's status.
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { adminDn, peopleDn, peopleLdif, suffix } from "./directory-fixture.ts";
+
+/** Where a running slapd is and how to reach it. */
+export interface RunningSlapd {
+  url: string;
+  bindDn: string;
+  password: string;
+  suffix: string;
+  peopleDn: string;
+  /** The environment variables the LDAP suite reads. */
+  env: Record<string, string>;
+  stop(): void;
+}
+
+const slapd = "/usr/sbin/slapd";
+const slapadd = "/usr/sbin/slapadd";
+const password = "throwaway-admin-secret";
+
+/**
+ * A recorded Active Directory user (the values of an ldapsearch against AD), kept with its
+ * binary objectGUID. slapd knows objectGUID and sAMAccountName from Debian's msuser.schema; the
+ * entry is an inetOrgPerson made extensible, as slapd lacks AD's `user` class.
+ */
+export const activeDirectoryEntry = {
+  dn: `cn=Jane Doe,ou=ad,${suffix}`,
+  objectGUIDBase64: "BpazOkLGm0iEtljAONPvOQ==",
+  // What PowerShell's [GUID] shows for these bytes: the first three groups are little-endian.
+  guid: "3ab39606-c642-489b-84b6-58c038d3ef39",
+  ldif: `dn: ou=ad,${suffix}
+objectClass: organizationalUnit
+ou: ad
+
+dn: cn=Jane Doe,ou=ad,${suffix}
+objectClass: inetOrgPerson
+objectClass: extensibleObject
+cn: Jane Doe
+sn: Doe
+givenName: Jane
+displayName: Jane Doe
+sAMAccountName: jdoe
+mail: jane.doe@corp.example
+objectGUID:: BpazOkLGm0iEtljAONPvOQ==
+`,
+};
+
+/** Starts slapd with `people` generated entries under {@link peopleDn}. */
+export async function startSlapd(people: number): Promise<RunningSlapd> {
+  const folder = mkdtempSync(join(tmpdir(), "slapd-"));
+  try {
+    const config = join(folder, "slapd.conf");
+    writeFileSync(config, slapdConfig(folder));
+    const ldif = join(folder, "data.ldif");
+    writeFileSync(
+      ldif,
+      `${peopleLdif(people, peopleDn, { withRoot: true })}\n${activeDirectoryEntry.ldif}`,
+    );
+    run(slapadd, ["-q", "-f", config, "-l", ldif]);
+    const port = await freePort();
+    const url = `ldap://127.0.0.1:${port}`;
+    // slapd forks into the background once it listens; the pid file is how it is stopped.
+    run(slapd, ["-f", config, "-h", `${url}/`]);
+    const stop = () => {
+      try {
+        process.kill(Number(readFileSync(join(folder, "slapd.pid"), "utf8")), "SIGTERM");
+      } catch {}
+      rmSync(folder, { recursive: true, force: true });
+    };
+    return {
+      url,
+      bindDn: adminDn,
+      password,
+      suffix,
+      peopleDn,
+      env: {
+        PLATFORM_INTEGRATION_LDAP_URL: url,
+        PLATFORM_INTEGRATION_LDAP_BIND_DN: adminDn,
+        PLATFORM_INTEGRATION_LDAP_PASSWORD: password,
+        PLATFORM_INTEGRATION_LDAP_PEOPLE: String(people),
+      },
+      stop,
+    };
+  } catch (error) {
+    rmSync(folder, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+function slapdConfig(folder: string): string {
+  const schemas = ["core", "cosine", "nis", "inetorgperson", "msuser"];
+  return `${schemas.map((name) => `include /etc/ldap/schema/${name}.schema`).join("\n")}
+modulepath /usr/lib/ldap
+moduleload back_mdb
+moduleload syncprov
+pidfile ${folder}/slapd.pid
+sizelimit unlimited
+database mdb
+maxsize 4294967296
+suffix "${suffix}"
+rootdn "${adminDn}"
+rootpw ${password}
+directory ${folder}
+index objectClass eq
+index entryUUID eq
+overlay syncprov
+`;
+}
+
+function run(command: string, args: string[]): void {
+  const result = spawnSync(command, args, { encoding: "utf8" });
+  if (result.status !== 0) {
+    throw new Error(`${command} ${args.join(" ")} failed:\n${result.stderr}${result.stdout}`);
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(),
+      );
+    });
+  });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === "run") {
+  const people = Number(process.argv[3]);
+  const command = process.argv.slice(process.argv.indexOf("--") + 1);
+  const server = await startSlapd(people);
+  const child = spawn(command[0] as string, command.slice(1), {
+    stdio: "inherit",
+    env: { ...process.env, ...server.env },
+  });
+  child.on("exit", (code, signal) => {
+    server.stop();
+    process.exit(code ?? (signal ? 1 : 0));
+  });
+}

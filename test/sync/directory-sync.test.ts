@@ -1,0 +1,315 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  createDirectorySync,
+  DirectoryError,
+  type DirectoryPage,
+  type DirectorySource,
+  type DirectorySync,
+  StateMismatchError,
+} from "../../src/ldap/index.ts";
+import type { UserRecord } from "../../src/provisioning/index.ts";
+import {
+  createReferenceProvisioning,
+  type ReferenceProvisioning,
+} from "../support/reference-provisioning.ts";
+import { serveForEachTest } from "../support/serve-fetch-handler.ts";
+
+/** A directory in memory, read in pages of 2 as a paged LDAP search would, in a stable order. */
+function memoryDirectory(
+  users: UserRecord[],
+  identity = "memory",
+): DirectorySource & {
+  users: UserRecord[];
+  reads: number;
+  failWith: Error | undefined;
+} {
+  const directory = {
+    users,
+    reads: 0,
+    failWith: undefined as Error | undefined,
+    identity,
+    async *read({ uuidsOnly }: { uuidsOnly: boolean }): AsyncGenerator<DirectoryPage> {
+      directory.reads++;
+      for (let index = 0; index < directory.users.length; index += 2) {
+        if (directory.failWith && index > 0) throw directory.failWith;
+        const page = directory.users.slice(index, index + 2).map((user) => structuredClone(user));
+        yield { users: uuidsOnly ? page.map(({ uuid }) => ({ uuid })) : page, skipped: [] };
+      }
+    },
+  };
+  return directory;
+}
+
+const people = (count: number): UserRecord[] =>
+  Array.from({ length: count }, (_, index) => ({
+    uuid: `u${index}`,
+    username: `user${index}`,
+    firstName: index % 2 ? "Zoë" : "José",
+    ...(index % 3 !== 0 && { email: `user${index}@example.test` }),
+  }));
+
+const startServer = serveForEachTest();
+let folder: string;
+let app: ReferenceProvisioning;
+let appUrl: string | undefined;
+const syncs: DirectorySync[] = [];
+beforeEach(() => {
+  folder = mkdtempSync(join(tmpdir(), "directory-sync-"));
+  app = createReferenceProvisioning();
+  appUrl = undefined;
+});
+afterEach(async () => {
+  await Promise.all(syncs.splice(0).map((sync) => sync.close()));
+  rmSync(folder, { recursive: true, force: true });
+});
+
+async function open(
+  source: DirectorySource,
+  options: { target?: string; resetRequest?: boolean; adoptState?: boolean } = {},
+) {
+  appUrl ??= (await startServer((request) => app.fetch(request))).url;
+  const target = options.target ?? appUrl;
+  const sync = createDirectorySync({
+    source,
+    target,
+    state: join(folder, "state.sqlite"),
+    ...(options.resetRequest && { resetRequest: true }),
+    ...(options.adoptState && { adoptState: true }),
+  });
+  syncs.push(sync);
+  return sync;
+}
+
+const calls = () => app.received.map(({ method, path }) => `${method} ${path}`);
+
+describe("createDirectorySync over a directory source", () => {
+  it("creates every user in the directory's order after a ping, then finds nothing to send", async () => {
+    const directory = memoryDirectory(people(5));
+    const sync = await open(directory);
+    const first = await sync.syncOnce();
+    expect(first).toMatchObject({ completed: true, mode: "initial", created: 5, failed: 0 });
+    expect(calls()).toEqual(["GET /v1/ping", ...Array(5).fill("POST /v1/user/create")]);
+    expect(app.received.slice(1).map(({ body }) => (body as { uuid: string }).uuid)).toEqual([
+      "u0",
+      "u1",
+      "u2",
+      "u3",
+      "u4",
+    ]);
+    expect(app.store.list()).toEqual(directory.users);
+
+    app.received.length = 0;
+    const second = await sync.syncOnce();
+    expect(second).toMatchObject({ completed: true, mode: "update", created: 0, unchanged: 5 });
+    expect(calls()).toEqual(["GET /v1/ping"]);
+  });
+
+  it("sends deletes first, then modifies with only the changed fields and creates, in order", async () => {
+    const directory = memoryDirectory(people(4));
+    const sync = await open(directory);
+    await sync.syncOnce();
+    app.received.length = 0;
+    const [u0, u1, , u3] = directory.users as UserRecord[];
+    // u1 renamed (same uuid), u0's mail removed, u2 deleted, u3 untouched, u9 new.
+    directory.users = [
+      { ...(u0 as UserRecord), email: "new@example.test", firstName: "Anna" },
+      { uuid: "u1", username: "renamed", firstName: (u1 as UserRecord).firstName },
+      u3 as UserRecord,
+      { uuid: "u9", username: "newcomer" },
+    ].map((user) => JSON.parse(JSON.stringify(user)));
+    const report = await sync.syncOnce();
+    expect(report).toMatchObject({ created: 1, modified: 2, deleted: 1, unchanged: 1 });
+    expect(app.received.slice(1)).toEqual([
+      { method: "DELETE", path: "/v1/user/u2" },
+      {
+        method: "POST",
+        path: "/v1/user/modify",
+        body: { uuid: "u0", first_name: "Anna", email: "new@example.test" },
+      },
+      {
+        method: "POST",
+        path: "/v1/user/modify",
+        body: { uuid: "u1", username: "renamed", email: null },
+      },
+      { method: "POST", path: "/v1/user/create", body: { uuid: "u9", username: "newcomer" } },
+    ]);
+    expect(app.store.list().sort((a, b) => a.uuid.localeCompare(b.uuid))).toEqual(
+      [...directory.users].sort((a, b) => a.uuid.localeCompare(b.uuid)),
+    );
+  });
+
+  it("stops at the first failed answer and starts the next cycle with that same message", async () => {
+    const directory = memoryDirectory(people(6));
+    let failing = 0;
+    const server = await startServer(async (request) => {
+      const body = request.method === "POST" ? await request.clone().text() : "";
+      // u2's create fails three times: the application is briefly unavailable.
+      if (body.includes('"u2"') && failing < 3) {
+        failing++;
+        return Response.json({ error: "starting up" }, { status: 503 });
+      }
+      return app.fetch(request);
+    });
+    const sync = await open(directory, { target: server.url });
+    const reports = [];
+    for (let cycle = 0; cycle < 4; cycle++) reports.push(await sync.syncOnce());
+    expect(reports.map(({ completed }) => completed)).toEqual([false, false, false, true]);
+    expect(reports.slice(0, 3).map(({ stoppedAt }) => stoppedAt)).toMatchObject([
+      { message: { kind: "create", uuid: "u2" }, attempt: 1, status: 503 },
+      { message: { kind: "create", uuid: "u2" }, attempt: 2, status: 503 },
+      { message: { kind: "create", uuid: "u2" }, attempt: 3, status: 503 },
+    ]);
+    expect(reports[0]).toMatchObject({ created: 2, failed: 1 });
+    expect(reports[3]).toMatchObject({ created: 4, unchanged: 2, failed: 0 });
+    // Nothing lost, nothing out of order, nothing acknowledged sent twice.
+    const creates = app.received.filter(({ path }) => path === "/v1/user/create");
+    expect(creates.map(({ body }) => (body as { uuid: string }).uuid)).toEqual(
+      directory.users.map(({ uuid }) => uuid),
+    );
+  });
+
+  it("counts a 2xx other than the spec's as a failure, as the platform does", async () => {
+    const server = await startServer(async (request) =>
+      request.method === "POST" ? new Response(null, { status: 200 }) : app.fetch(request),
+    );
+    const sync = await open(memoryDirectory(people(2)), { target: server.url });
+    expect((await sync.syncOnce()).stoppedAt).toMatchObject({
+      message: { kind: "create", uuid: "u0" },
+      status: 200,
+    });
+  });
+
+  it("resumes after a restart from its state file, resending only the unacknowledged message", async () => {
+    const directory = memoryDirectory(people(6));
+    const first = await open(directory);
+    first.injectFault({ type: "drop-response", on: "create", times: 1 });
+    await first.syncOnce(); // u0 was stored, its answer lost: the cycle stops there
+    first.injectFault({ type: "duplicate", on: "create" });
+    const stopped = await first.syncOnce();
+    expect(stopped.completed).toBe(true);
+    await first.close();
+    syncs.length = 0;
+
+    app.received.length = 0;
+    directory.users.push({ uuid: "u6", username: "late" });
+    const restarted = await open(directory);
+    const report = await restarted.syncOnce();
+    expect(report).toMatchObject({ mode: "update", created: 1, unchanged: 6 });
+    expect(calls()).toEqual(["GET /v1/ping", "POST /v1/user/create"]);
+  });
+
+  it("keeps only a digest of passwords in its state file, and still sends a changed one", async () => {
+    const directory = memoryDirectory([
+      { uuid: "p1", username: "pat", password: "correct horse", passwordFormat: "plain" },
+    ]);
+    const sync = await open(directory);
+    await sync.syncOnce();
+    await sync.close();
+    syncs.length = 0;
+    const file = readFileSync(join(folder, "state.sqlite"));
+    expect(file.includes("correct horse")).toBe(false);
+
+    (directory.users[0] as UserRecord).password = "battery staple";
+    const reopened = await open(directory);
+    app.received.length = 0;
+    await reopened.syncOnce();
+    expect(app.received[1]).toEqual({
+      method: "POST",
+      path: "/v1/user/modify",
+      body: { uuid: "p1", password: "battery staple" },
+    });
+  });
+
+  it("refuses a state file kept for another target, unless a full re-sync adopts it", async () => {
+    const directory = memoryDirectory(people(1));
+    await (await open(directory)).syncOnce();
+    await Promise.all(syncs.splice(0).map((sync) => sync.close()));
+    const other = await startServer((request) => app.fetch(request));
+    await expect(open(directory, { target: other.url })).rejects.toThrow(StateMismatchError);
+    await expect(open(directory, { target: other.url })).rejects.toThrow(/another state file/);
+    await expect(open(directory, { target: other.url, adoptState: true })).resolves.toBeDefined();
+  });
+
+  it("runs a full re-sync: POST /v1/reset when opted in, a create for every user, deletes for the gone", async () => {
+    const directory = memoryDirectory(people(3));
+    const sync = await open(directory, { resetRequest: true });
+    await sync.syncOnce();
+    directory.users.splice(1, 1);
+    app.received.length = 0;
+    sync.requestResync();
+    const report = await sync.syncOnce();
+    expect(report).toMatchObject({ mode: "full", completed: true, created: 2, deleted: 1 });
+    expect(calls()).toEqual([
+      "GET /v1/ping",
+      "POST /v1/reset",
+      "DELETE /v1/user/u1",
+      "POST /v1/user/create",
+      "POST /v1/user/create",
+    ]);
+    app.received.length = 0;
+    expect(await sync.syncOnce()).toMatchObject({ mode: "update", unchanged: 2 });
+  });
+
+  it("re-syncs without POST /v1/reset unless the application opted in", async () => {
+    const directory = memoryDirectory(people(2));
+    const sync = await open(directory);
+    await sync.syncOnce();
+    app.received.length = 0;
+    sync.requestResync();
+    expect(await sync.syncOnce()).toMatchObject({ mode: "full", created: 2 });
+    expect(calls()).toEqual(["GET /v1/ping", "POST /v1/user/create", "POST /v1/user/create"]);
+  });
+
+  it("refuses to delete every user when the directory suddenly reads empty", async () => {
+    const directory = memoryDirectory(people(3));
+    const sync = await open(directory);
+    await sync.syncOnce();
+    directory.users = [];
+    app.received.length = 0;
+    const report = await sync.syncOnce();
+    expect(report).toMatchObject({ completed: false, deleted: 0, failed: 1 });
+    expect(report.directoryError).toMatch(/refusing to delete them all/);
+    expect(calls()).toEqual(["GET /v1/ping"]);
+    expect(app.store.list()).toHaveLength(3);
+  });
+
+  it("reports a directory that fails mid-read, having sent only what it read", async () => {
+    const directory = memoryDirectory(people(4));
+    directory.failWith = new DirectoryError("connection reset", { fatal: false });
+    const sync = await open(directory);
+    const report = await sync.syncOnce();
+    expect(report).toMatchObject({
+      completed: false,
+      created: 2,
+      directoryError: "connection reset",
+    });
+    directory.failWith = undefined;
+    expect(await sync.syncOnce()).toMatchObject({ completed: true, created: 2, unchanged: 2 });
+  });
+
+  it("rejects on a failure retrying cannot fix", async () => {
+    const directory = memoryDirectory(people(3));
+    directory.failWith = new DirectoryError("bind refused: check the password", { fatal: true });
+    const sync = await open(directory);
+    await expect(sync.syncOnce()).rejects.toThrow("bind refused");
+  });
+
+  it("repeats cycles every interval until aborted", async () => {
+    const directory = memoryDirectory(people(1));
+    const sync = await open(directory);
+    const controller = new AbortController();
+    const modes: string[] = [];
+    await sync.run({
+      intervalMs: 1,
+      signal: controller.signal,
+      onCycle: (report) => {
+        modes.push(report.mode);
+        if (modes.length === 3) controller.abort();
+      },
+    });
+    expect(modes).toEqual(["initial", "update", "update"]);
+  });
+});
