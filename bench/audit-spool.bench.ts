@@ -11,38 +11,10 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAuditClient } from "platform-integration/audit";
+import { event, perCall, postWithFetch } from "./audit-measures.ts";
 
-const event = {
-  name: "user.login",
-  title: "User Login Success",
-  description: "john@example.com logged in successfully",
-  action: "user.login.success",
-  ipAddress: "192.30.252.12",
-};
 // The spool lives on the disk under test (BENCH_DIR, else the OS's temporary folder).
 const root = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), "audit-spool-bench-"));
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
-
-/** The median cost of one call, in nanoseconds, over `samples` batches of `batch` calls. */
-async function perCall(
-  run: (count: number) => void,
-  settle: () => Promise<unknown>,
-  samples = 300,
-  batch = 1_000,
-) {
-  const costs: number[] = [];
-  for (let sample = 0; sample < samples; sample++) {
-    await settle();
-    const start = process.hrtime.bigint();
-    run(batch);
-    costs.push(Number(process.hrtime.bigint() - start) / batch);
-  }
-  return median(costs.slice(samples / 4));
-}
 
 // 1. record(): delivery goes to an in-process fetch between batches, during settle(), for both.
 const accepted = async () => new Response(null, { status: 201 });
@@ -55,8 +27,8 @@ const spooled = createAuditClient({
 const recordIn = (client: typeof memory) => (count: number) => {
   for (let index = 0; index < count; index++) client.record(event);
 };
-const memoryNs = await perCall(recordIn(memory), () => memory.flush());
-const spoolNs = await perCall(recordIn(spooled), () => spooled.flush());
+const memoryNs = await perCall(recordIn(memory), () => memory.flush(), 300);
+const spoolNs = await perCall(recordIn(spooled), () => spooled.flush(), 300);
 await Promise.all([memory.close(), spooled.close()]);
 console.log(
   `record() with a spool: ${spoolNs.toFixed(0)} ns per event (median); in memory: ${memoryNs.toFixed(0)} ns; ratio ${(spoolNs / memoryNs).toFixed(2)} (goal: at most 2)`,
@@ -151,20 +123,8 @@ async function benchPgBoss(connectionString: string): Promise<void> {
   await Promise.all(workers.map((worker) => worker.stopWork()));
 
   // Plain fetch at the same concurrency (8 loops), into the same server.
-  const body = JSON.stringify(event);
   start = performance.now();
-  await Promise.all(
-    Array.from({ length: 2 * perWorker }, async () => {
-      for (let index = 0; index < events / (2 * perWorker); index++) {
-        const response = await fetch(`${baseUrl}/audit/v1/event`, {
-          method: "POST",
-          body,
-          headers: { "content-type": "application/json" },
-        });
-        await response.text();
-      }
-    }),
-  );
+  await postWithFetch(baseUrl, events, 2 * perWorker);
   const fetchRate = events / ((performance.now() - start) / 1_000);
   console.log(`pg-boss enqueue (one process, 10 at a time): ${enqueueRate.toFixed(0)} events/s`);
   console.log(

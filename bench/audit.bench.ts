@@ -3,36 +3,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createAuditClient } from "platform-integration/audit";
-
-const event = {
-  name: "user.login",
-  title: "User Login Success",
-  description: "john@example.com logged in successfully",
-  action: "user.login.success",
-  ipAddress: "192.30.252.12",
-};
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
-
-/** The median cost of one call, in nanoseconds, over `samples` batches of `batch` calls. */
-async function perCall(
-  run: (count: number) => void,
-  settle: () => Promise<unknown>,
-  samples = 400,
-  batch = 1_000,
-) {
-  const costs: number[] = [];
-  for (let sample = 0; sample < samples; sample++) {
-    await settle();
-    const start = process.hrtime.bigint();
-    run(batch);
-    costs.push(Number(process.hrtime.bigint() - start) / batch);
-  }
-  return median(costs.slice(samples / 4));
-}
+import { event, median, perCall, postWithFetch } from "./audit-measures.ts";
 
 // record(): delivery goes to an in-process fetch and happens between batches, during settle().
 const accepted = async () => new Response(null, { status: 201 });
@@ -83,23 +54,7 @@ for (let round = 0; round < 5; round++) {
       await client.close({ timeoutMs: 60_000 });
     }),
   );
-  const body = JSON.stringify(event);
-  fetchRates.push(
-    await rate(() =>
-      Promise.all(
-        Array.from({ length: concurrency }, async () => {
-          for (let index = 0; index < events / concurrency; index++) {
-            const response = await fetch(`${baseUrl}/audit/v1/event`, {
-              method: "POST",
-              body,
-              headers: { "content-type": "application/json" },
-            });
-            await response.text();
-          }
-        }),
-      ),
-    ),
-  );
+  fetchRates.push(await rate(() => postWithFetch(baseUrl, events, concurrency)));
 }
 server.close();
 const sdkRate = median(sdkRates);

@@ -75,6 +75,7 @@ async function client(kind: "sync" | "replay"): Promise<void> {
   }
   // The replay: the same bodies, rendered from the directory before the clock starts.
   const { createDeliveryEngine } = await import("../src/sync/engine.ts");
+  const { connectOverNodeHttp } = await import("../src/sync/node-http-client.ts");
   const { toWire } = await import("../src/sync/messages.ts");
   const { createLdapSource } = await import("../src/ldap/ldap-source.ts");
   const { defaultMapping } = await import("../src/ldap/mapping.ts");
@@ -92,10 +93,12 @@ async function client(kind: "sync" | "replay"): Promise<void> {
     }
   }
   await source.close?.();
-  const engine = createDeliveryEngine({ target, timeoutMs: 30_000 });
+  const send = connectOverNodeHttp(target, { timeoutMs: 30_000 });
+  const engine = createDeliveryEngine(send);
   const started = performance.now();
   const outcome = await engine.runCycle(messages, { acknowledge: () => undefined });
   const seconds = (performance.now() - started) / 1000;
+  send.close();
   if (!outcome.completed) throw new Error(`The replay stopped: ${JSON.stringify(outcome)}`);
   process.send?.({ seconds, peakRssBytes } satisfies RunResult);
 }

@@ -17,7 +17,8 @@ source .ci/lib/check-example-server.sh
 
 PLATFORM_INTEGRATION_BUN="$bun" PLATFORM_INTEGRATION_DENO="$deno" \
   PLATFORM_INTEGRATION_REQUIRE_RUNTIMES=1 \
-  "$node" node_modules/vitest/vitest.mjs run test/clients/integration-api/runtimes.test.ts
+  "$node" node_modules/vitest/vitest.mjs run test/clients/integration-api/runtimes.test.ts \
+  test/clients/audit/spool/runtimes.test.ts
 
 deno_run=("$deno" run --allow-net --allow-env --allow-read)
 check_example hono-bun "$bun" examples/servers/hono/bun.ts

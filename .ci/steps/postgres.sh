@@ -2,7 +2,8 @@
 # The PostgreSQL store suite against a real server: installs PostgreSQL from Debian's packages
 # when missing, starts a throwaway cluster on 127.0.0.1 in the work folder ($1), runs the suite
 # on the repository's Node 24, and stops the cluster whatever happens. Other suites reuse it:
-# PG_SUITE names the test path (default test/stores/postgres.test.ts).
+# PG_SUITE names the test paths (default: the PostgreSQL store and the example servers, which
+# take DATABASE_URL).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 node="$root/node_modules/.bin/node"
@@ -20,8 +21,8 @@ bin=$(bindir)
 # The server refuses to run as root: the cluster belongs to the postgres user, who also needs a
 # way into the work folder (a checkout under /root has none; then the cluster goes to /tmp).
 as_postgres() { runuser -u postgres -- "$@"; }
-suite=${PG_SUITE:-test/stores/postgres.test.ts}
-data="$1/postgres-$(basename "$suite")"
+read -r -a suite <<<"${PG_SUITE:-test/stores/postgres.test.ts examples/servers/servers.test.ts}"
+data="$1/postgres-$(basename "${suite[0]}")"
 rm -rf "$data" && mkdir -p "$data" && chown postgres: "$data"
 if ! as_postgres test -w "$data"; then
   data=$(mktemp -d) && chown postgres: "$data"
@@ -40,4 +41,4 @@ as_postgres "$bin/pg_ctl" start --pgdata="$data/db" --log="$data/server.log" --w
 cd "$root"
 PLATFORM_INTEGRATION_PG_URL="postgres://postgres@127.0.0.1:$port/postgres" \
   PLATFORM_INTEGRATION_REQUIRE_PG=1 \
-  "$node" node_modules/vitest/vitest.mjs run "$suite"
+  "$node" node_modules/vitest/vitest.mjs run "${suite[@]}"

@@ -1,8 +1,8 @@
 // The command line of every example server, on Node, Bun and Deno: PORT (default 3000, 0 picks
-// a free port), HOST (default: every interface), DATABASE_FILE (a SQLite file; default: users in
-// memory), READ_USER_ROUTE=1 (also serve GET /v1/user/:uuid for `conformance --read-user`, a
-// test aid; off by default). Prints the Provisioning API's URL and stops gracefully on SIGTERM
-// and SIGINT.
+// a free port), HOST (default: every interface), DATABASE_URL (a postgres:// URL) or
+// DATABASE_FILE (a SQLite file); default: users in memory. READ_USER_ROUTE=1 also serves
+// GET /v1/user/:uuid for `conformance --read-user`, a test aid (off by default). Prints the
+// Provisioning API's URL and stops gracefully on SIGTERM and SIGINT.
 import process from "node:process";
 import { MemoryUserStore } from "platform-integration/provisioning";
 import type { RunningServer, Start, StartOptions } from "./serve.ts";
@@ -12,14 +12,43 @@ export interface OpenedStore {
   store: StartOptions["store"];
   /** Where the users are, for the startup line. */
   description: string;
-  close(): void;
+  close(): void | Promise<void>;
 }
 
 /**
- * The SQLite store when `databaseFile` is set, to keep users across restarts in a real database;
- * else a {@link MemoryUserStore}, whose users go with the process.
+ * The PostgreSQL store when `databaseUrl` is set, else the SQLite store when `databaseFile` is,
+ * to keep users across restarts in a real database; else a {@link MemoryUserStore}, whose users
+ * go with the process.
  */
-export async function openUserStore(databaseFile: string | undefined): Promise<OpenedStore> {
+export async function openUserStore(
+  databaseFile: string | undefined,
+  databaseUrl?: string,
+): Promise<OpenedStore> {
+  if (databaseUrl) {
+    // Loaded only when asked for: pg is an optional peer dependency of the SDK.
+    const [{ default: pg }, { PostgresUserStore }] = await Promise.all([
+      import("pg"),
+      import("platform-integration/postgres"),
+    ]);
+    const pool = new pg.Pool({ connectionString: databaseUrl });
+    // An idle connection that breaks (a server restart) emits "error" on the pool, which would
+    // end the process without a listener; the pool drops it and opens another when needed.
+    pool.on("error", () => {});
+    const store = new PostgresUserStore({ pool });
+    try {
+      await store.migrate();
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
+    const { host, pathname } = new URL(databaseUrl);
+    return {
+      store,
+      // Host and database only: the URL may carry a password.
+      description: `in PostgreSQL at ${host}${pathname}`,
+      close: () => pool.end(),
+    };
+  }
   if (!databaseFile) return { store: new MemoryUserStore(), description: "in memory", close() {} };
   // Loaded only when asked for, so that runtimes without node:sqlite still run the rest.
   const { SqliteUserStore } = await import("platform-integration/sqlite");
@@ -37,7 +66,14 @@ export async function runFromCommandLine(start: Start): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const users = await openUserStore(process.env.DATABASE_FILE);
+  let users: OpenedStore;
+  try {
+    users = await openUserStore(process.env.DATABASE_FILE, process.env.DATABASE_URL);
+  } catch (error) {
+    console.error(`The store did not open: ${error instanceof Error ? error.message : error}`);
+    process.exitCode = 1;
+    return;
+  }
   let server: RunningServer;
   try {
     server = await start({
@@ -47,7 +83,7 @@ export async function runFromCommandLine(start: Start): Promise<void> {
       readUserRoute: process.env.READ_USER_ROUTE === "1",
     });
   } catch (error) {
-    users.close();
+    await users.close();
     // EADDRINUSE and the like: the reason is all a user needs.
     console.error(`The server did not start: ${error instanceof Error ? error.message : error}`);
     process.exitCode = 1;
@@ -59,8 +95,8 @@ export async function runFromCommandLine(start: Start): Promise<void> {
     process.off("SIGINT", stop);
     console.log(`${signal}: answering the requests under way, then stopping`);
     server.close().then(
-      () => {
-        users.close();
+      async () => {
+        await users.close();
         console.log("Stopped.");
       },
       (error: unknown) => {

@@ -1,7 +1,9 @@
+import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import pg from "pg";
 import { MemoryUserStore } from "platform-integration/provisioning";
 import { runConformance } from "platform-integration/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -178,5 +180,49 @@ describe("DATABASE_FILE", () => {
     const opened = await openUserStore(undefined);
     expect(opened.store).toBeInstanceOf(MemoryUserStore);
     expect(opened.description).toBe("in memory");
+  });
+});
+
+// Against the server at PLATFORM_INTEGRATION_PG_URL (.ci/steps/postgres.sh starts one), in a
+// schema of its own, dropped at the end: the URL may point at a developer's database.
+describe.runIf(process.env.PLATFORM_INTEGRATION_PG_URL)("DATABASE_URL", () => {
+  const url = process.env.PLATFORM_INTEGRATION_PG_URL as string;
+
+  it("keeps the users in PostgreSQL across a restart", async () => {
+    const schema = `example_servers_${randomUUID().slice(0, 8)}`;
+    const admin = new pg.Pool({ connectionString: url });
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    const inSchema = new URL(url);
+    inSchema.searchParams.set("options", `-c search_path=${schema}`);
+    const run = async <T>(work: (url: string) => Promise<T>): Promise<T> => {
+      const opened = await openUserStore(undefined, inSchema.href);
+      expect(opened.description).toBe(`in PostgreSQL at ${inSchema.host}${inSchema.pathname}`);
+      const server = await startNodeHttp({ port: 0, host: "127.0.0.1", store: opened.store });
+      try {
+        return await work(server.url);
+      } finally {
+        await server.close();
+        await opened.close();
+      }
+    };
+    try {
+      const platform = await run((serverUrl) => syncDirectory(serverUrl));
+      const { rows } = await admin.query(`SELECT uuid, username FROM ${schema}.provisioned_users`);
+      expect(byUuid(rows)).toEqual(
+        byUuid(platform.users()).map(({ uuid, username }) => ({
+          uuid,
+          username: username ?? null,
+        })),
+      );
+      // A second start finds the table, and its migrate() keeps what is in it.
+      await (await openUserStore(undefined, inSchema.href)).close();
+      const after = await admin.query(
+        `SELECT count(*)::int AS users FROM ${schema}.provisioned_users`,
+      );
+      expect(after.rows).toEqual([{ users: platform.users().length }]);
+    } finally {
+      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+      await admin.end();
+    }
   });
 });

@@ -10,9 +10,14 @@ import { serveFetch } from "../internal/serve-fetch.ts";
 import { createProvisioningHandler } from "../provisioning/handler.ts";
 import type { UserStore } from "../provisioning/user-store.ts";
 import { createFakeIntegrationApi } from "../testing/fake-integration-api.ts";
-import { createPlatformSimulator, type SyncReport } from "../testing/platform-simulator.ts";
-import type { DirectoryChange } from "../testing/simulated-directory.ts";
-import type { MessageKind, MessageSummary } from "../testing/simulator-messages.ts";
+import {
+  createPlatformSimulator,
+  type DirectoryChange,
+  type MessageKind,
+  type MessageSummary,
+  type SyncReport,
+} from "../testing/platform-simulator.ts";
+
 import { createUserGenerator } from "../testing/user-generator.ts";
 import type { CommandIo } from "./command.ts";
 import { createProgress } from "./progress.ts";

@@ -3,8 +3,15 @@
 // Content-Length over the limit is refused before reading; a body without one is read until it
 // passes the limit, then refused. Callers answer 413 and close the connection.
 
-/** A Node request body; structural, so that the runtime-neutral entries import no `node:` module. */
-type Readable = Pick<NodeJS.ReadableStream, "on">;
+/**
+ * What the reader needs of a Node body stream (an IncomingMessage, Fastify's payload), declared
+ * here so that this module imports no `node:` module: the Web path runs on every runtime.
+ */
+export interface NodeBodyStream {
+  on(event: "data", listener: (chunk: Uint8Array) => void): unknown;
+  on(event: "end", listener: () => void): unknown;
+  on(event: "error", listener: (error: unknown) => void): unknown;
+}
 
 /** Whether a declared Content-Length exceeds `limit` bytes. */
 export function declaresMoreThan(contentLength: string | null | undefined, limit: number): boolean {
@@ -31,7 +38,7 @@ function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
  * every message of a sync.
  */
 export function readNodeBody(
-  stream: Readable,
+  stream: NodeBodyStream,
   contentLength: string | undefined,
   limit: number,
   done: (body: Uint8Array | undefined) => void,
@@ -58,7 +65,7 @@ export function readNodeBody(
 
 /** {@link readNodeBody} as a promise: the body, or undefined when it passes `limit`. */
 export function readNodeBodyAsync(
-  stream: Readable,
+  stream: NodeBodyStream,
   contentLength: string | undefined,
   limit: number,
 ): Promise<Uint8Array | undefined> {
@@ -68,21 +75,21 @@ export function readNodeBodyAsync(
 }
 
 /**
- * Reads a Web Request's body up to `limit` bytes: the bytes (empty for no body), or undefined when
- * it is (or declares to be) larger. With a declared length the HTTP server already holds the body
+ * Reads a Web Request's body up to `limit` bytes, given its declared Content-Length: the bytes
+ * (empty for no body), or undefined when it is (or declares to be) larger. With a declared length the HTTP server already holds the body
  * to it, so `arrayBuffer()` reads it in one go (servers such as @hono/node-server serve that
  * without building a stream); without one the stream is read until it passes the limit.
  */
 export async function readWebBody(
   request: Request,
+  contentLength: string | null | undefined,
   limit: number,
 ): Promise<Uint8Array | undefined> {
-  const contentLength = request.headers.get("content-length");
   if (declaresMoreThan(contentLength, limit)) {
     await request.body?.cancel();
     return undefined;
   }
-  if (contentLength !== null) {
+  if (contentLength != null) {
     const body = new Uint8Array(await request.arrayBuffer());
     return body.byteLength > limit ? undefined : body;
   }

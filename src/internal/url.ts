@@ -39,3 +39,23 @@ export function joinUrl(base: string, path: string): string {
 export function redactUrl(url: string): string {
   return url.replace(/^([a-z][a-z\d+.-]*:\/\/)[^/?#]*@/i, "$1");
 }
+
+/**
+ * A path segment for a name the caller chose (a username, a license field). `.` and `..` are
+ * refused: URLs resolve them (even percent-encoded), so `user("..")` would call another endpoint.
+ *
+ * @throws TypeError when `value` is not a non-empty string, RangeError for `.` and `..`.
+ */
+export function pathSegment(what: string, value: unknown): string {
+  if (typeof value !== "string" || value === "") {
+    throw new TypeError(`${what} must be a non-empty string, got ${describe(value)}.`);
+  }
+  if (value === "." || value === "..") {
+    throw new RangeError(`${what} cannot be "${value}": a URL path would resolve it.`);
+  }
+  return encodeURIComponent(value);
+}
+
+function describe(value: unknown): string {
+  return typeof value === "string" ? "an empty string" : typeof value;
+}

@@ -21,12 +21,12 @@ export function readPatches(
   request: ProvisioningRequest,
   bodyLimit: number,
 ): UserPatch[] | ProvisioningResponse {
-  // Also guards a body a framework parsed with a looser limit than this handler's.
-  if (declaresMoreThan(headerOf(request.headers, "content-length"), bodyLimit)) {
-    return payloadTooLarge;
-  }
   let patches: ReturnType<typeof toPatches>;
   if (request.json !== undefined) {
+    // A framework's parser may have had a looser limit than this handler's.
+    if (declaresMoreThan(headerOf(request.headers, "content-length"), bodyLimit)) {
+      return payloadTooLarge;
+    }
     patches = toPatches(request.json, "lost", true);
   } else {
     const bytes = request.body;

@@ -2,6 +2,7 @@ import { createFetchEntry } from "../adapters/web/fetch-entry.ts";
 import { readPatches } from "./body.ts";
 import { errorResponse } from "./errors.ts";
 import { fromBrowser, withHeaderRecord } from "./headers.ts";
+import { createHandlerObserver } from "./observe.ts";
 import { createOperations } from "./operations.ts";
 import type { ProvisioningHandler, ProvisioningHandlerOptions } from "./options.ts";
 import { createRouter, normalizeBasePath, type Route } from "./routes.ts";
@@ -67,15 +68,24 @@ export function createProvisioningHandler(
   }
   const servesReset = resetServed(options);
   const router = createRouter(basePath, servesReset);
-  const operations = createOperations(options);
+  const observer = createHandlerObserver(options.store, basePath, options.telemetry);
+  const operations = createOperations({ ...options, store: observer.store });
   const notFound = errorResponse(
     "not_found",
     `No such route: the Provisioning API serves GET /v1/ping, POST /v1/user/create, POST /v1/user/modify${servesReset ? ", DELETE /v1/user/:uuid and POST /v1/reset" : " and DELETE /v1/user/:uuid"}`,
   );
 
-  /** Every request's one way in, whatever its route: refusals, then the guard, then dispatch. */
+  /** Every request's one way in, counted and (with OpenTelemetry) traced. */
   function handle(request: ProvisioningRequest): Promise<ProvisioningResponse> {
     const found = router.route(request.path);
+    return observer.observe(request, found, () => respond(found, request));
+  }
+
+  /** Refusals, then the guard, then dispatch. */
+  function respond(
+    found: Route | undefined,
+    request: ProvisioningRequest,
+  ): Promise<ProvisioningResponse> {
     let answer: Promise<ProvisioningResponse>;
     if (found === undefined) answer = Promise.resolve(notFound);
     else if (!allowBrowsers && fromBrowser(request.headers))
@@ -95,11 +105,11 @@ export function createProvisioningHandler(
         ? await dispatch(found, request)
         : forbidden;
     } catch (error) {
-      return operations.fail(error, {
-        operation: operationOf(found, request.method),
-        uuid: undefined,
-        status: 500,
-      });
+      return operations.fail(
+        error,
+        { operation: operationOf(found, request.method), uuid: undefined, status: 500 },
+        { headers: request.headers },
+      );
     }
   }
 
@@ -143,7 +153,7 @@ export function createProvisioningHandler(
 
   const owns = (path: string) => router.owns(path);
   const fetch = createFetchEntry({ handle, owns, bodyLimit }, authorize !== undefined);
-  return { fetch, handle, owns, basePath, bodyLimit };
+  return { fetch, handle, owns, basePath, bodyLimit, stats: observer.stats };
 }
 
 /** Whether `POST /v1/reset` is served; a reset opted into with nothing to run it is an error. */

@@ -1,3 +1,4 @@
+export type { LogFields, Logger } from "../internal/logger.ts";
 export { type Authorize, allowAddresses, sharedSecret } from "./authorize.ts";
 export {
   ProvisioningError,
@@ -7,7 +8,9 @@ export {
 } from "./errors.ts";
 export { createProvisioningHandler } from "./handler.ts";
 export { MemoryUserStore } from "./memory-user-store.ts";
+export type { ProvisioningTelemetryOptions } from "./observe.ts";
 export type { ProvisioningHandler, ProvisioningHandlerOptions } from "./options.ts";
+export type { CountedOperation, ProvisioningStats } from "./stats.ts";
 export type {
   GuardedRequest,
   HeaderRecord,

@@ -1,9 +1,11 @@
 // The operation core: what each of the API's operations does once routed and its body read, with
 // the per-uuid lock, the transform, the store, the hooks, and the mapping of their errors to
 // answers (a store's to 503, a hook's to 500, a ProvisioningError's to its own status).
+import { resolveLogger } from "../internal/logger.ts";
 import { errorResponse, ProvisioningError } from "./errors.ts";
 import { KeyedLock } from "./keyed-lock.ts";
 import type { ProvisioningHandlerOptions } from "./options.ts";
+import { reportError, type Sensitive } from "./report-error.ts";
 import type { ProvisioningErrorContext, ProvisioningResponse } from "./types.ts";
 import type { UserPatch } from "./user-record.ts";
 import type { UpsertResult } from "./user-store.ts";
@@ -34,22 +36,35 @@ export interface Operations {
   /** Deletes the user named by a raw (percent-encoded) path segment. */
   remove(segment: string): Promise<ProvisioningResponse>;
   reset(): Promise<ProvisioningResponse>;
-  /** The answer to an error: its own for a ProvisioningError, else 500 or 503 after `onError`. */
-  fail(error: unknown, context: ProvisioningErrorContext): ProvisioningResponse;
+  /**
+   * The answer to an error: its own for a ProvisioningError, else 500 or 503 after `onError`.
+   * `sensitive` names what the default report must cut out of the error's text.
+   */
+  fail(
+    error: unknown,
+    context: ProvisioningErrorContext,
+    sensitive?: Sensitive,
+  ): ProvisioningResponse;
 }
 
 /** The operations over the handler's store and hooks. */
 export function createOperations(options: ProvisioningHandlerOptions): Operations {
   const { store, transform, onChange, onReset } = options;
-  const onError = options.onError ?? reportToConsole;
+  const logger = resolveLogger(options.logger);
+  const { onError } = options;
   const lanes = new KeyedLock();
 
-  function fail(error: unknown, context: ProvisioningErrorContext): ProvisioningResponse {
+  function fail(
+    error: unknown,
+    context: ProvisioningErrorContext,
+    sensitive?: Sensitive,
+  ): ProvisioningResponse {
     if (error instanceof ProvisioningError) return errorResponse(error.code, error.message);
     try {
-      onError(error, context);
+      if (onError === undefined) reportError(logger, error, context, sensitive);
+      else onError(error, context);
     } catch (hookError) {
-      reportToConsole(hookError, context);
+      reportError(logger, hookError, context, sensitive);
     }
     return context.status === 503 ? storeUnavailable : internalError;
   }
@@ -80,14 +95,14 @@ export function createOperations(options: ProvisioningHandlerOptions): Operation
             // The user's turn is taken by uuid: a transform must not write another user.
             if (change.uuid !== uuid) throw new TypeError("transform changed the uuid of a patch");
           } catch (error) {
-            return fail(error, { operation, uuid, status: 500 });
+            return fail(error, { operation, uuid, status: 500 }, { patch });
           }
         }
         let result: UpsertResult;
         try {
           result = await store.upsert(change);
         } catch (error) {
-          return fail(error, { operation, uuid, status: 503 });
+          return fail(error, { operation, uuid, status: 503 }, { patch: change });
         }
         if (onChange !== undefined) {
           try {
@@ -97,7 +112,7 @@ export function createOperations(options: ProvisioningHandlerOptions): Operation
               user: result.user,
             });
           } catch (error) {
-            return fail(error, { operation, uuid, status: 500 });
+            return fail(error, { operation, uuid, status: 500 }, { patch });
           }
         }
       } finally {
@@ -154,11 +169,4 @@ export function createOperations(options: ProvisioningHandlerOptions): Operation
   }
 
   return { ping, upsert, remove, reset, fail };
-}
-
-function reportToConsole(error: unknown, context: ProvisioningErrorContext): void {
-  console.error(
-    `platform-integration: ${context.operation} answered ${context.status}${context.uuid === undefined ? "" : ` for user ${JSON.stringify(context.uuid)}`}:`,
-    error,
-  );
 }

@@ -1,4 +1,7 @@
+import type { Logger } from "../internal/logger.ts";
 import type { Authorize } from "./authorize.ts";
+import type { ProvisioningTelemetryOptions } from "./observe.ts";
+import type { ProvisioningStats } from "./stats.ts";
 import type {
   ProvisioningChange,
   ProvisioningErrorContext,
@@ -63,10 +66,23 @@ export interface ProvisioningHandlerOptions {
    */
   onReset?: () => void | Promise<void>;
   /**
-   * Receives every error that answered 500 or 503, so none is lost. Default: `console.error`.
+   * Receives every error that answered 500 or 503, so none is lost. Default: one line on
+   * `logger.error`, with the user's password and credential headers cut out of the error's text.
    * Passwords never appear in the SDK's own errors; your store's errors are passed as they are.
    */
   onError?: (error: unknown, context: ProvisioningErrorContext) => void;
+  /**
+   * Where the handler reports failures (console, pino, winston: any object with `debug`, `info`,
+   * `warn` and `error`). It never receives a password, a shared secret or a bearer token.
+   * Default: errors on the console.
+   */
+  logger?: Logger;
+  /**
+   * OpenTelemetry settings. When `@opentelemetry/api` is installed, every request gets a SERVER
+   * span and metrics (operations by type and status, request duration, store latency); uuids
+   * stay out of spans unless `includeUuid` is set.
+   */
+  telemetry?: ProvisioningTelemetryOptions;
 }
 
 /**
@@ -99,4 +115,9 @@ export interface ProvisioningHandler {
   readonly basePath: string;
   /** The largest body accepted, in bytes. */
   readonly bodyLimit: number;
+  /**
+   * Health figures since the handler was created, for a /healthz route: answers by operation and
+   * status, when the last message came, the last error's code and time, requests in flight.
+   */
+  stats(): ProvisioningStats;
 }

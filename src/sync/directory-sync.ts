@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { UserRecord } from "../provisioning/user-store.ts";
-import type { ProvisioningTarget } from "../testing/provisioning-target.ts";
+import { connectProvisioning, type ProvisioningTarget } from "../testing/provisioning-target.ts";
 import { type AcknowledgedState, openState, type WireRecord } from "./acknowledged-state.ts";
 import { createDeliveryEngine, type Fault } from "./engine.ts";
 import { changedFields, type OutgoingMessage, type SyncStop, toWire } from "./messages.ts";
+import { connectOverNodeHttp } from "./node-http-client.ts";
 import { DirectoryError, type DirectorySource, type SkippedEntry } from "./source.ts";
 import { type VerifyReport, verifyUsers } from "./verify.ts";
 
@@ -114,10 +115,12 @@ export function createSourceSync(
     { source: source.identity, target },
     { adopt: options.adoptState ?? false },
   );
-  const engine = createDeliveryEngine({
-    target: options.target,
-    timeoutMs: options.timeoutMs ?? 30_000,
-  });
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const http =
+    typeof options.target === "string" || options.target instanceof URL
+      ? connectOverNodeHttp(options.target, { timeoutMs })
+      : undefined;
+  const engine = createDeliveryEngine(http ?? connectProvisioning(options.target, { timeoutMs }));
   // The attempt count of the message a cycle stopped at, carried into the next cycle.
   let lastStop: { key: string; attempts: number } | undefined;
   let running = false;
@@ -153,13 +156,13 @@ export function createSourceSync(
     };
     const skippedEntries: SkippedEntry[] = [];
     let skipped = 0;
-    const records = new WeakMap<OutgoingMessage, WireRecord>();
     const resume = (message: Omit<OutgoingMessage, "attempts">): OutgoingMessage => {
       const attempts = lastStop?.key === keyOf(message) ? lastStop.attempts : 0;
       return { ...message, attempts };
     };
 
-    async function* plan(): AsyncGenerator<OutgoingMessage> {
+    // A create or modify carries the whole record the application will hold once it is acknowledged.
+    async function* plan(): AsyncGenerator<OutgoingMessage & { record?: WireRecord }> {
       if (cookie.resyncRequested) {
         if (options.resetRequest) yield resume({ kind: "reset" });
         else cookie.forgetContents();
@@ -189,7 +192,7 @@ export function createSourceSync(
         for (const user of page.users) {
           const now = toWire(user);
           const before = cookie.get(user.uuid);
-          let message: OutgoingMessage;
+          let message: OutgoingMessage & { record?: WireRecord };
           if (before === undefined || before === null) {
             message = resume({ kind: "create", uuid: user.uuid, body: now });
           } else {
@@ -207,19 +210,19 @@ export function createSourceSync(
             ) as WireRecord;
             message = resume({ kind: "modify", uuid: user.uuid, body });
           }
-          records.set(message, now);
+          message.record = now;
           yield message;
         }
       }
     }
 
-    const acknowledge = (message: OutgoingMessage) => {
+    const acknowledge = (message: OutgoingMessage & { record?: WireRecord }) => {
       if (message.kind === "reset") cookie.forgetContents();
       else if (message.kind === "delete") {
         cookie.forget(message.uuid as string);
         progress.deleted++;
       } else {
-        cookie.acknowledge(records.get(message) as WireRecord);
+        cookie.acknowledge(message.record as WireRecord);
         progress[message.kind === "create" ? "created" : "modified"]++;
       }
       options.onProgress?.({ ...progress });
@@ -269,6 +272,7 @@ export function createSourceSync(
     verify: (readUser, verifyOptions) => verifyUsers(source, readUser, verifyOptions),
     injectFault: (fault) => engine.injectFault(fault),
     async close() {
+      http?.close();
       state.close();
       await source.close?.();
     },

@@ -1,9 +1,5 @@
 import type { JsonValue } from "type-fest";
-import {
-  connectProvisioning,
-  type ProvisioningAnswer,
-  type ProvisioningTarget,
-} from "../testing/provisioning-target.ts";
+import type { ProvisioningAnswer, ProvisioningClient } from "../testing/provisioning-target.ts";
 import {
   type Delivery,
   type MessageKind,
@@ -29,14 +25,14 @@ export interface Fault {
 }
 
 /** What the caller of {@link DeliveryEngine.runCycle} hooks into. */
-export interface CycleHooks {
+export interface CycleHooks<Message extends OutgoingMessage = OutgoingMessage> {
   signal?: AbortSignal | undefined;
   /**
    * Called once per message after its success answer, before the next message is taken: where
    * the caller makes the acknowledgement durable (the platform's cookie). A rejection ends the
    * cycle with that error, as an unrecorded acknowledgement must not be built upon.
    */
-  acknowledge(message: OutgoingMessage): void | Promise<void>;
+  acknowledge(message: Message): void | Promise<void>;
   /** Every success answer, duplicates and the ping included, for reports that list them. */
   onDelivered?(delivery: Delivery): void;
 }
@@ -62,9 +58,9 @@ export interface DeliveryEngine {
    * one fails. Rejects only when `messages` throws (the directory could not be read) or when
    * `acknowledge` does.
    */
-  runCycle(
-    messages: Iterable<OutgoingMessage> | AsyncIterable<OutgoingMessage>,
-    hooks: CycleHooks,
+  runCycle<Message extends OutgoingMessage>(
+    messages: Iterable<Message> | AsyncIterable<Message>,
+    hooks: CycleHooks<Message>,
   ): Promise<CycleOutcome>;
 }
 
@@ -75,11 +71,7 @@ export interface DeliveryEngine {
  * The engine keeps no state between cycles but the faults: what to resend is the caller's
  * cookie, advanced in `acknowledge`.
  */
-export function createDeliveryEngine(options: {
-  target: ProvisioningTarget;
-  timeoutMs: number;
-}): DeliveryEngine {
-  const send = connectProvisioning(options.target, { timeoutMs: options.timeoutMs });
+export function createDeliveryEngine(send: ProvisioningClient): DeliveryEngine {
   const faults: (Fault & { times: number })[] = [];
 
   const takeFault = (kind: MessageKind): Fault["type"] | undefined => {
@@ -114,7 +106,7 @@ export function createDeliveryEngine(options: {
   };
 
   /** Sends one message; the stop when it failed, else undefined. */
-  const exchange = async (message: OutgoingMessage, hooks: CycleHooks) => {
+  const exchange = async (message: OutgoingMessage, hooks: CycleHooks<never>) => {
     for (const { answer, attempt } of await deliver(message, hooks.signal)) {
       if (answer.status !== successStatus[message.kind]) return toStop(message, answer, attempt);
       const { status, durationMs } = answer;

@@ -38,17 +38,19 @@ export type {
 export {
   createPlatformSimulator,
   type Delivery,
+  type DirectoryChange,
   type Fault,
+  type MessageKind,
+  type MessageSummary,
   type PlatformSimulator,
   type PlatformSimulatorOptions,
   type SyncProgress,
   type SyncReport,
+  type SyncStop,
 } from "./platform-simulator.ts";
 export type { FetchHandler, ProvisioningTarget } from "./provisioning-target.ts";
 export { type ReadableUserStore, withReadUserRoute } from "./read-route.ts";
 export type { ReadUser, VerifyReport } from "./read-user.ts";
-export type { DirectoryChange } from "./simulated-directory.ts";
-export type { MessageKind, MessageSummary, SyncStop } from "./simulator-messages.ts";
 export {
   createUserGenerator,
   type UserGenerator,

@@ -1,34 +1,29 @@
-import type { UserPatch, UserRecord } from "../provisioning/user-store.ts";
+import { mergeUser } from "../provisioning/merge-user.ts";
+import type { UserPatch, UserRecord } from "../provisioning/user-record.ts";
+import { createDeliveryEngine, type Fault } from "../sync/engine.ts";
 import {
-  connectProvisioning,
-  type ProvisioningAnswer,
-  type ProvisioningTarget,
-} from "./provisioning-target.ts";
-import { connectUserReader, type ReadUser, type VerifyReport, verifyUsers } from "./read-user.ts";
-import {
-  createSimulatedDirectory,
-  type DirectoryChange,
-  type DirectoryMessage,
-} from "./simulated-directory.ts";
-import {
-  type Message,
+  changedFields,
+  type Delivery,
   type MessageKind,
   type MessageSummary,
+  type OutgoingMessage,
   type SyncStop,
-  successStatus,
   summarize,
-  toRequest,
-  toStop,
-} from "./simulator-messages.ts";
+  toWire,
+} from "../sync/messages.ts";
+import { connectProvisioning, type ProvisioningTarget } from "./provisioning-target.ts";
+import { connectUserReader, type ReadUser, type VerifyReport, verifyUsers } from "./read-user.ts";
 
-/** One answer that counted as success. */
-export interface Delivery {
-  message: MessageSummary;
-  status: number;
-  durationMs: number;
-  /** 1 for the first time this message was sent; more after a failure or a duplicate. */
-  attempt: number;
-}
+// The delivery loop, its messages and faults are the directory sync's (src/sync): one engine for
+// the simulator's in-memory directory and a real LDAP directory.
+export type { Delivery, Fault, MessageKind, MessageSummary, SyncStop };
+
+/** A change in the simulated directory, as {@link PlatformSimulator.apply} takes it. */
+export type DirectoryChange =
+  | { type: "add"; user: UserRecord }
+  /** Fields absent keep their value, `null` clears one (sent as JSON `null`). */
+  | { type: "change"; patch: UserPatch }
+  | { type: "remove"; uuid: string };
 
 /** What one {@link PlatformSimulator.sync} did. */
 export interface SyncReport {
@@ -50,20 +45,6 @@ export interface SyncProgress {
   /** Messages this cycle has to deliver: `done` plus those still pending. */
   total: number;
   message: MessageSummary;
-}
-
-/**
- * A fault to inject into the next message (or the next of one kind): `drop-request` fails the
- * call with a network error before the application sees it; `drop-response` lets the
- * application process it and loses the answer; `duplicate` delivers it twice in a row. The last
- * two are how the platform redelivers in production.
- */
-export interface Fault {
-  type: "drop-request" | "drop-response" | "duplicate";
-  /** Only messages of this kind; any message (ping included) when absent. */
-  on?: MessageKind;
-  /** How many messages it hits (default 1). */
-  times?: number;
 }
 
 /** How {@link createPlatformSimulator} reaches the application, and what it reports. */
@@ -131,92 +112,83 @@ export interface PlatformSimulator {
  */
 export function createPlatformSimulator(options: PlatformSimulatorOptions): PlatformSimulator {
   const timeoutMs = options.timeoutMs ?? 30_000;
-  const send = connectProvisioning(options.target, { timeoutMs });
-  const directory = createSimulatedDirectory();
-  const faults: (Fault & { times: number })[] = [];
+  const engine = createDeliveryEngine(connectProvisioning(options.target, { timeoutMs }));
+  const directory = new Map<string, UserRecord>();
+  // Users removed from the directory, which the application must no longer hold.
+  const removed = new Set<string>();
   // The unacknowledged messages are `queue` from index `head` on: the platform's cookie.
-  let queue: Message[] = [];
+  let queue: OutgoingMessage[] = [];
   let head = 0;
   // Until the first cycle, changes only shape the directory that the initial sync sends whole.
   let initialSyncPlanned = false;
   let running = false;
 
-  const enqueue = (message: Omit<Message, "attempts">) => {
+  const enqueue = (message: Omit<OutgoingMessage, "attempts">) => {
     if (initialSyncPlanned) queue.push({ ...message, attempts: 0 });
   };
   const enqueueEveryUser = () => {
-    for (const message of directory.creates()) enqueue(message);
-  };
-  const apply = (change: DirectoryChange) => {
-    const message: DirectoryMessage | undefined = directory.apply(change);
-    if (message) enqueue(message);
-  };
-
-  const takeFault = (kind: MessageKind): Fault["type"] | undefined => {
-    const index = faults.findIndex((fault) => fault.on === undefined || fault.on === kind);
-    const fault = faults[index];
-    if (!fault) return undefined;
-    if (--fault.times === 0) faults.splice(index, 1);
-    return fault.type;
-  };
-
-  /** Sends a message once (twice for a duplicate fault); stops at the first failed answer. */
-  const deliver = async (message: Message, signal?: AbortSignal) => {
-    const fault = takeFault(message.kind);
-    const request = toRequest(message);
-    const answers: { answer: ProvisioningAnswer; attempt: number }[] = [];
-    for (let copy = fault === "duplicate" ? 2 : 1; copy > 0; copy--) {
-      const attempt = ++message.attempts;
-      let answer: ProvisioningAnswer =
-        fault === "drop-request"
-          ? { error: "connection dropped before the request (injected fault)", durationMs: 0 }
-          : await send(request, signal);
-      if (fault === "drop-response" && answer.status !== undefined) {
-        answer = {
-          error: "connection dropped before the answer (injected fault)",
-          durationMs: answer.durationMs,
-        };
-      }
-      answers.push({ answer, attempt });
-      if (answer.status !== successStatus[message.kind]) break;
+    for (const user of directory.values()) {
+      enqueue({ kind: "create", uuid: user.uuid, body: toWire(user) });
     }
-    return answers;
+  };
+
+  const apply = (change: DirectoryChange) => {
+    if (change.type === "add") {
+      const { uuid } = change.user;
+      if (directory.has(uuid)) throw new Error(`The directory already has a user ${uuid}`);
+      const user = mergeUser(undefined, change.user);
+      directory.set(uuid, user);
+      removed.delete(uuid);
+      enqueue({ kind: "create", uuid, body: toWire(user) });
+      return;
+    }
+    const uuid = change.type === "change" ? change.patch.uuid : change.uuid;
+    const existing = directory.get(uuid);
+    if (!existing) throw new Error(`The directory has no user ${uuid}`);
+    if (change.type === "remove") {
+      directory.delete(uuid);
+      removed.add(uuid);
+      enqueue({ kind: "delete", uuid });
+      return;
+    }
+    const user = mergeUser(existing, change.patch);
+    directory.set(uuid, user);
+    const body = changedFields(toWire(existing), toWire(user));
+    // An LDAP entry saved unchanged produces no change to propagate.
+    if (body) enqueue({ kind: "modify", uuid, body });
   };
 
   const runCycle = async (signal?: AbortSignal): Promise<SyncReport> => {
-    const startedAt = performance.now();
     const delivered: Delivery[] = [];
     let done = 0;
-    const ping: Message = { kind: "ping", attempts: 0 };
-    let stoppedAt: SyncStop | undefined;
-    for (let message: Message | undefined = ping; message; message = queue[head]) {
-      for (const { answer, attempt } of await deliver(message, signal)) {
-        if (answer.status === successStatus[message.kind]) {
-          const { status, durationMs } = answer;
-          delivered.push({ message: summarize(message), status, durationMs, attempt });
-        } else {
-          stoppedAt = toStop(message, answer, attempt);
-        }
-      }
-      if (stoppedAt) break;
-      if (message === ping) continue;
-      head++;
-      done++;
-      // Changes made during the cycle join it, as the platform's cookie would reach them too.
-      const total = done + queue.length - head;
-      options.onProgress?.({ done, total, message: summarize(message) });
-      // Drop acknowledged messages now and then, without shifting the array on every message.
-      if (head > 1024 && head * 2 > queue.length) {
-        queue = queue.slice(head);
-        head = 0;
-      }
+    // Changes made during the cycle join it, as the platform's cookie would reach them too.
+    function* unacknowledged() {
+      while (head < queue.length) yield queue[head] as OutgoingMessage;
     }
+    const outcome = await engine.runCycle(unacknowledged(), {
+      signal,
+      onDelivered: (delivery) => delivered.push(delivery),
+      acknowledge: (message) => {
+        head++;
+        done++;
+        options.onProgress?.({
+          done,
+          total: done + queue.length - head,
+          message: summarize(message),
+        });
+        // Drop acknowledged messages now and then, without shifting the array on every message.
+        if (head > 1024 && head * 2 > queue.length) {
+          queue = queue.slice(head);
+          head = 0;
+        }
+      },
+    });
     return {
-      completed: stoppedAt === undefined,
+      completed: outcome.completed,
       delivered,
-      ...(stoppedAt && { stoppedAt }),
+      ...(outcome.stoppedAt && { stoppedAt: outcome.stoppedAt }),
       remaining: queue.length - head,
-      durationMs: Math.round(performance.now() - startedAt),
+      durationMs: outcome.durationMs,
     };
   };
 
@@ -243,13 +215,11 @@ export function createPlatformSimulator(options: PlatformSimulatorOptions): Plat
     changeUser: (patch) => apply({ type: "change", patch }),
     removeUser: (uuid) => apply({ type: "remove", uuid }),
     apply,
-    users: () => directory.users(),
+    users: () => [...directory.values()].map((user) => structuredClone(user)),
     get pending() {
       return initialSyncPlanned ? queue.length - head : directory.size;
     },
-    injectFault: (fault) => {
-      faults.push({ ...fault, times: fault.times ?? 1 });
-    },
+    injectFault: (fault) => engine.injectFault(fault),
     sync,
     reset: async (resetOptions) => {
       assertIdle();
@@ -266,7 +236,8 @@ export function createPlatformSimulator(options: PlatformSimulatorOptions): Plat
         throw new TypeError("verify() needs the readUser option of createPlatformSimulator");
       }
       const read = connectUserReader(options.readUser, { timeoutMs });
-      return verifyUsers(read, directory.users(), directory.removed(), signal);
+      const present = [...directory.values()].map((user) => structuredClone(user));
+      return verifyUsers(read, present, [...removed], signal);
     },
   };
 }

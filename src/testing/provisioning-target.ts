@@ -98,7 +98,8 @@ function parseBaseUrl(target: string | URL): string {
   }
 }
 
-function parseBody(text: string): JsonValue | undefined {
+/** The answer's body: JSON when it parses, else the text (cut at 2,000 characters), else undefined. */
+export function parseBody(text: string): JsonValue | undefined {
   if (text === "") return undefined;
   try {
     // JSON.parse defines `__proto__` as an own, plain key: no prototype is touched.

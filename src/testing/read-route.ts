@@ -2,7 +2,7 @@ import { errorResponse } from "../provisioning/errors.ts";
 import type { ProvisioningHandler } from "../provisioning/options.ts";
 import type { ProvisioningResponse } from "../provisioning/types.ts";
 import type { UserRecord } from "../provisioning/user-store.ts";
-import { toWireUser } from "./wire-user.ts";
+import { toWire } from "../sync/messages.ts";
 
 /** A store that can look one user up: `MemoryUserStore`, or any `UserStore` with a `get`. */
 export interface ReadableUserStore {
@@ -53,7 +53,7 @@ export function withReadUserRoute(
     }
     if (user === undefined) return errorResponse("not_found", "No user has this uuid");
     const { password: _password, ...served } = user;
-    const body = method === "HEAD" ? undefined : JSON.stringify(toWireUser(served));
+    const body = method === "HEAD" ? undefined : JSON.stringify(toWire(served));
     return { status: 200, headers: jsonHeaders, body };
   };
   return {

@@ -1,5 +1,5 @@
-import type { UserRecord } from "../provisioning/user-store.ts";
-import type { DirectoryChange } from "./simulated-directory.ts";
+import type { UserRecord } from "../provisioning/user-record.ts";
+import type { DirectoryChange } from "./platform-simulator.ts";
 
 /** Where {@link createUserGenerator} starts from: the same seed gives the same users. */
 export interface UserGeneratorOptions {

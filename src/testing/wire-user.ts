@@ -3,18 +3,6 @@ import { mergeUser } from "../provisioning/merge-user.ts";
 import { type UserRecord, userFieldNames } from "../provisioning/user-store.ts";
 import { toPatches, wireFieldNames } from "../provisioning/wire.ts";
 
-/** The user as the platform sends it: snake_case names, undocumented fields as they came. */
-export function toWireUser(user: UserRecord): Record<string, JsonValue> {
-  return Object.fromEntries([
-    ["uuid", user.uuid],
-    ...userFieldNames.flatMap((name) => {
-      const value = user[name];
-      return value === undefined ? [] : [[wireFieldNames[name], value]];
-    }),
-    ...Object.entries(user.extra ?? {}),
-  ]);
-}
-
 /**
  * A user read back in the wire's snake_case names, by the Provisioning API's own lenient rule
  * (one home for it: the core's parser), or undefined when it is not one JSON object with a uuid.

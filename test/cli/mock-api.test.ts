@@ -248,6 +248,31 @@ describe("mock-api: Identity, Status, License and Console APIs", () => {
     }
   });
 
+  it("serves the license fields given with --license-field, typed", async () => {
+    const server = await start([
+      "--port",
+      "0",
+      "--license-field",
+      "max_users=25",
+      "--license-field",
+      "sso=true",
+      "--license-field",
+      "tier=gold=plus",
+    ]);
+    try {
+      const response = await fetch(`${server.baseUrl}/license/v1/license`, { headers: json });
+      const { fields } = (await response.json()) as { fields: unknown[] };
+      expect(fields).toEqual([
+        expect.objectContaining({ field: "max_users", type: "Integer", value: 25 }),
+        expect.objectContaining({ field: "sso", type: "Boolean", value: true }),
+        expect.objectContaining({ field: "tier", type: "String", value: "gold=plus" }),
+      ]);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+    await expect(start(["--license-field", "=1"])).rejects.toThrow("name=value");
+  });
+
   it("serves its own certificate as the console's CA under --https", async () => {
     const server = await start(["--port", "0", "--https"]);
     try {

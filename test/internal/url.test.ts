@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { joinUrl, normalizeBaseUrl, redactUrl } from "../../src/internal/url.ts";
+import { joinUrl, normalizeBaseUrl, pathSegment, redactUrl } from "../../src/internal/url.ts";
 
 describe("normalizeBaseUrl and joinUrl", () => {
   it("keeps the origin and path, drops trailing slashes, and joins a path under it", () => {
@@ -37,5 +37,19 @@ describe("normalizeBaseUrl and joinUrl", () => {
   it("redacts credentials from a URL for messages", () => {
     expect(redactUrl("https://u:p@host.test/a?b#c")).toBe("https://host.test/a?b#c");
     expect(redactUrl("https://host.test/a@b")).toBe("https://host.test/a@b");
+  });
+});
+
+describe("pathSegment", () => {
+  it("encodes every character that would end or escape the segment", () => {
+    expect(pathSegment("username", "a/b?c#d%e f")).toBe("a%2Fb%3Fc%23d%25e%20f");
+    expect(pathSegment("username", "...")).toBe("...");
+  });
+
+  it("refuses . and .., which a URL would resolve even encoded, and what is not a string", () => {
+    expect(() => pathSegment("username", "..")).toThrow(RangeError);
+    expect(() => pathSegment("username", ".")).toThrow(RangeError);
+    expect(() => pathSegment("username", "")).toThrow("username must be a non-empty string");
+    expect(() => pathSegment("name", 7)).toThrow("name must be a non-empty string, got number");
   });
 });

@@ -71,7 +71,47 @@ describe("allowAddresses", () => {
     expect(narrow(request({ remoteAddress: "10.8.0.0" }))).toBe(false);
   });
 
+  it("agrees with clientIp's trustProxy on every address and range", async () => {
+    const { createClientIp } = await import("../../src/clients/audit/index.ts");
+    const ranges = ["10.0.0.0/8", "::/0", "::ffff:10.0.0.0/104", "fd00::/8", "loopback"];
+    const peers = [
+      "10.1.2.3",
+      "8.8.8.8",
+      "::ffff:10.9.9.9",
+      "a00::1",
+      "fd00::1",
+      "::1",
+      "127.0.0.2",
+    ];
+    for (const range of ranges) {
+      const guard = allowAddresses([range]);
+      // A trusted peer makes clientIp read the header, so the answer tells whether it was trusted.
+      const trusted = createClientIp({ trustProxy: range });
+      for (const peer of peers) {
+        const viaHeader =
+          trusted({ headers: { "x-forwarded-for": "192.0.2.1" } }, peer) === "192.0.2.1";
+        expect([range, peer, guard(request({ remoteAddress: peer }))]).toEqual([
+          range,
+          peer,
+          viaHeader,
+        ]);
+      }
+    }
+  });
+
+  it("admits a mapped IPv4 range's addresses only, and never an IPv6 address to an IPv4 range", () => {
+    const mapped = allowAddresses(["::ffff:10.0.0.0/104"]);
+    expect(mapped(request({ remoteAddress: "10.1.2.3" }))).toBe(true);
+    expect(mapped(request({ remoteAddress: "8.8.8.8" }))).toBe(false);
+    const v4 = allowAddresses(["10.0.0.0/8"]);
+    expect(v4(request({ remoteAddress: "a00::1" }))).toBe(false);
+    expect(v4(request({ remoteAddress: "::ffff:10.0.0.1" }))).toBe(true);
+  });
+
   it.each([
+    "::ffff:10.0.0.0/8",
+    "010.0.0.0/8",
+    "10.0.0.1%eth0",
     "10.0.0.0/33",
     "10.0.0.0/",
     "10.0.0/8",

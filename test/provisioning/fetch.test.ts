@@ -107,4 +107,20 @@ describe("fetch", () => {
     expect((await fetch(ping(), bunServer)).status).toBe(204);
     expect((await fetch(ping(), { remoteAddress: "192.168.0.1" })).status).toBe(403);
   });
+
+  it("reads headers and the peer from the Node request @hono/node-server passes beside it", async () => {
+    const { fetch } = createProvisioningHandler({
+      store: new MemoryUserStore(),
+      authorize: allowAddresses(["10.0.0.0/8"]),
+    });
+    const node = (address: string, rawHeaders: string[] = []) => ({
+      incoming: { rawHeaders, socket: { remoteAddress: address } },
+      outgoing: {},
+    });
+    const create = () => post("/v1/user/create", '{"uuid":"u1"}');
+    expect((await fetch(create(), node("10.1.2.3"))).status).toBe(201);
+    expect((await fetch(create(), node("192.168.0.1"))).status).toBe(403);
+    const fromPage = await fetch(create(), node("10.1.2.3", ["Origin", "https://evil.example"]));
+    expect(((await fromPage.json()) as { message: string }).message).toContain("browser");
+  });
 });

@@ -203,6 +203,21 @@ describe("SqliteUserStore", () => {
     store.close();
   });
 
+  it("refuses U+0000 in a uuid or a field, which node:sqlite would read back cut short", async () => {
+    const store = new SqliteUserStore(":memory:");
+    await expect(store.upsert({ uuid: "a\0b" })).rejects.toThrow(
+      "SqliteUserStore cannot store a uuid containing U+0000",
+    );
+    await expect(store.upsert({ uuid: "u1", fullName: "x\0y" })).rejects.toThrow(
+      "cannot store a fullName containing U+0000",
+    );
+    expect(store.list()).toEqual([]);
+    // In extra, as JSON text, it is escaped and kept.
+    await store.upsert({ uuid: "u1", extra: { note: "c\0d" } });
+    expect(store.get("u1")).toEqual({ uuid: "u1", extra: { note: "c\0d" } });
+    store.close();
+  });
+
   it("counts the users in the table", async () => {
     const store = new SqliteUserStore(":memory:");
     expect(store.count()).toBe(0);

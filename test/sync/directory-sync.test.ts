@@ -233,6 +233,12 @@ describe("createDirectorySync over a directory source", () => {
     await expect(open(directory, { target: other.url, adoptState: true })).resolves.toBeDefined();
   });
 
+  it("refuses a second sync on a state file in use, which would send every change twice", async () => {
+    const directory = memoryDirectory(people(1));
+    await open(directory);
+    await expect(open(directory)).rejects.toThrow(/in use by another sync/);
+  });
+
   it("runs a full re-sync: POST /v1/reset when opted in, a create for every user, deletes for the gone", async () => {
     const directory = memoryDirectory(people(3));
     const sync = await open(directory, { resetRequest: true });

@@ -1,8 +1,9 @@
 // The Web-standard adapter behind `handler.fetch`: a Request in, a Response out, the peer address
-// from what Bun.serve and Deno.serve pass beside the request. Like the Node adapters, it reads the
+// from what Bun.serve, Deno.serve and @hono/node-server pass beside the request. Like the Node adapters, it reads the
 // body up to the limit and hands plain data to the core.
-import { readWebBody } from "../../internal/body-limit.ts";
+import { type NodeBodyStream, readNodeBodyAsync, readWebBody } from "../../internal/body-limit.ts";
 import { payloadTooLarge } from "../../provisioning/errors.ts";
+import { headerOf } from "../../provisioning/headers.ts";
 import type { ProvisioningHandler } from "../../provisioning/options.ts";
 import type { ProvisioningResponse } from "../../provisioning/types.ts";
 
@@ -10,8 +11,29 @@ import type { ProvisioningResponse } from "../../provisioning/types.ts";
 export type FetchCore = Pick<ProvisioningHandler, "handle" | "owns" | "bodyLimit">;
 
 /**
+ * What a Node server that speaks fetch passes beside the request: @hono/node-server (and Hono's
+ * `mount` after it) hands over the Node request as `incoming`.
+ */
+interface NodeContext {
+  incoming: NodeBodyStream & {
+    rawHeaders: readonly string[];
+    /** Whether anything (a middleware before the API) has started reading the body. */
+    readableDidRead?: boolean;
+    socket?: { remoteAddress?: string | undefined };
+  };
+}
+
+function nodeContextOf(context: unknown): NodeContext | undefined {
+  const incoming = (context as Partial<NodeContext> | null | undefined)?.incoming;
+  return Array.isArray(incoming?.rawHeaders) ? (context as NodeContext) : undefined;
+}
+
+/**
  * Builds `handler.fetch` over the core. `readsPeer` is whether anything needs the peer address
- * (an `authorize` guard): when nothing does, it is not looked up.
+ * (an `authorize` guard): when nothing does, it is not looked up. On a Node server that passes
+ * its Node request beside the Web one, the headers are read from its raw list, as the Node
+ * adapter does (building the Request's `Headers` would cost more than the rest of a create), and
+ * so is the body while nothing has read it yet.
  */
 export function createFetchEntry(
   core: FetchCore,
@@ -22,18 +44,30 @@ export function createFetchEntry(
     const url = request.url;
     const path = url.slice(url.indexOf("/", url.indexOf("//") + 2));
     const method = request.method;
+    const node = nodeContextOf(context);
+    const headers = node === undefined ? request.headers : node.incoming.rawHeaders;
     let body: Uint8Array | undefined;
     if (method !== "GET" && method !== "HEAD" && owns(path)) {
-      body = await readWebBody(request, bodyLimit);
+      const declared = headerOf(headers, "content-length");
+      // From the Node request when its body is untouched, as the Node adapter reads it: no Web
+      // stream and no ArrayBuffer copy.
+      body =
+        node === undefined || node.incoming.readableDidRead !== false
+          ? await readWebBody(request, declared, bodyLimit)
+          : await readNodeBodyAsync(node.incoming, declared, bodyLimit);
       if (body === undefined) return toWebResponse(payloadTooLarge);
     }
     return toWebResponse(
       await handle({
         method,
         path,
-        headers: request.headers,
+        headers,
         body,
-        remoteAddress: readsPeer ? remoteAddressOf(request, context) : undefined,
+        remoteAddress: !readsPeer
+          ? undefined
+          : node === undefined
+            ? remoteAddressOf(request, context)
+            : node.incoming.socket?.remoteAddress,
       }),
     );
   };

@@ -5,6 +5,7 @@ import { type ServedFetch, serveFetch } from "../../internal/serve-fetch.ts";
 import type { FakeAuditEvent } from "../../testing/fake-audit-api.ts";
 import { type FakeIdentityUser, fakeIdentityDefaults } from "../../testing/fake-identity-api.ts";
 import { createFakeIntegrationApi } from "../../testing/fake-integration-api.ts";
+import { type FakeLicenseField, fakeLicenseDefault } from "../../testing/fake-license-api.ts";
 import type { FakeUpdateInit } from "../../testing/fake-version-api.ts";
 import { integerOption, parseCommandArgs } from "../args.ts";
 import { type Command, type CommandIo, UsageError } from "../command.ts";
@@ -28,6 +29,9 @@ Options:
   --user <name:password>
                      A directory user the Identity API logs in, instead of the default
                      ${fakeIdentityDefaults.user.username}:${fakeIdentityDefaults.user.password} (repeatable)
+  --license-field <name=value>
+                     A field of the license the License API serves, instead of the default
+                     max_users=100; an integer or true/false is typed so (repeatable)
   -h, --help         Show this help
 
 Example:
@@ -42,6 +46,7 @@ interface MockApiOptions {
   version: string;
   updates: number;
   users: FakeIdentityUser[] | undefined;
+  licenseFields: FakeLicenseField[] | undefined;
 }
 
 /**
@@ -60,6 +65,9 @@ export const mockApiCommand: Command = {
       updates: pendingUpdates(options.version, options.updates),
       onAuditEvent: (event) => io.stdout.write(`${clock()} audit ${describeEvent(event)}\n`),
       ...(options.users === undefined ? {} : { identity: { users: options.users, groups: [] } }),
+      ...(options.licenseFields === undefined
+        ? {}
+        : { license: { ...fakeLicenseDefault, fields: options.licenseFields } }),
       onLogin: ({ username, authenticated }) =>
         io.stdout.write(
           `${clock()} login ${printable(username)} ${authenticated ? "accepted" : "refused"}\n`,
@@ -134,6 +142,7 @@ function parseOptions(args: string[]): MockApiOptions {
       version: { type: "string" },
       updates: { type: "string" },
       user: { type: "string", multiple: true },
+      "license-field": { type: "string", multiple: true },
     },
     { positionals: false },
   );
@@ -151,7 +160,24 @@ function parseOptions(args: string[]): MockApiOptions {
     version,
     updates: integerOption(values.updates, "updates", { min: 0, max: 1000, fallback: 0 }),
     users: userOptions(values.user),
+    licenseFields: licenseFieldOptions(values["license-field"]),
   };
+}
+
+/** `--license-field name=value`: an integer is an Integer field, true or false a Boolean one. */
+function licenseFieldOptions(values: unknown): FakeLicenseField[] | undefined {
+  if (!Array.isArray(values)) return undefined;
+  return values.map((entry: string) => {
+    const equals = entry.indexOf("=");
+    if (equals < 1) throw new UsageError("--license-field takes name=value.");
+    const text = entry.slice(equals + 1);
+    const value = /^-?\d{1,15}$/.test(text)
+      ? Number(text)
+      : text === "true" || text === "false"
+        ? text === "true"
+        : text;
+    return { field: entry.slice(0, equals), value };
+  });
 }
 
 /** `--user name:password`, split at the first colon (a password may contain colons). */

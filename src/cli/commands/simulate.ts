@@ -1,9 +1,10 @@
 import {
   createPlatformSimulator,
+  type MessageKind,
   type PlatformSimulator,
   type SyncReport,
 } from "../../testing/platform-simulator.ts";
-import type { MessageKind } from "../../testing/simulator-messages.ts";
+
 import { createUserGenerator } from "../../testing/user-generator.ts";
 import { integerOption, parseTargetCommandLine, targetOptionsUsage } from "../args.ts";
 import type { Command, CommandIo } from "../command.ts";

@@ -1,8 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { createDirectorySync } from "../../ldap/create-directory-sync.ts";
-import { mergeUser } from "../../provisioning/merge-user.ts";
-import { type UserRecord, userFieldNames } from "../../provisioning/user-store.ts";
-import { toPatches, wireFieldNames } from "../../provisioning/wire.ts";
+import { type UserRecord, userFieldNames } from "../../provisioning/user-record.ts";
+import { wireFieldNames } from "../../provisioning/wire.ts";
 import type { DirectorySyncProgress, DirectorySyncReport } from "../../sync/directory-sync.ts";
 import type { VerifyReport } from "../../sync/verify.ts";
 import { baseUrlArgument, integerOption, parseCommandArgs } from "../args.ts";
@@ -203,14 +202,14 @@ function readThrough(template: string, timeoutMs: number) {
     if (response.status === 404) return undefined;
     if (!response.ok) throw new Error(`GET ${url} answered ${response.status}`);
     const body = (await response.json()) as Record<string, unknown>;
-    // A read route may answer the stored record (camelCase) or the wire's snake_case names.
-    if (userFieldNames.some((name) => name !== wireFieldNames[name] && name in body)) {
-      return body as unknown as UserRecord;
+    if (typeof body?.uuid !== "string") throw new Error(`GET ${url} did not answer a user record`);
+    // A read route may answer the stored record's camelCase names or the wire's snake_case ones.
+    const user: UserRecord = { uuid: body.uuid };
+    for (const name of userFieldNames) {
+      const value = body[name] ?? body[wireFieldNames[name]];
+      if (typeof value === "string") user[name] = value;
     }
-    const patches = toPatches(body, "lost", false);
-    const [patch] = Array.isArray(patches) ? patches : [];
-    if (patch === undefined) throw new Error(`GET ${url} did not answer a user record`);
-    return mergeUser(undefined, patch);
+    return user;
   };
 }
 

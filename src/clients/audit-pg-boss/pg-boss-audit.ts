@@ -7,7 +7,7 @@ import {
   isPlatformApiError,
 } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
-import { count, type IntegrationApiOptions } from "../integration-api/options.ts";
+import { atLeastOne, type IntegrationApiOptions } from "../integration-api/options.ts";
 import { isRedirectStatus, retryDelayMs } from "../integration-api/retry-policy.ts";
 import { sleep } from "../integration-api/timers.ts";
 
@@ -142,9 +142,17 @@ export async function createPgBossAudit<Action extends string = string>(
   const deadLetterQueue = `${queue}.dead`;
   const actions =
     options.actions === undefined ? undefined : new Set<string>(Object.values(options.actions));
-  const maxEventBytes = count("maxEventBytes", options.maxEventBytes, 16 * 1024);
-  const heartbeatSeconds = count("heartbeatSeconds", options.heartbeatSeconds, 30);
-  const onError = options.onError ?? logConfigurationError;
+  const maxEventBytes = atLeastOne("maxEventBytes", options.maxEventBytes, 16 * 1024);
+  const heartbeatSeconds = atLeastOne("heartbeatSeconds", options.heartbeatSeconds, 30);
+  const { logger } = api.options;
+  const onError =
+    options.onError ??
+    ((error: unknown) => {
+      if (!isConfigurationError(error)) return;
+      logger.error(
+        `platform-integration: audit delivery from pg-boss stopped on this replica, events wait in the queue: ${error.message}`,
+      );
+    });
   await ensureQueue(boss, deadLetterQueue, {
     retentionSeconds: tenYearsSeconds,
     deleteAfterSeconds: 0,
@@ -243,7 +251,7 @@ export async function createPgBossAudit<Action extends string = string>(
 
     async work(workOptions = {}) {
       if (working) return;
-      const concurrency = count("concurrency", workOptions.concurrency, 8);
+      const concurrency = atLeastOne("concurrency", workOptions.concurrency, 8);
       const { pollingIntervalSeconds } = workOptions;
       // Reported here, once, rather than by every delivery: no request can succeed without it.
       resolveBaseUrl(api.options.baseUrl);
@@ -302,13 +310,6 @@ function toDeadLetter<Action extends string>(id: string, dead: DeadEvent): Audit
     attempts: dead.attempts,
     deadAt: new Date(dead.deadAt),
   };
-}
-
-function logConfigurationError(error: unknown): void {
-  if (!isConfigurationError(error)) return;
-  console.error(
-    `platform-integration: audit delivery from pg-boss stopped on this replica, events wait in the queue: ${error.message}`,
-  );
 }
 
 function describe(error: unknown): string {

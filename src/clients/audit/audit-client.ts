@@ -1,3 +1,4 @@
+import type { Logger } from "../../internal/logger.ts";
 import {
   type ConfigurationError,
   isConfigurationError,
@@ -5,7 +6,7 @@ import {
   isPlatformApiError,
 } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
-import { count, duration } from "../integration-api/options.ts";
+import { atLeastOne, duration } from "../integration-api/options.ts";
 import { isRedirectStatus, retryDelayMs } from "../integration-api/retry-policy.ts";
 import { sleep } from "../integration-api/timers.ts";
 import { type AuditEvent, decodeAuditEvent, encodeAuditEvent } from "./audit-event.ts";
@@ -20,6 +21,7 @@ import { BoundedBuffer, type BufferEntry } from "./buffer.ts";
 import { type ExitParticipant, unwatchExit, watchExit } from "./exit-hooks.ts";
 import { AuditSpool } from "./spool/audit-spool.ts";
 import type { SpoolRecord } from "./spool/spool.ts";
+import { observeAuditStats } from "./telemetry.ts";
 
 const eventPath = "/audit/v1/event";
 
@@ -52,8 +54,9 @@ export function createAuditClient<Action extends string = string>(
   const concurrency = atLeastOne("concurrency", options.concurrency, 4);
   const maxEventBytes = atLeastOne("maxEventBytes", options.maxEventBytes, 16 * 1024);
   const flushTimeoutMs = duration("flushTimeoutMs", options.flushTimeoutMs, 10_000, true);
-  const onDrop = options.onDrop ?? warnDrop;
-  const onError = options.onError ?? logConfigurationError;
+  const { logger } = api.options;
+  const onDrop = options.onDrop ?? ((drop: AuditDrop<Action>) => warnDrop(logger, drop));
+  const onError = options.onError ?? ((error: unknown) => reportDeliveryError(logger, error));
 
   // What the buffer holds: an event's JSON, and with a spool, where it lies on disk.
   const buffer = new BoundedBuffer<{ readonly body: string }>({
@@ -73,6 +76,18 @@ export function createAuditClient<Action extends string = string>(
   const deferredDrops = new Map<AuditDropReason, AuditEvent<Action>[]>();
   let delivered = 0;
   let dropped = 0;
+  let retried = 0;
+  let lastError: { message: string; at: string } | undefined;
+  const droppedByReason: Record<AuditDropReason, number> = {
+    overflow: 0,
+    rejected: 0,
+    redirected: 0,
+    configuration: 0,
+    closed: 0,
+    exit: 0,
+    spool_full: 0,
+    spool_failed: 0,
+  };
   let slots = 0;
   let closed = false;
   let pumpScheduled = false;
@@ -86,6 +101,7 @@ export function createAuditClient<Action extends string = string>(
           maxEventBytes,
           onDurable: refill,
           onFailed: (bodies, reason, error) => drop(reason, bodies.map(decode), error),
+          warn: (message) => logger.warn(message),
         });
 
   const exitParticipant: ExitParticipant = {
@@ -179,7 +195,9 @@ export function createAuditClient<Action extends string = string>(
           !(redirect && redirects >= retry.limit)
         ) {
           failures++;
+          retried++;
           if (redirect) redirects++;
+          noteError(outcome);
           callHook(onError, outcome);
           await sleep(
             retryDelayMs(isHttpError(outcome) ? outcome : undefined, failures, retry),
@@ -207,10 +225,16 @@ export function createAuditClient<Action extends string = string>(
     }
   }
 
+  function noteError(error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    lastError = { message, at: new Date().toISOString() };
+  }
+
   /** Stops delivery for a failure that retrying cannot fix, reporting it once. */
   function block(error: ConfigurationError): void {
     if (blocked !== undefined) return;
     blocked = error;
+    noteError(error);
     callHook(onError, error);
     buffer.releaseWaiters();
   }
@@ -218,6 +242,8 @@ export function createAuditClient<Action extends string = string>(
   function drop(reason: AuditDropReason, events: AuditEvent<Action>[], error?: unknown): void {
     if (events.length === 0) return;
     dropped += events.length;
+    droppedByReason[reason] += events.length;
+    if (error !== undefined) noteError(error);
     callHook(onDrop, {
       reason,
       count: events.length,
@@ -276,6 +302,7 @@ export function createAuditClient<Action extends string = string>(
 
     async close(closeOptions) {
       closed = true;
+      stopObserving();
       const finished = await flush(closeOptions);
       if (!finished) {
         stop.abort();
@@ -301,17 +328,15 @@ export function createAuditClient<Action extends string = string>(
         delivered,
         dropped,
         ...(spool === undefined ? {} : { spooled: spool.events }),
+        droppedByReason: { ...droppedByReason },
+        retried,
+        ...(lastError === undefined ? {} : { lastError: { ...lastError } }),
         ...(blocked === undefined ? {} : { configurationError: blocked.message }),
       };
     },
   };
+  const stopObserving = observeAuditStats(client.stats);
   return client;
-}
-
-function atLeastOne(name: string, value: number | undefined, fallback: number): number {
-  const result = count(name, value, fallback);
-  if (result < 1) throw new TypeError(`${name} must be at least 1.`);
-  return result;
 }
 
 /**
@@ -328,16 +353,21 @@ function callHook<T>(hook: (value: T) => void, value: T): void {
   }
 }
 
-function warnDrop({ reason, count, error }: AuditDrop): void {
+function warnDrop(logger: Logger, { reason, count, error }: AuditDrop): void {
   const cause = error instanceof Error ? `: ${error.message.replace(/\.$/, "")}` : "";
-  console.warn(
+  logger.warn(
     `platform-integration: dropped ${count} audit event${count === 1 ? "" : "s"} (${reason})${cause}. Pass onDrop to createAuditClient to handle drops.`,
   );
 }
 
-function logConfigurationError(error: unknown): void {
-  if (!isConfigurationError(error)) return;
-  console.error(
+function reportDeliveryError(logger: Logger, error: unknown): void {
+  if (!isConfigurationError(error)) {
+    logger.debug(
+      `platform-integration: an audit delivery attempt failed and will be retried: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    return;
+  }
+  logger.error(
     `platform-integration: audit delivery stopped, events are kept until the client closes: ${error.message}`,
   );
 }

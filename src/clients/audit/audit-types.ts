@@ -98,6 +98,12 @@ export interface AuditStats {
   dropped: number;
   /** With a spool: events on disk not yet delivered (queued and in flight included). */
   spooled?: number;
+  /** `dropped`, by reason. */
+  droppedByReason: Record<AuditDropReason, number>;
+  /** Delivery attempts that failed and were retried (each was reported to `onError`). */
+  retried: number;
+  /** The last failed delivery attempt: its message and when (ISO 8601); cleared by nothing. */
+  lastError?: { message: string; at: string };
   /**
    * Present once a configuration error stopped delivery: its message, which names the fix.
    * Events are then kept (bounded) until `close()` or exit drops them as `configuration`.

@@ -1,3 +1,4 @@
+import { resolveBaseUrl } from "../integration-api/base-url.ts";
 import { ConfigurationError, ResponseShapeError } from "../integration-api/errors.ts";
 import { createIntegrationApi, type IntegrationApi } from "../integration-api/http.ts";
 import type { CallOptions, IntegrationApiOptions } from "../integration-api/options.ts";
@@ -130,8 +131,11 @@ export async function fetchPlatformCa(options: FetchPlatformCaOptions = {}): Pro
       "trustOnFirstUse skips verification itself: pass it without tls or fetch (or pass tls.ca without trustOnFirstUse to fetch over a verified connection).",
     );
   }
+  // Over http: there is no certificate to skip, and the tls option would be refused.
+  const skipVerification =
+    trustOnFirstUse === true && resolveBaseUrl(apiOptions.baseUrl).startsWith("https:");
   const api = createIntegrationApi(
-    trustOnFirstUse === true ? { ...apiOptions, tls: { rejectUnauthorized: false } } : apiOptions,
+    skipVerification ? { ...apiOptions, tls: { rejectUnauthorized: false } } : apiOptions,
   );
   const call = {
     ...(signal === undefined ? {} : { signal }),

@@ -1,3 +1,4 @@
+import { pathSegment } from "../../internal/url.ts";
 import { ConfigurationError, isHttpError, isPlatformApiError } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
 import type { CallOptions, IntegrationApiOptions } from "../integration-api/options.ts";
@@ -8,7 +9,6 @@ import {
   readSources,
   readUser,
 } from "./identity-records.ts";
-import { pathSegment } from "./wire-object.ts";
 
 /** Options of {@link createIdentityClient}. */
 export interface IdentityClientOptions extends IntegrationApiOptions {
@@ -95,20 +95,22 @@ export function createIdentityClient(options: IdentityClientOptions = {}): Ident
   }
 
   /** The query string that selects the source, after checking that one is needed. */
-  async function sourceQuery({ source, ...call }: IdentityCallOptions): Promise<string> {
+  async function sourceQuery({ source, signal }: IdentityCallOptions): Promise<string> {
     const chosen = source ?? defaultSource;
     if (chosen !== undefined) {
       checkSource(chosen);
       return `?${new URLSearchParams({ hostname: chosen.hostname, base_dn: chosen.baseDn })}`;
     }
     if (cachedSources === undefined || Date.now() - cachedSources.at > sourcesCacheMs) {
-      const pending = sources(call);
+      // Shared by the calls that arrive meanwhile, so no one caller's signal may abort it.
+      const pending = sources();
       cachedSources = { at: Date.now(), sources: pending };
       pending.catch(() => {
         if (cachedSources?.sources === pending) cachedSources = undefined;
       });
     }
     const list = await cachedSources.sources;
+    signal?.throwIfAborted();
     if (list.length > 1) {
       const names = list.map(({ hostname, baseDn }) => `${hostname} (${baseDn})`).join(", ");
       throw new ConfigurationError(
@@ -129,8 +131,9 @@ export function createIdentityClient(options: IdentityClientOptions = {}): Ident
       if (username === "" || password === "") {
         return { authenticated: false, reason: "missing-credentials" };
       }
+      // Outside the try: a 401 or 404 of the sources request is no answer about this user.
+      const query = await sourceQuery(call);
       try {
-        const query = await sourceQuery(call);
         const response = await api.request("POST", `/identity/v1/login${query}`, {
           ...callOptions(call),
           json: JSON.stringify({ username, password }),
@@ -147,8 +150,8 @@ export function createIdentityClient(options: IdentityClientOptions = {}): Ident
 
     async user(username, call = {}) {
       const path = `/identity/v1/user/${pathSegment("username", username)}`;
+      const query = await sourceQuery(call);
       try {
-        const query = await sourceQuery(call);
         return readUser(
           await api.request("GET", `${path}${query}`, { ...callOptions(call), retry: true }),
         );

@@ -1,7 +1,7 @@
 import type { JsonObject, JsonValue } from "type-fest";
 import { ResponseShapeError } from "../integration-api/errors.ts";
 import type { ApiResponse } from "../integration-api/http.ts";
-import { field, isJsonObject, readJsonObject } from "./wire-object.ts";
+import { field, isJsonObject, readJsonObject } from "../integration-api/json-body.ts";
 
 /**
  * A directory the platform authenticates users against (an enabled LDAP source). Pass it as

@@ -19,6 +19,7 @@ import {
 } from "./options.ts";
 import { retryDelayMs } from "./retry-policy.ts";
 import { selectFetch } from "./runtime-fetch.ts";
+import { createClientTelemetry } from "./telemetry.ts";
 import { maxTimerMs, sleep } from "./timers.ts";
 
 /** A 2xx answer of the Integration API, its body read as text. */
@@ -73,6 +74,7 @@ class AttemptTimeout extends Error {}
 export function createIntegrationApi(input?: IntegrationApiOptions): IntegrationApi {
   const options = normalizeOptions(input);
   const injectedFetch = selectFetch(options);
+  const telemetry = createClientTelemetry();
 
   /** One attempt: the answer whatever its status, or the error of a failure to get one. */
   async function attempt(
@@ -81,8 +83,10 @@ export function createIntegrationApi(input?: IntegrationApiOptions): Integration
     json: string | undefined,
     signal: AbortSignal | undefined,
     timeoutMs: number,
+    resendCount: number,
   ): Promise<{ status: number; headers: Headers; body: string }> {
     signal?.throwIfAborted();
+    const finishSpan = telemetry.startAttempt(method, redactUrl(url), resendCount);
     const controller = new AbortController();
     const timer = setTimeout(
       () => controller.abort(new AttemptTimeout()),
@@ -104,7 +108,12 @@ export function createIntegrationApi(input?: IntegrationApiOptions): Integration
       const response = await (injectedFetch === undefined
         ? globalThis.fetch(url, init)
         : injectedFetch(new Request(url, init)));
-      return { status: response.status, headers: response.headers, body: await response.text() };
+      const body = await response.text();
+      finishSpan?.({ status: response.status });
+      return { status: response.status, headers: response.headers, body };
+    } catch (error) {
+      finishSpan?.({ error });
+      throw error;
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
@@ -135,6 +144,7 @@ export function createIntegrationApi(input?: IntegrationApiOptions): Integration
             json,
             signal,
             Math.min(attemptTimeoutMs, remaining),
+            attempts - 1,
           );
           if (answer.status >= 200 && answer.status < 300) {
             return { method, url: redacted, ...answer };
@@ -155,6 +165,10 @@ export function createIntegrationApi(input?: IntegrationApiOptions): Integration
         if (!error.retryable || attempts > limit) throw error;
         const delay = retryDelayMs(isHttpError(error) ? error : undefined, attempts, options.retry);
         if (performance.now() + delay >= deadline) throw error;
+        options.logger.debug(
+          `platform-integration: ${error.message} Retrying in ${Math.round(delay)} ms (retry ${attempts} of ${limit}).`,
+          { method, url: redacted, attempts, delayMs: Math.round(delay) },
+        );
         await sleep(delay, signal);
         if (signal?.aborted) throw signal.reason;
       }

@@ -1,3 +1,4 @@
+import { type Logger, resolveLogger } from "../../internal/logger.ts";
 import type { RetryPolicy } from "./retry-policy.ts";
 
 /**
@@ -64,6 +65,11 @@ export interface IntegrationApiOptions {
   totalTimeoutMs?: number | undefined;
   /** Retry settings. */
   retry?: RetryOptions | undefined;
+  /**
+   * Where the client reports what it does (retries at `debug`, failures that stop delivery at
+   * `error`): console, pino, winston. Default: warnings and errors on the console.
+   */
+  logger?: Logger | undefined;
 }
 
 /** Options accepted by each call. */
@@ -82,6 +88,7 @@ export interface NormalizedOptions {
   timeoutMs: number;
   totalTimeoutMs: number;
   retry: RetryPolicy;
+  logger: Logger;
 }
 
 /** Validates the options once, with messages that name the option. */
@@ -97,6 +104,7 @@ export function normalizeOptions(options: IntegrationApiOptions = {}): Normalize
     tls,
     timeoutMs: duration("timeoutMs", options.timeoutMs, 10_000),
     totalTimeoutMs: duration("totalTimeoutMs", options.totalTimeoutMs, 30_000, true),
+    logger: resolveLogger(options.logger),
     retry: {
       limit: count("retry.limit", retry.limit, 2),
       baseDelayMs: duration("retry.baseDelayMs", retry.baseDelayMs, 300),
@@ -146,4 +154,11 @@ export function count(name: string, value: number | undefined, fallback: number)
     throw new TypeError(`${name} must be a non-negative integer, got ${String(value)}.`);
   }
   return value;
+}
+
+/** A positive integer, or the default. */
+export function atLeastOne(name: string, value: number | undefined, fallback: number): number {
+  const result = count(name, value, fallback);
+  if (result < 1) throw new TypeError(`${name} must be at least 1.`);
+  return result;
 }

@@ -1,4 +1,6 @@
 // What both ./version and ./audit export of the shared layer: the error family and the options.
+
+export type { LogFields, Logger } from "../../internal/logger.ts";
 export {
   ConfigurationError,
   HttpError,

@@ -1,4 +1,4 @@
-import { pathSegment } from "../identity/wire-object.ts";
+import { pathSegment } from "../../internal/url.ts";
 import { isHttpError } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
 import type { CallOptions, IntegrationApiOptions } from "../integration-api/options.ts";

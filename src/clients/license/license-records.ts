@@ -1,7 +1,7 @@
 import type { JsonObject, JsonValue } from "type-fest";
-import { isJsonObject, readJsonObject } from "../identity/wire-object.ts";
 import { ResponseShapeError } from "../integration-api/errors.ts";
 import type { ApiResponse } from "../integration-api/http.ts";
+import { isJsonObject, readJsonObject } from "../integration-api/json-body.ts";
 import { Timestamp } from "../version/timestamp.ts";
 
 /**

@@ -1,6 +1,7 @@
 import type { JsonObject, JsonValue } from "type-fest";
 import { ResponseShapeError } from "../integration-api/errors.ts";
 import type { ApiResponse } from "../integration-api/http.ts";
+import { isJsonObject, parseJsonBody } from "../integration-api/json-body.ts";
 import { Timestamp } from "./timestamp.ts";
 
 /** The version of the application now running (GET /version/v1/current). */
@@ -79,19 +80,10 @@ function withExtra<T>(known: T, extra: [string, JsonValue][]): T & { extra?: Jso
     : { ...known, extra: Object.fromEntries(extra) };
 }
 
-/** Parses a 2xx body as JSON, or throws a {@link ResponseShapeError} that carries it raw. */
-export function parseJsonBody(response: ApiResponse): JsonValue {
-  try {
-    return JSON.parse(response.body) as JsonValue;
-  } catch {
-    throw new ResponseShapeError(response, "it is not JSON");
-  }
-}
-
 /** Reads GET /version/v1/current: the five documented fields are required, others kept. */
 export function readCurrentVersion(response: ApiResponse): CurrentVersion {
   const wire = parseJsonBody(response);
-  if (!isObject(wire)) throw new ResponseShapeError(response, "expected a JSON object");
+  if (!isJsonObject(wire)) throw new ResponseShapeError(response, "expected a JSON object");
   const { known, problems, extra } = readRecord(wire);
   const missing = fields
     .filter(([name]) => known[name] === undefined)
@@ -124,7 +116,7 @@ export function readUpdates(response: ApiResponse): { updates: VersionUpdate[]; 
     throw new ResponseShapeError(response, "expected a list of updates, or an object holding one");
   }
   const updates = raw.map((item, index) => {
-    if (!isObject(item))
+    if (!isJsonObject(item))
       throw new ResponseShapeError(response, `update ${index} is not a JSON object`);
     const { known, extra } = readRecord(item);
     return withExtra(known as VersionUpdate, extra);
@@ -135,7 +127,7 @@ export function readUpdates(response: ApiResponse): { updates: VersionUpdate[]; 
 function unwrapList(wire: JsonValue): JsonValue[] | undefined {
   if (wire === null) return [];
   if (Array.isArray(wire)) return wire;
-  if (!isObject(wire)) return undefined;
+  if (!isJsonObject(wire)) return undefined;
   for (const key of ["updates", "items", "data"]) {
     const value = Object.hasOwn(wire, key) ? wire[key] : undefined;
     if (Array.isArray(value)) return value;
@@ -143,8 +135,4 @@ function unwrapList(wire: JsonValue): JsonValue[] | undefined {
   const arrays = Object.values(wire).filter((value) => Array.isArray(value));
   if (arrays.length === 1) return arrays[0] as JsonValue[];
   return Object.keys(wire).length === 0 ? [] : undefined;
-}
-
-function isObject(value: JsonValue | undefined): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -110,6 +110,8 @@ export interface SqliteUserStoreOptions {
  * Durable by default: an upsert or delete resolves only once its commit has succeeded and, with
  * the default `synchronous: "full"`, reached the disk, so the platform never gets a 2xx for a
  * change a crash or a power loss could undo. The write-ahead log is checkpointed as it grows.
+ * A uuid or documented field containing U+0000 is refused (node:sqlite would read it back cut
+ * short); the provisioning handler answers such a request 400 before it reaches the store.
  *
  * Every upsert writes with one SQL statement, atomic across connections (an insert, or for a user
  * that exists, the merge); the file is opened in WAL mode with a busy timeout, so several
@@ -162,6 +164,7 @@ export class SqliteUserStore implements UserStore {
   }
 
   async upsert(patch: UserPatch): Promise<UpsertResult> {
+    if (patch.uuid.includes("\0")) throw new TypeError(nulRefused("uuid"));
     // The parameters, and the row that an insert would store.
     const values: (string | null)[] = [patch.uuid];
     const inserted: Row = { uuid: patch.uuid };
@@ -170,6 +173,7 @@ export class SqliteUserStore implements UserStore {
       const [field, column] = fields[index] as [UserFieldName, string];
       const value = patch[field];
       if (value !== undefined) {
+        if (value?.includes("\0")) throw new TypeError(nulRefused(field));
         shape |= 1 << index;
         values.push(value);
         inserted[column] = value;
@@ -247,6 +251,12 @@ export class SqliteUserStore implements UserStore {
   close(): void {
     this.#db.close();
   }
+}
+
+// node:sqlite reads text up to its first U+0000: a value holding one would come back cut short.
+// (`extra` is JSON text, where it is written \u0000.) The handler refuses such values with a 400.
+function nulRefused(field: string): string {
+  return `SqliteUserStore cannot store a ${field} containing U+0000: node:sqlite would read it back cut short`;
 }
 
 /** The user in a row: the stored one, or the one an insert stored (only the columns it set). */

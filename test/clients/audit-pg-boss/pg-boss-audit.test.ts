@@ -125,6 +125,26 @@ describe.runIf(pgUrl || pgRequired)("createPgBossAudit", () => {
     expect(errors.length).toBeGreaterThan(0);
   });
 
+  it("retries a redirect retry.limit times, never following it, then keeps it as a dead letter", async () => {
+    const api = await server(() => [302, { location: "http://127.0.0.1:1/elsewhere" }]);
+    const { boss: instance } = await boss();
+    const letters: AuditDeadLetter[] = [];
+    const audit = await createPgBossAudit({
+      boss: instance,
+      baseUrl: api.url,
+      retry: { limit: 1, baseDelayMs: 1, maxDelayMs: 1 },
+      onError: () => {},
+      onDeadLetter: (letter) => letters.push(letter),
+    });
+    await audit.record({ action: "moved" });
+    await audit.work({ pollingIntervalSeconds: 0.5 });
+    await until(() => letters.length === 1, "the dead letter");
+    await audit.stopWork();
+    expect(api.received).toHaveLength(2);
+    expect(letters).toMatchObject([{ event: { action: "moved" }, status: 302, attempts: 2 }]);
+    expect(await audit.deadLetters()).toEqual(letters);
+  });
+
   it("refuses to start a worker that has no base URL, with the fix, once", async () => {
     const { boss: instance } = await boss();
     const previous = process.env.PLATFORM_INTEGRATIONAPI;

@@ -96,7 +96,24 @@ describe("record()", () => {
     expect(bodies).toEqual([]);
     expect(await audit.flush()).toBe(true);
     expect(bodies).toHaveLength(1);
-    expect(audit.stats()).toEqual({ queued: 0, inFlight: 0, bytes: 0, delivered: 1, dropped: 0 });
+    expect(audit.stats()).toEqual({
+      queued: 0,
+      inFlight: 0,
+      bytes: 0,
+      delivered: 1,
+      dropped: 0,
+      droppedByReason: {
+        overflow: 0,
+        rejected: 0,
+        redirected: 0,
+        configuration: 0,
+        closed: 0,
+        exit: 0,
+        spool_full: 0,
+        spool_failed: 0,
+      },
+      retried: 0,
+    });
   });
 
   it("checks events locally with clear errors", () => {

@@ -101,13 +101,17 @@ describe("delivery against a real server", () => {
     expect(received.size).toBe(events.length);
     expect(peakEvents).toBeLessThanOrEqual(events.length);
     expect(peakBytes).toBeLessThanOrEqual(totalBytes);
-    expect(audit.stats()).toEqual({
+    const stats = audit.stats();
+    expect(stats).toMatchObject({
       queued: 0,
       inFlight: 0,
       bytes: 0,
       delivered: events.length,
       dropped: 0,
+      retried: failures.length,
+      lastError: { message: expect.stringMatching(/audit\/v1\/event/), at: expect.any(String) },
     });
+    expect(Object.values(stats.droppedByReason)).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
     expect(failures).toContain("NetworkError");
     expect(failures).toContain("HttpError");
   }, 60_000);

@@ -97,6 +97,18 @@ describe("fetchPlatformCa() (requests intercepted by msw)", () => {
     }
   });
 
+  it("fetches over plain http too (mock-api without --https), where nothing is skipped", async () => {
+    const pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----";
+    const { handlers } = createIntegrationApiHandlers({
+      baseUrl: "http://platform.test",
+      consoleOptions: { "tls.authority.cert": pem },
+    });
+    server.use(...handlers);
+    expect(await fetchPlatformCa({ baseUrl: "http://platform.test", trustOnFirstUse: true })).toBe(
+      `${pem}\n`,
+    );
+  });
+
   it("fails with a ResponseShapeError when the option holds no PEM certificate", async () => {
     server.use(http.get(`${baseUrl}/console/v1/option`, () => HttpResponse.text("not a cert")));
     const error = await fetchPlatformCa({ baseUrl }).catch((caught: unknown) => caught);

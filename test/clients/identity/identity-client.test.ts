@@ -243,6 +243,31 @@ describe("sources on login, user and exists", () => {
     ]);
   });
 
+  it("shares one sources request between calls, which one caller's abort does not cancel", async () => {
+    const { requests } = platform();
+    const identity = client();
+    const aborted = new AbortController();
+    const first = identity.exists("bob", { signal: aborted.signal });
+    const second = identity.exists("bob");
+    aborted.abort(new Error("the user left"));
+    await expect(first).rejects.toThrow("the user left");
+    expect(await second).toBe(true);
+    expect(requests.filter(({ url }) => url.pathname === "/identity/v1/sources")).toHaveLength(1);
+  });
+
+  it("does not read a failed sources request as an answer about the user", async () => {
+    answer("get", "/identity/v1/sources", "no such path", { status: 404 });
+    const userError = await client()
+      .user("bob")
+      .catch((caught: unknown) => caught);
+    expect(isHttpError(userError) && userError.url).toBe(`${baseUrl}/identity/v1/sources`);
+    answer("get", "/identity/v1/sources", "refused", { status: 401 });
+    const loginError = await client()
+      .login({ username: "bob", password: "pw" })
+      .catch((caught: unknown) => caught);
+    expect(isHttpError(loginError) && loginError.status).toBe(401);
+  });
+
   it("rejects a source that is not { hostname, baseDn }", () => {
     expect(() => client({ source: { hostname: "h" } as never })).toThrow(TypeError);
   });

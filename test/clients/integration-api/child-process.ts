@@ -8,7 +8,7 @@ const root = new URL("../../../", import.meta.url).pathname;
  * CI step that installs them sets), else from node_modules/.bin when a contributor installed it
  * there; undefined when absent, as after a plain `npm ci`, which downloads neither.
  */
-function runtimeBinary(name: "bun" | "deno"): string | undefined {
+export function runtimeBinary(name: "bun" | "deno"): string | undefined {
   const configured = process.env[`PLATFORM_INTEGRATION_${name.toUpperCase()}`];
   if (configured) return configured;
   const local = `${root}node_modules/.bin/${name}`;

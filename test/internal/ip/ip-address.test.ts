@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { formatIp, inRange, parseIp, parseRange } from "../../../src/internal/ip/ip-address.ts";
+import {
+  formatIp,
+  inRange,
+  parseIp,
+  parseRange,
+  parseRanges,
+} from "../../../src/internal/ip/ip-address.ts";
 
 const canonical = (text: string) => {
   const groups = parseIp(text);
@@ -68,4 +74,47 @@ describe("IP addresses", () => {
       expect(parseRange(text)).toBeUndefined();
     },
   );
+});
+
+describe("one rule for clientIp's trustProxy and allowAddresses", () => {
+  const admits = (range: string, address: string) => {
+    const parsed = parseRange(range);
+    const peer = parseIp(address);
+    return parsed !== undefined && peer !== undefined && inRange(peer, parsed);
+  };
+
+  it("keeps an IPv4-mapped range inside the mapped space", () => {
+    expect(admits("::ffff:10.0.0.0/104", "10.1.2.3")).toBe(true);
+    expect(admits("::ffff:10.0.0.0/104", "::ffff:10.1.2.3")).toBe(true);
+    expect(admits("::ffff:10.0.0.0/104", "8.8.8.8")).toBe(false);
+    expect(admits("::ffff:10.0.0.0/104", "11.0.0.1")).toBe(false);
+    // A shorter prefix would read as IPv4 yet cover ::/8, 8.8.8.8 included: refused.
+    expect(parseRange("::ffff:10.0.0.0/8")).toBeUndefined();
+    expect(parseRange("::ffff:10.0.0.0/95")).toBeUndefined();
+    expect(parseRange("::ffff:0:0/96")).toBeDefined();
+  });
+
+  it("never lets an IPv4 range admit an IPv6 address, or the reverse", () => {
+    expect(admits("10.0.0.0/8", "a00::1")).toBe(false);
+    expect(admits("10.0.0.0/8", "a00:0:0:0:0:0:0:1")).toBe(false);
+    expect(admits("0.0.0.0/0", "::1")).toBe(false);
+    expect(admits("a00::/8", "10.0.0.1")).toBe(false);
+  });
+
+  it("lets ::/0 cover IPv4 peers too, as proxy-addr does", () => {
+    expect(admits("::/0", "8.8.8.8")).toBe(true);
+    expect(admits("::/0", "2001:db8::1")).toBe(true);
+  });
+
+  it.each(["010.0.0.0/8", "10.0.0.1%eth0", "10.0.0.1/08x"])("refuses the range %j", (text) => {
+    expect(parseRange(text)).toBeUndefined();
+  });
+
+  it("expands names and comma-separated lists, and names the option of a bad entry", () => {
+    const ranges = parseRanges(["loopback, 10.0.0.0/8", "uniquelocal"], "allowAddresses");
+    expect(ranges).toHaveLength(2 + 1 + 4);
+    expect(() => parseRanges(["10.0.0.0/8,nope"], "allowAddresses")).toThrow(
+      'allowAddresses: "nope" is not an IP address',
+    );
+  });
 });

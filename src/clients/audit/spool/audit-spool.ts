@@ -9,6 +9,8 @@ export interface AuditSpoolHooks {
   onDurable: () => void;
   /** Events that could not be written: they are not on disk, and must be reported as dropped. */
   onFailed: (bodies: string[], reason: SpoolFailure, error: unknown) => void;
+  /** Where to warn of unreadable bytes found at open: the client's logger. */
+  warn: (message: string) => void;
 }
 
 /**
@@ -29,7 +31,7 @@ export class AuditSpool {
       onDurable: hooks.onDurable,
       onFailed: hooks.onFailed,
       onSkipped: ({ file, offset, bytes }) => {
-        console.warn(
+        hooks.warn(
           `platform-integration: skipped ${bytes} unreadable bytes at ${offset} of the audit spool's ${file} (a write torn by a crash, or damage on disk).`,
         );
       },

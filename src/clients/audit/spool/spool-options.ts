@@ -1,4 +1,4 @@
-import { count, duration } from "../../integration-api/options.ts";
+import { atLeastOne, duration } from "../../integration-api/options.ts";
 
 /** The object form of the audit client's `spool` option. */
 export interface AuditSpoolOptions {
@@ -36,15 +36,9 @@ export function normalizeSpoolOptions(input: string | AuditSpoolOptions): Normal
   }
   return {
     dir: options.dir,
-    maxEvents: positive("spool.maxEvents", options.maxEvents, 100_000),
-    maxBytes: positive("spool.maxBytes", options.maxBytes, 64 * 1024 * 1024),
+    maxEvents: atLeastOne("spool.maxEvents", options.maxEvents, 100_000),
+    maxBytes: atLeastOne("spool.maxBytes", options.maxBytes, 64 * 1024 * 1024),
     commitDelayMs: duration("spool.commitDelayMs", options.commitDelayMs, 0),
-    segmentBytes: positive("spool.segmentBytes", options.segmentBytes, 1024 * 1024),
+    segmentBytes: atLeastOne("spool.segmentBytes", options.segmentBytes, 1024 * 1024),
   };
-}
-
-function positive(name: string, value: number | undefined, fallback: number): number {
-  const result = count(name, value, fallback);
-  if (result < 1) throw new TypeError(`${name} must be at least 1.`);
-  return result;
 }

@@ -1,4 +1,5 @@
-import { readdirSync } from "node:fs";
+import { appendFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   type AuditDrop,
@@ -139,6 +140,29 @@ describe("createAuditClient({ spool })", () => {
     const audit = client({ baseUrl: server.url, spool: dir, concurrency: 1 });
     await expect(audit.flush()).resolves.toBe(true);
     expect(server.received).toEqual([0, 1, 2].map((index) => `{"action":"exit.${index}"}`));
+  });
+
+  it("warns through the logger of bytes it skipped (a torn write), and sends the whole events", async () => {
+    const dir = tempDir();
+    const first = client({ baseUrl: await downUrl(), spool: dir });
+    first.record({ action: "whole" });
+    await first.persisted();
+    await first.close({ timeoutMs: 0 });
+    appendFileSync(join(dir, segments(dir)[0] as string), "torn");
+    const warnings: string[] = [];
+    const logger = {
+      debug() {},
+      info() {},
+      warn: (message: string) => warnings.push(message),
+      error() {},
+    };
+    const server = await api();
+    const second = client({ baseUrl: server.url, spool: dir, logger });
+    await expect(second.flush()).resolves.toBe(true);
+    expect(server.received).toEqual(['{"action":"whole"}']);
+    expect(warnings).toEqual([
+      expect.stringMatching(/skipped 4 unreadable bytes at 34 of the audit spool/),
+    ]);
   });
 
   it("without a spool, persisted() resolves false: nothing is on disk", async () => {

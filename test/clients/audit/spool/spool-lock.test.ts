@@ -64,7 +64,7 @@ describe("the spool's lock", () => {
     const lock = join(dir, "lock");
     writeFileSync(lock, JSON.stringify({ pid: 1, host: "replica-b", token: "b" }));
     expect(() => openSpool(dir)).toThrow(
-      /in use by process 1 on replica-b \(its lock was refreshed 0 s ago\)/,
+      /in use by process 1 on replica-b \(its lock was refreshed \d+ s ago\)/,
     );
     const twoMinutesAgo = new Date(Date.now() - 120_000);
     utimesSync(lock, twoMinutesAgo, twoMinutesAgo);

@@ -1,7 +1,17 @@
 import type { JsonObject, JsonValue } from "type-fest";
-import { ResponseShapeError } from "../integration-api/errors.ts";
-import type { ApiResponse } from "../integration-api/http.ts";
-import { parseJsonBody } from "../version/version-records.ts";
+import { ResponseShapeError } from "./errors.ts";
+import type { ApiResponse } from "./http.ts";
+
+// Reading the bodies of 2xx answers, shared by every client: one place parses JSON from the wire.
+
+/** Parses a 2xx body as JSON, or throws a {@link ResponseShapeError} that carries it raw. */
+export function parseJsonBody(response: ApiResponse): JsonValue {
+  try {
+    return JSON.parse(response.body) as JsonValue;
+  } catch {
+    throw new ResponseShapeError(response, "it is not JSON");
+  }
+}
 
 /** Whether a parsed JSON value is an object (not null, not an array). */
 export function isJsonObject(value: JsonValue | undefined): value is JsonObject {
@@ -25,24 +35,4 @@ export function field(wire: JsonObject, name: string): JsonValue | undefined {
   const lower = name.toLowerCase();
   const key = Object.keys(wire).find((candidate) => candidate.toLowerCase() === lower);
   return key === undefined ? undefined : wire[key];
-}
-
-/**
- * A path segment for a name the caller chose (a username, a license field). `.` and `..` are
- * refused: URLs resolve them (even percent-encoded), so `user("..")` would call another endpoint.
- *
- * @throws TypeError when `value` is not a non-empty string, RangeError for `.` and `..`.
- */
-export function pathSegment(what: string, value: unknown): string {
-  if (typeof value !== "string" || value === "") {
-    throw new TypeError(`${what} must be a non-empty string, got ${describe(value)}.`);
-  }
-  if (value === "." || value === "..") {
-    throw new RangeError(`${what} cannot be "${value}": a URL path would resolve it.`);
-  }
-  return encodeURIComponent(value);
-}
-
-function describe(value: unknown): string {
-  return typeof value === "string" ? "an empty string" : typeof value;
 }

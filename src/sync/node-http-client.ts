@@ -1,0 +1,77 @@
+import { Agent as HttpAgent, request as httpRequest } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { joinUrl, normalizeBaseUrl } from "../internal/url.ts";
+import { type ProvisioningClient, parseBody } from "../testing/provisioning-target.ts";
+
+/** A {@link ProvisioningClient} that holds a connection open, closed by `close`. */
+export interface ClosableClient extends ProvisioningClient {
+  close(): void;
+}
+
+/**
+ * The directory sync's client on Node's http module: one keep-alive connection, as the platform
+ * sends one message at a time, and no per-call AbortSignal or Request objects. Against a
+ * Provisioning API it sends several times as many messages per second as fetch, with half the
+ * memory, which a sync of 100,000 users feels. Statuses come back as they are, like
+ * connectProvisioning's (the testing kit's client, on fetch, for every runtime).
+ */
+export function connectOverNodeHttp(
+  target: string | URL,
+  { timeoutMs }: { timeoutMs: number },
+): ClosableClient {
+  let base: string;
+  try {
+    base = normalizeBaseUrl(target);
+  } catch (error) {
+    throw new TypeError(`The Provisioning API's URL ${(error as Error).message}`);
+  }
+  const secure = base.startsWith("https:");
+  const agent = secure
+    ? new HttpsAgent({ keepAlive: true, maxSockets: 1 })
+    : new HttpAgent({ keepAlive: true, maxSockets: 1 });
+  const send = secure ? httpsRequest : httpRequest;
+  const client = (call: Parameters<ProvisioningClient>[0], signal?: AbortSignal) =>
+    new Promise<Awaited<ReturnType<ProvisioningClient>>>((resolve) => {
+      const started = performance.now();
+      const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
+      const fail = (error: unknown) =>
+        resolve({
+          error: signal?.aborted
+            ? "aborted"
+            : error instanceof Error
+              ? error.message
+              : String(error),
+          durationMs: elapsed(),
+        });
+      const body = call.body === undefined ? undefined : Buffer.from(call.body);
+      const outgoing = send(
+        joinUrl(base, call.path),
+        {
+          method: call.method,
+          agent,
+          ...(signal && { signal }),
+          headers: body
+            ? { "content-type": "application/json", "content-length": body.byteLength }
+            : {},
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on("data", (chunk: Buffer) => chunks.push(chunk));
+          response.on("error", fail);
+          response.on("end", () =>
+            resolve({
+              status: response.statusCode ?? 0,
+              body: parseBody(Buffer.concat(chunks).toString("utf8")),
+              durationMs: elapsed(),
+            }),
+          );
+        },
+      );
+      outgoing.setTimeout(timeoutMs, () =>
+        outgoing.destroy(new Error(`no answer within ${timeoutMs} ms`)),
+      );
+      outgoing.on("error", fail);
+      outgoing.end(body);
+    });
+  return Object.assign(client, { close: () => agent.destroy() });
+}

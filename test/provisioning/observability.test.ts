@@ -1,0 +1,322 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import type { Logger } from "../../src/internal/logger.ts";
+import {
+  createProvisioningHandler,
+  MemoryUserStore,
+  type ProvisioningHandlerOptions,
+  type UserStore,
+} from "../../src/provisioning/index.ts";
+import { installInMemoryOpenTelemetry } from "../support/open-telemetry.ts";
+import { call } from "./helpers.ts";
+
+const password = "Tr0ub4dor&3-password";
+const token = "eyJhbGciOiJIUzI1NiJ9.bearer-token";
+const sharedSecretValue = "shared-secret-value-42";
+
+function recordingLogger() {
+  const lines: { level: string; message: string; fields?: unknown }[] = [];
+  const at = (level: string) => (message: string, fields?: unknown) =>
+    void lines.push({ level, message, fields });
+  const logger: Logger = {
+    debug: at("debug"),
+    info: at("info"),
+    warn: at("warn"),
+    error: at("error"),
+  };
+  return { logger, lines };
+}
+
+/** A store whose every method fails, quoting what it was given, as some drivers do. */
+const quotingStore: UserStore = {
+  upsert: async (patch) => {
+    throw new Error(`insert failed for ${JSON.stringify(patch)}`);
+  },
+  delete: async (uuid) => {
+    throw new Error(`delete failed for ${uuid}`);
+  },
+  ready: () => {
+    throw new Error("connection refused");
+  },
+  reset: async () => {
+    throw new Error("truncate failed");
+  },
+};
+
+describe("the handler's logger", () => {
+  const user = { uuid: "u-1", username: "bob", password };
+  const paths: [
+    string,
+    Partial<ProvisioningHandlerOptions>,
+    string,
+    string,
+    unknown,
+    Record<string, string>?,
+  ][] = [
+    ["store upsert", { store: quotingStore }, "POST", "/v1/user/create", user],
+    ["store delete", { store: quotingStore }, "DELETE", "/v1/user/u-1", undefined],
+    ["store ready", { store: quotingStore }, "GET", "/v1/ping", undefined],
+    ["store reset", { store: quotingStore, reset: true }, "POST", "/v1/reset", undefined],
+    [
+      "transform",
+      {
+        transform: (patch) => {
+          throw new Error(`cannot hash ${patch.password}`);
+        },
+      },
+      "POST",
+      "/v1/user/modify",
+      user,
+    ],
+    [
+      "onChange",
+      {
+        onChange: (change) => {
+          throw new Error(`hook failed on ${JSON.stringify(change.user)}`);
+        },
+      },
+      "POST",
+      "/v1/user/create",
+      [user],
+    ],
+    [
+      "onReset",
+      {
+        onReset: () => {
+          throw new Error("reset hook failed");
+        },
+      },
+      "POST",
+      "/v1/reset",
+      undefined,
+    ],
+    [
+      "authorize",
+      {
+        authorize: (request) => {
+          throw new Error(
+            `bad credentials ${String(request.headers.authorization)} ${String(request.headers["x-provisioning-token"])}`,
+          );
+        },
+      },
+      "POST",
+      "/v1/user/create",
+      user,
+      { authorization: `Bearer ${token}`, "x-provisioning-token": sharedSecretValue },
+    ],
+    [
+      "onError itself",
+      {
+        store: quotingStore,
+        onError: (error) => {
+          throw error;
+        },
+      },
+      "POST",
+      "/v1/user/create",
+      user,
+    ],
+  ];
+
+  it.each(paths)(
+    "reports a failing %s once at error, without the password, token or secret",
+    async (_name, options, method, path, body, headers) => {
+      const { logger, lines } = recordingLogger();
+      const handler = createProvisioningHandler({
+        store: new MemoryUserStore(),
+        logger,
+        ...options,
+      });
+      const response = await call(handler, method, path, body, {
+        headers: { "content-type": "application/json", ...headers },
+      });
+      expect([500, 503]).toContain(response.status);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]?.level).toBe("error");
+      expect(lines[0]?.message).toMatch(/^platform-integration: \w+ answered 50[03]/);
+      const text = JSON.stringify(lines);
+      for (const secret of [password, token, sharedSecretValue]) expect(text).not.toContain(secret);
+      expect(text).not.toContain("eyJhbGci");
+    },
+  );
+
+  it("keeps what is not secret in the report: operation, status, uuid, the error's text", async () => {
+    const { logger, lines } = recordingLogger();
+    const handler = createProvisioningHandler({ store: quotingStore, logger });
+    await call(handler, "POST", "/v1/user/create", { uuid: "u-2", password });
+    expect(lines[0]?.message).toBe(
+      'platform-integration: create answered 503 for user "u-2": Error: insert failed for {"uuid":"u-2","password":"[redacted]"}',
+    );
+    expect(lines[0]?.fields).toMatchObject({ operation: "create", status: 503, uuid: "u-2" });
+  });
+
+  it("defaults to console.error, as before the option", async () => {
+    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      const handler = createProvisioningHandler({ store: quotingStore });
+      await call(handler, "GET", "/v1/ping");
+      expect(error).toHaveBeenCalledTimes(1);
+      expect(String(error.mock.calls[0]?.[0])).toMatch(/^platform-integration: ping answered 503/);
+    } finally {
+      error.mockRestore();
+    }
+  });
+});
+
+describe("handler.stats()", () => {
+  it("counts answers by operation and status, the last message and error, and what is in flight", async () => {
+    let release: () => void = () => {};
+    const store = new MemoryUserStore();
+    const slow: UserStore = {
+      upsert: async (patch) => {
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        return store.upsert(patch);
+      },
+      delete: (uuid) => store.delete(uuid),
+    };
+    const handler = createProvisioningHandler({ store: slow });
+    expect(handler.stats()).toEqual({ messages: {}, inFlight: 0 });
+    await call(handler, "GET", "/v1/ping");
+    await call(handler, "DELETE", "/v1/user/gone");
+    await call(handler, "POST", "/v1/user/create", "{not json");
+    await call(handler, "GET", "/nowhere");
+    const pending = call(handler, "POST", "/v1/user/create", { uuid: "u-1" });
+    await vi.waitFor(() => expect(handler.stats().inFlight).toBe(1));
+    release();
+    await pending;
+    const stats = handler.stats();
+    expect(stats.messages).toEqual({
+      ping: { "204": 1 },
+      delete: { "204": 1 },
+      create: { "400": 1, "201": 1 },
+      other: { "404": 1 },
+    });
+    expect(stats.inFlight).toBe(0);
+    expect(stats.lastError).toEqual({ code: "not_found", status: 404, at: expect.any(String) });
+    expect(Date.parse(stats.lastMessageAt ?? "")).toBeGreaterThanOrEqual(
+      Date.parse(stats.lastError?.at ?? ""),
+    );
+    // A snapshot: changing it changes nothing inside.
+    (stats.messages.ping as Record<string, number>)["204"] = 99;
+    expect(handler.stats().messages.ping).toEqual({ "204": 1 });
+  });
+});
+
+describe("OpenTelemetry on the handler", () => {
+  let otel: ReturnType<typeof installInMemoryOpenTelemetry>;
+  beforeAll(() => {
+    otel = installInMemoryOpenTelemetry();
+  });
+  afterAll(() => otel.stop());
+  beforeEach(() => otel.resetSpans());
+
+  const summary = () =>
+    otel.spans().map((span) => ({
+      name: span.name,
+      kind: span.kind,
+      status: span.status.code,
+      attributes: span.attributes,
+    }));
+
+  it("makes a SERVER span per request with the HTTP conventions, and no uuid by default", async () => {
+    const handler = createProvisioningHandler({
+      store: new MemoryUserStore(),
+      basePath: "/ldap/auth",
+    });
+    await call(handler, "POST", "/ldap/auth/v1/user/create", { uuid: "u-1", password });
+    await call(handler, "DELETE", "/ldap/auth/v1/user/u-1", undefined, {
+      remoteAddress: "10.0.0.9",
+    });
+    await call(handler, "GET", "/ldap/auth/v1/nope");
+    expect(summary()).toEqual([
+      {
+        name: "POST /ldap/auth/v1/user/create",
+        kind: otel.api.SpanKind.SERVER,
+        status: otel.api.SpanStatusCode.UNSET,
+        attributes: {
+          "http.request.method": "POST",
+          "http.route": "/ldap/auth/v1/user/create",
+          "url.path": "/ldap/auth/v1/user/create",
+          "platform_integration.provisioning.operation": "create",
+          "http.response.status_code": 201,
+        },
+      },
+      {
+        name: "DELETE /ldap/auth/v1/user/{uuid}",
+        kind: otel.api.SpanKind.SERVER,
+        status: otel.api.SpanStatusCode.UNSET,
+        attributes: {
+          "http.request.method": "DELETE",
+          "http.route": "/ldap/auth/v1/user/{uuid}",
+          "url.path": "/ldap/auth/v1/user/{uuid}",
+          "platform_integration.provisioning.operation": "delete",
+          "client.address": "10.0.0.9",
+          "http.response.status_code": 204,
+        },
+      },
+      {
+        name: "GET",
+        kind: otel.api.SpanKind.SERVER,
+        status: otel.api.SpanStatusCode.UNSET,
+        attributes: {
+          "http.request.method": "GET",
+          "url.path": "/ldap/auth/v1/nope",
+          "platform_integration.provisioning.operation": "other",
+          "http.response.status_code": 404,
+        },
+      },
+    ]);
+    expect(JSON.stringify(otel.spans().map((span) => span.attributes))).not.toContain("u-1");
+  });
+
+  it("records uuids as user.id only when includeUuid opts in", async () => {
+    const handler = createProvisioningHandler({
+      store: new MemoryUserStore(),
+      telemetry: { includeUuid: true },
+    });
+    await call(handler, "POST", "/v1/user/create", { uuid: "u-1" });
+    await call(handler, "POST", "/v1/user/modify", [{ uuid: "u-1" }, { uuid: "u-2" }]);
+    await call(handler, "DELETE", "/v1/user/a%2Fb");
+    expect(otel.spans().map((span) => span.attributes["user.id"])).toEqual([
+      "u-1",
+      ["u-1", "u-2"],
+      "a/b",
+    ]);
+    expect(otel.spans()[2]?.attributes["url.path"]).toBe("/v1/user/a%2Fb");
+  });
+
+  it("marks a 503 as an error, and measures operations, durations and the store", async () => {
+    const handler = createProvisioningHandler({
+      store: quotingStore,
+      logger: recordingLogger().logger,
+    });
+    await call(handler, "POST", "/v1/user/create", { uuid: "u-1" });
+    const [span] = otel.spans();
+    expect(span?.status.code).toBe(otel.api.SpanStatusCode.ERROR);
+    expect(span?.attributes["error.type"]).toBe("503");
+    const operations = await otel.metric("platform_integration.provisioning.operations");
+    expect(operations).toContainEqual({
+      attributes: {
+        "platform_integration.provisioning.operation": "create",
+        "http.response.status_code": 503,
+      },
+      value: 1,
+    });
+    const store = await otel.metric("platform_integration.provisioning.store.duration");
+    expect(store).toContainEqual({
+      attributes: { "platform_integration.store.method": "upsert", "error.type": "Error" },
+      value: 1,
+    });
+    const durations = await otel.metric("http.server.request.duration");
+    expect(durations).toContainEqual({
+      attributes: {
+        "http.request.method": "POST",
+        "http.response.status_code": 503,
+        "http.route": "/v1/user/create",
+        "error.type": "503",
+      },
+      value: 1,
+    });
+  });
+});
