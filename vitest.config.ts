@@ -14,7 +14,8 @@ export default defineConfig({
   },
   test: {
     include: ["test/**/*.test.ts", "examples/**/*.test.ts"],
-    testTimeout: 20_000,
+    // Generous: CI machines are shared, and no test here measures time.
+    testTimeout: 60_000,
     hookTimeout: 30_000,
   },
 });

@@ -4,10 +4,13 @@ import { toNodeHandler } from "platform-integration/node";
 import { createProvisioningHandler, MemoryUserStore } from "platform-integration/provisioning";
 import { createVersionClient } from "platform-integration/version";
 
-// The Integration API's address comes from PLATFORM_INTEGRATIONAPI, set by the platform.
+// The platform sets PLATFORM_INTEGRATIONAPI (the Integration API's address); PLATFORM_CA holds
+// its certificate (from the console's tls.authority.cert option). Unset, the clients report a
+// configuration error once and the application runs on.
+const tls = { ca: process.env.PLATFORM_CA };
 const actions = defineAuditActions({ userProvisioned: "directory.user.provisioned" });
-const audit = createAuditClient({ actions });
-const version = createVersionClient();
+const audit = createAuditClient({ actions, tls, flushOnExit: true });
+const version = createVersionClient({ tls });
 
 // The platform pushes directory users here; swap MemoryUserStore for your database's UserStore.
 const provisioning = createProvisioningHandler({
@@ -18,8 +21,14 @@ const provisioning = createProvisioningHandler({
     }
   },
 });
-createServer(toNodeHandler(provisioning)).listen(3000);
+createServer(toNodeHandler(provisioning)).listen(Number(process.env.PORT ?? 3000));
 
-// Tell your users about pending updates.
-const pending = await version.updates();
-if (pending.length > 0) console.log(`Update available: ${pending[0]?.version}`);
+// Tell your users about pending updates, in the background: a failure is reported, never fatal.
+void (async () => {
+  const onError = (error: unknown) => console.warn(`Update check failed: ${String(error)}`);
+  for await (const pending of version.watchUpdates({ intervalMs: 3_600_000, onError })) {
+    for (const update of pending) {
+      console.log(`Update ${update.version} available: version.apply(${update.releaseSequence})`);
+    }
+  }
+})();

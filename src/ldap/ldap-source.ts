@@ -81,6 +81,14 @@ export function createLdapSource(options: LdapSourceOptions): DirectorySource {
         { fatal: true, cause: error },
       );
     }
+    try {
+      ldapts.FilterParser.parseString(filter);
+    } catch (error) {
+      throw new DirectoryError(`The filter ${filter} is invalid: ${(error as Error).message}`, {
+        fatal: true,
+        cause: error,
+      });
+    }
     const fresh = new ldapts.Client({
       url: ldap.url,
       timeout: ldap.timeoutMs ?? 60_000,
@@ -148,12 +156,6 @@ function toDirectoryError(error: unknown, url: string): DirectoryError {
       `LDAP ${url}: the server's certificate is not trusted (${code}): pass its CA (ldap.tls.ca, --ldap-ca FILE)`,
       { fatal: true, cause: error },
     );
-  }
-  if (/filter/i.test(text) && !(typeof code === "number")) {
-    return new DirectoryError(`LDAP ${url}: the filter is invalid (${text})`, {
-      fatal: true,
-      cause: error,
-    });
   }
   return new DirectoryError(`LDAP ${url}: ${text}`, { fatal: false, cause: error });
 }

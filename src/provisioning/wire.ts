@@ -22,7 +22,8 @@ const fieldByWireName = new Map<string, UserFieldName>(
  * What is known of the numbers in a parsed body: `plain` (JSON.parse without a reviver: a number
  * may have lost its text, so {@link toPatches} asks for a reparse when it meets one), `revived`
  * (parsed by {@link parseKeepingNumbers}: a number whose text differs from its value's is raw
- * JSON holding that text), or `lost` (a framework's body parser parsed it: the text is gone).
+ * JSON holding that text), or `lost` (a framework's body parser parsed it, or the runtime gives a
+ * reviver no source text: the text is gone).
  */
 export type NumberText = "plain" | "revived" | "lost";
 
@@ -148,7 +149,7 @@ function toPatch(
             "invalid_user",
             `The number in "${key}" cannot be stored as it was written: ${
               numbers === "lost"
-                ? "a body parser in front of the Provisioning API parsed it; mount the API before the parser"
+                ? "its text is gone (a body parser in front of the Provisioning API parsed it, or this runtime's JSON.parse gives no source text, as Node 22+, Bun and Deno do); mount the API before the parser"
                 : "send it as a string"
             }`,
           );

@@ -11,45 +11,7 @@ import { mockApiCommand } from "../../src/cli/commands/mock-api.ts";
 import { run } from "../../src/cli/run.ts";
 import { createVersionClient } from "../../src/clients/version/index.ts";
 import { createFakeIo } from "../support/fake-io.ts";
-
-/** Runs the command with a fake io; resolves once it prints the URL to export. */
-async function start(args: string[]) {
-  const controller = new AbortController();
-  let stdout = "";
-  let stderr = "";
-  let announced: (url: string) => void = () => {};
-  const url = new Promise<string>((resolve) => {
-    announced = resolve;
-  });
-  const io = {
-    stdout: {
-      write(text: string) {
-        stdout += text;
-        const match = /export PLATFORM_INTEGRATIONAPI=(\S+)/.exec(stdout);
-        if (match?.[1]) announced(match[1]);
-      },
-    },
-    stderr: {
-      write(text: string) {
-        stderr += text;
-      },
-    },
-    env: {},
-    signal: controller.signal,
-  };
-  const exit = mockApiCommand.run(args, io);
-  const baseUrl = await Promise.race([url, exit.then((code) => `exited with ${code}: ${stderr}`)]);
-  return {
-    baseUrl,
-    exit,
-    stdout: () => stdout,
-    stderr: () => stderr,
-    stop: async () => {
-      controller.abort();
-      return exit;
-    },
-  };
-}
+import { startMockApi as start } from "./start-mock-api.ts";
 
 const json = { accept: "application/json" };
 

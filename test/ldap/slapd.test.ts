@@ -167,6 +167,31 @@ describe.runIf(url || required)("directory sync against a real slapd", () => {
     }));
   }
 
+  /** Runs `platform-integration sync --once` from the sources in a process of its own. */
+  function spawnSync(target: string, baseDn: string, extra: string[]) {
+    const passwordFile = join(folder, `bind-password-${randomUUID()}`);
+    // A trailing newline, as `echo secret > file` leaves one: the CLI ignores it.
+    writeFileSync(passwordFile, `${password}\n`);
+    const child = spawn(
+      process.execPath,
+      [
+        "--disable-warning=ExperimentalWarning",
+        cli,
+        "sync",
+        target,
+        ...["--ldap-url", url as string, "--bind-dn", bindDn, "--bind-password-file", passwordFile],
+        ...["--base-dn", baseDn, "--once", ...extra],
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let out = "";
+    child.stdout?.on("data", (chunk) => {
+      out += chunk;
+    });
+    const exit = once(child, "exit").then(([code, signal]) => ({ code, signal, out }));
+    return { child, exit };
+  }
+
   it(`syncs the generated directory (${peopleCount} people) into a SQLite store, field by field`, async () => {
     const app = await startApp();
     const sync = openSync({ target: app.url, baseDn: peopleDn, passwords: true });
@@ -283,8 +308,6 @@ describe.runIf(url || required)("directory sync against a real slapd", () => {
   it("converges after SIGKILL mid-cycle, redelivering at most the message in flight", async () => {
     const unit = await createUnit(80);
     const state = join(folder, "killed.sqlite");
-    const passwordFile = join(folder, "bind-password");
-    writeFileSync(passwordFile, `${password}\n`);
     let child: ChildProcess | undefined;
     let creates = 0;
     const app = await startApp(undefined, ({ path }) => {
@@ -293,33 +316,9 @@ describe.runIf(url || required)("directory sync against a real slapd", () => {
       return undefined;
     });
     const runSync = () => {
-      child = spawn(
-        process.execPath,
-        [
-          "--disable-warning=ExperimentalWarning",
-          cli,
-          "sync",
-          app.url,
-          "--ldap-url",
-          url,
-          "--bind-dn",
-          bindDn,
-          "--bind-password-file",
-          passwordFile,
-          "--base-dn",
-          unit.dn,
-          "--state",
-          state,
-          "--once",
-          "--json",
-        ],
-        { stdio: ["ignore", "pipe", "pipe"] },
-      );
-      let out = "";
-      child.stdout?.on("data", (chunk) => {
-        out += chunk;
-      });
-      return once(child, "exit").then(([code, signal]) => ({ code, signal, out }));
+      const run = spawnSync(app.url, unit.dn, ["--state", state, "--json"]);
+      child = run.child;
+      return run.exit;
     };
     const killed = await runSync();
     expect(killed.signal).toBe("SIGKILL");
@@ -375,10 +374,12 @@ describe.runIf(url || required)("directory sync against a real slapd", () => {
     expect(app.received).toEqual([{ method: "GET", path: "/v1/ping" }]);
   });
 
-  it("says which base DN does not exist, and reports an unreachable server as retryable", async () => {
+  it("says which base DN or filter is wrong, and reports an unreachable server as retryable", async () => {
     const app = await startApp();
     const missing = openSync({ target: app.url, baseDn: `ou=nowhere,${suffix}` });
     await expect(missing.syncOnce()).rejects.toThrow(/base DN does not exist/);
+    const badFilter = openSync({ target: app.url, baseDn: peopleDn, filter: "(uid=a" });
+    await expect(badFilter.syncOnce()).rejects.toThrow(/The filter \(uid=a is invalid/);
     const unreachable = createDirectorySync({
       ldap: { url: "ldap://127.0.0.1:1", bindDn, password },
       baseDn: peopleDn,
@@ -406,36 +407,13 @@ describe.runIf(url || required)("directory sync against a real slapd", () => {
     await new Promise<void>((resolve) => reader.listen(0, "127.0.0.1", resolve));
     cleanups.push(() => new Promise((resolve) => reader.close(resolve)));
     const readUrl = `http://127.0.0.1:${(reader.address() as AddressInfo).port}/users/{uuid}`;
-    const passwordFile = join(folder, "bind-password-2");
-    writeFileSync(passwordFile, password);
-    const child = spawn(
-      process.execPath,
-      [
-        "--disable-warning=ExperimentalWarning",
-        cli,
-        "sync",
-        app.url,
-        "--ldap-url",
-        url,
-        "--bind-dn",
-        bindDn,
-        "--bind-password-file",
-        passwordFile,
-        "--base-dn",
-        unit.dn,
-        "--state",
-        join(folder, "read-user.sqlite"),
-        "--once",
-        "--read-user",
-        readUrl,
-      ],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let out = "";
-    child.stdout?.on("data", (chunk) => {
-      out += chunk;
-    });
-    const [code] = await once(child, "exit");
+    const state = join(folder, "read-user.sqlite");
+    const { code, out } = await spawnSync(app.url, unit.dn, [
+      "--state",
+      state,
+      "--read-user",
+      readUrl,
+    ]).exit;
     expect(out).toContain("initial sync completed");
     expect(out).toContain("5 created, 0 modified, 0 deleted, 0 unchanged, 0 failed");
     expect(out).toContain("Read back 5 users: 1 differences");

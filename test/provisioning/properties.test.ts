@@ -126,7 +126,7 @@ describe("hostile bodies", () => {
       ),
       { numRuns: 1500 },
     );
-  });
+  }, 120_000);
 
   function expectRefused(response: ProvisioningResponse, parsed: unknown) {
     const error = JSON.parse(response.body ?? "null") as { error: string; message: string };

@@ -6,7 +6,7 @@ import {
   isPlatformApiError,
 } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
-import { atLeastOne, duration } from "../integration-api/options.ts";
+import { duration } from "../integration-api/options.ts";
 import { isRedirectStatus, retryDelayMs } from "../integration-api/retry-policy.ts";
 import { sleep } from "../integration-api/timers.ts";
 import { type AuditEvent, decodeAuditEvent, encodeAuditEvent } from "./audit-event.ts";
@@ -19,6 +19,7 @@ import type {
 } from "./audit-types.ts";
 import { BoundedBuffer, type BufferEntry } from "./buffer.ts";
 import { type ExitParticipant, unwatchExit, watchExit } from "./exit-hooks.ts";
+import { atLeastOne, callHook, reportDeliveryError, warnDrop } from "./hooks.ts";
 import { AuditSpool } from "./spool/audit-spool.ts";
 import type { SpoolRecord } from "./spool/spool.ts";
 import { observeAuditStats } from "./telemetry.ts";
@@ -337,37 +338,4 @@ export function createAuditClient<Action extends string = string>(
   };
   const stopObserving = observeAuditStats(client.stats);
   return client;
-}
-
-/**
- * Runs an application hook so that its exception can neither corrupt the queue nor vanish: it is
- * rethrown on its own, where the runtime reports uncaught errors.
- */
-function callHook<T>(hook: (value: T) => void, value: T): void {
-  try {
-    hook(value);
-  } catch (error) {
-    queueMicrotask(() => {
-      throw error;
-    });
-  }
-}
-
-function warnDrop(logger: Logger, { reason, count, error }: AuditDrop): void {
-  const cause = error instanceof Error ? `: ${error.message.replace(/\.$/, "")}` : "";
-  logger.warn(
-    `platform-integration: dropped ${count} audit event${count === 1 ? "" : "s"} (${reason})${cause}. Pass onDrop to createAuditClient to handle drops.`,
-  );
-}
-
-function reportDeliveryError(logger: Logger, error: unknown): void {
-  if (!isConfigurationError(error)) {
-    logger.debug(
-      `platform-integration: an audit delivery attempt failed and will be retried: ${error instanceof Error ? error.message : String(error)}`,
-    );
-    return;
-  }
-  logger.error(
-    `platform-integration: audit delivery stopped, events are kept until the client closes: ${error.message}`,
-  );
 }

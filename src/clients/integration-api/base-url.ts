@@ -22,12 +22,20 @@ export function resolveBaseUrl(option: string | URL | undefined): string {
       `No Integration API base URL: pass the baseUrl option or set the ${baseUrlVariable} environment variable (the platform sets it in the application's container).`,
     );
   }
+  if (value === lastValue) return lastBaseUrl;
   try {
-    return normalizeBaseUrl(value);
+    lastBaseUrl = normalizeBaseUrl(value);
   } catch (error) {
     throw new ConfigurationError(`${source} ${(error as Error).message}`);
   }
+  lastValue = value;
+  return lastBaseUrl;
 }
+
+// The last value read and its normalized form: every request reads the base URL, which almost
+// never changes, and parsing it each time cost audit delivery measurably.
+let lastValue: string | undefined;
+let lastBaseUrl = "";
 
 function readVariable(): { value: string | undefined; source: string } {
   const source = `the ${baseUrlVariable} environment variable`;

@@ -1,4 +1,4 @@
-import { joinUrl, redactUrl } from "../../internal/url.ts";
+import { joinUrl } from "../../internal/url.ts";
 import { resolveBaseUrl } from "./base-url.ts";
 import {
   ConfigurationError,
@@ -86,7 +86,7 @@ export function createIntegrationApi(input?: IntegrationApiOptions): Integration
     resendCount: number,
   ): Promise<{ status: number; headers: Headers; body: string }> {
     signal?.throwIfAborted();
-    const finishSpan = telemetry.startAttempt(method, redactUrl(url), resendCount);
+    const finishSpan = telemetry.startAttempt(method, url, resendCount);
     const controller = new AbortController();
     const timer = setTimeout(
       () => controller.abort(new AttemptTimeout()),
@@ -126,11 +126,11 @@ export function createIntegrationApi(input?: IntegrationApiOptions): Integration
       const base = resolveBaseUrl(options.baseUrl);
       if (options.tls !== undefined && base.startsWith("http:")) {
         throw new ConfigurationError(
-          `The tls option applies to https: URLs, but the Integration API's base URL is ${redactUrl(base)}: use its https: URL, or remove the tls option.`,
+          `The tls option applies to https: URLs, but the Integration API's base URL is ${base}: use its https: URL, or remove the tls option.`,
         );
       }
+      // The base URL cannot hold credentials (resolveBaseUrl refuses them): no redaction needed.
       const url = joinUrl(base, path);
-      const redacted = redactUrl(url);
       const attemptTimeoutMs = duration("timeoutMs", timeoutMs, options.timeoutMs);
       const deadline = performance.now() + options.totalTimeoutMs;
       const limit = retried ? options.retry.limit : 0;
@@ -147,15 +147,15 @@ export function createIntegrationApi(input?: IntegrationApiOptions): Integration
             attempts - 1,
           );
           if (answer.status >= 200 && answer.status < 300) {
-            return { method, url: redacted, ...answer };
+            return { method, url, ...answer };
           }
-          error = new HttpError({ method, url: redacted, attempts, ...answer });
+          error = new HttpError({ method, url, attempts, ...answer });
         } catch (caught) {
           // An abort by the caller is theirs, not a failure of the API: it surfaces as its reason.
           if (signal?.aborted) throw signal.reason;
           error = toPlatformError(caught, {
             method,
-            url: redacted,
+            url,
             attempts,
             timeoutMs: attemptTimeoutMs,
             totalTimeoutMs: options.totalTimeoutMs,
@@ -167,7 +167,7 @@ export function createIntegrationApi(input?: IntegrationApiOptions): Integration
         if (performance.now() + delay >= deadline) throw error;
         options.logger.debug(
           `platform-integration: ${error.message} Retrying in ${Math.round(delay)} ms (retry ${attempts} of ${limit}).`,
-          { method, url: redacted, attempts, delayMs: Math.round(delay) },
+          { method, url, attempts, delayMs: Math.round(delay) },
         );
         await sleep(delay, signal);
         if (signal?.aborted) throw signal.reason;

@@ -25,9 +25,11 @@ export interface TlsOptions {
  */
 export interface RetryOptions {
   /**
-   * Retries after the first attempt. Version client: of GET calls (never of `apply()`, a PUT).
-   * Audit client: of an event answered with a redirect, before it is dropped as `redirected`
-   * (outages are retried until the event is delivered). Default 2.
+   * Retries after the first attempt. For the clients' GET calls (Version, Identity, License,
+   * Console): how often a retryable failure is retried; calls that must not run twice (a PUT such
+   * as `apply()`, a POST such as `login()`) are never retried. For audit delivery (in memory, on
+   * the spool or on pg-boss): how often a redirected event is retried before it is dropped;
+   * outages are retried until the event is delivered. Default 2.
    */
   limit?: number | undefined;
   /** The delay before the first retry, doubled for each next one (then jittered). Default 300. */

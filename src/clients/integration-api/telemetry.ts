@@ -37,18 +37,25 @@ export function createClientTelemetry(): {
     return { api, tracer, duration };
   });
 
+  // Every call of a client goes to one origin: parse it once, not per attempt.
+  let lastOrigin = "";
+  let server = { "server.address": "", "server.port": 0 };
+
   return {
     startAttempt(method, redactedUrl, resendCount) {
       const tools = instruments();
       if (tools === undefined) return undefined;
       const { api, tracer, duration } = tools;
-      const url = new URL(redactedUrl);
-      const https = url.protocol === "https:";
-      const common = {
-        "http.request.method": method,
-        "server.address": url.hostname,
-        "server.port": url.port === "" ? (https ? 443 : 80) : Number(url.port),
-      };
+      if (!redactedUrl.startsWith(lastOrigin) || lastOrigin === "") {
+        const url = new URL(redactedUrl);
+        lastOrigin = `${url.origin}/`;
+        const defaultPort = url.protocol === "https:" ? 443 : 80;
+        server = {
+          "server.address": url.hostname,
+          "server.port": url.port === "" ? defaultPort : Number(url.port),
+        };
+      }
+      const common = { "http.request.method": method, ...server };
       const span = tracer.startSpan(method, {
         kind: api.SpanKind.CLIENT,
         attributes: {

@@ -7,4 +7,9 @@ export {
   type VersionClientOptions,
   type WatchUpdatesOptions,
 } from "./version-client.ts";
-export type { CurrentVersion, VersionUpdate } from "./version-records.ts";
+export type {
+  CurrentVersion,
+  InvalidVersionUpdate,
+  VersionUpdate,
+  VersionUpdateList,
+} from "./version-records.ts";

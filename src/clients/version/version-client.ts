@@ -1,3 +1,4 @@
+import { isConfigurationError } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
 import type { CallOptions, IntegrationApiOptions } from "../integration-api/options.ts";
 import { duration } from "../integration-api/options.ts";
@@ -6,7 +7,7 @@ import {
   type CurrentVersion,
   readCurrentVersion,
   readUpdates,
-  type VersionUpdate,
+  type VersionUpdateList,
 } from "./version-records.ts";
 
 /** Options of {@link createVersionClient}. */
@@ -27,8 +28,10 @@ export interface WatchUpdatesOptions {
   /** Ends the iteration (without an error) when aborted. */
   signal?: AbortSignal | undefined;
   /**
-   * Called with each failed poll, after which watching goes on. Without it, the first failure
-   * (after the client's retries) ends the iteration by throwing.
+   * Called with each failed poll, after which watching goes on, except after a
+   * `ConfigurationError` (no base URL, an untrusted certificate...), which polling again cannot
+   * fix: it is reported once and the iteration ends. Without `onError`, the first failure (after
+   * the client's retries) ends the iteration by throwing.
    */
   onError?: ((error: unknown) => void) | undefined;
 }
@@ -37,8 +40,11 @@ export interface WatchUpdatesOptions {
 export interface VersionClient {
   /** The version now running. */
   current(options?: CallOptions): Promise<CurrentVersion>;
-  /** The updates available to install, in the platform's order. */
-  updates(options?: CallOptions): Promise<VersionUpdate[]>;
+  /**
+   * The updates available to install, in the platform's order; items that cannot be applied (no
+   * valid release sequence) are set aside in the list's `invalid`, with their raw JSON.
+   */
+  updates(options?: CallOptions): Promise<VersionUpdateList>;
   /**
    * Installs the pending update with this release sequence, at once: it may cause downtime. It is
    * never retried automatically; after a timeout, check `current()` before calling it again.
@@ -50,7 +56,7 @@ export interface VersionClient {
    * Polls the pending updates and yields the list whenever it changes (first at once), for
    * applications that tell their users about updates. Its timer never keeps the process alive.
    */
-  watchUpdates(options?: WatchUpdatesOptions): AsyncIterableIterator<VersionUpdate[]>;
+  watchUpdates(options?: WatchUpdatesOptions): AsyncIterableIterator<VersionUpdateList>;
 }
 
 /**
@@ -114,6 +120,7 @@ export function createVersionClient(options?: VersionClientOptions): VersionClie
           if (signal?.aborted) return;
           if (onError === undefined) throw error;
           onError(error);
+          if (isConfigurationError(error)) return;
         }
         await sleep(interval, signal);
       }

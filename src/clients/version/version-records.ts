@@ -18,11 +18,38 @@ export interface CurrentVersion {
 }
 
 /**
- * A pending update. The platform documents none of its fields: those it shares with
- * {@link CurrentVersion} are typed when present and well-formed; anything else, including a
- * known field of an unexpected type, is kept in `extra` under its wire name.
+ * A pending update, which `apply(update.releaseSequence)` installs. The platform documents none
+ * of its fields: `releaseSequence` is always there (an item without a valid one is set aside in
+ * `invalid`); the others it shares with {@link CurrentVersion} are typed when present and
+ * well-formed; anything else, including a known field of an unexpected type, is kept in `extra`
+ * under its wire name.
  */
-export type VersionUpdate = Partial<Omit<CurrentVersion, "extra">> & { extra?: JsonObject };
+export interface VersionUpdate {
+  /** The update's sequence number: the argument of `apply()`. */
+  releaseSequence: number;
+  version?: string;
+  releaseNotes?: string;
+  releaseDate?: Timestamp;
+  installDate?: Timestamp;
+  /** Fields the platform sent beyond the documented ones, under their wire names. */
+  extra?: JsonObject;
+}
+
+/** An item of the updates list that cannot be applied: no valid `release_sequence`, or not an object. */
+export interface InvalidVersionUpdate {
+  /** Its position in the list the platform sent. */
+  index: number;
+  /** What is wrong with it. */
+  problem: string;
+  /** The item exactly as received. */
+  raw: JsonValue;
+}
+
+/** The pending updates, in the platform's order, and beside them the items that cannot be applied. */
+export type VersionUpdateList = VersionUpdate[] & {
+  /** Items set aside, with their raw JSON: report them, they cannot be applied. */
+  readonly invalid: readonly InvalidVersionUpdate[];
+};
 
 type Known = Omit<CurrentVersion, "extra">;
 
@@ -109,19 +136,35 @@ export function readCurrentVersion(response: ApiResponse): CurrentVersion {
  * only array (or whose `updates`, `items` or `data` array) is the list, or an empty body, null or
  * `{}` for none. Returns the updates and the raw list, whose JSON tells whether the list changed.
  */
-export function readUpdates(response: ApiResponse): { updates: VersionUpdate[]; raw: JsonValue[] } {
+export function readUpdates(response: ApiResponse): {
+  updates: VersionUpdateList;
+  raw: JsonValue[];
+} {
   const wire = response.body.trim() === "" ? null : parseJsonBody(response);
   const raw = unwrapList(wire);
   if (raw === undefined) {
     throw new ResponseShapeError(response, "expected a list of updates, or an object holding one");
   }
-  const updates = raw.map((item, index) => {
-    if (!isJsonObject(item))
-      throw new ResponseShapeError(response, `update ${index} is not a JSON object`);
-    const { known, extra } = readRecord(item);
-    return withExtra(known as VersionUpdate, extra);
-  });
-  return { updates, raw };
+  const updates: VersionUpdate[] = [];
+  const invalid: InvalidVersionUpdate[] = [];
+  for (const [index, item] of raw.entries()) {
+    if (!isJsonObject(item)) {
+      invalid.push({ index, problem: "not a JSON object", raw: item });
+      continue;
+    }
+    const { known, problems, extra } = readRecord(item);
+    if (known.releaseSequence === undefined) {
+      const problem = problems.includes("release_sequence")
+        ? "release_sequence is not an integer"
+        : "no release_sequence";
+      invalid.push({ index, problem, raw: item });
+      continue;
+    }
+    updates.push(withExtra(known as VersionUpdate, extra));
+  }
+  // Not enumerable: the list stays a plain array to iterate, compare and serialize.
+  Object.defineProperty(updates, "invalid", { value: invalid });
+  return { updates: updates as VersionUpdateList, raw };
 }
 
 function unwrapList(wire: JsonValue): JsonValue[] | undefined {

@@ -48,4 +48,33 @@ describe("toKoaMiddleware", () => {
       await server.close();
     }
   });
+
+  it("answers the API's JSON 404 for an unknown path under a basePath or a koa-mount prefix", async () => {
+    const store = new MemoryUserStore();
+    const underBase = new Koa().use(
+      toKoaMiddleware(createProvisioningHandler({ store, basePath: "/ldap/auth" })),
+    );
+    // koa-mount strips its prefix from the path and records it as ctx.mountPath.
+    const underMount = new Koa()
+      .use(async (ctx, next) => {
+        (ctx as { mountPath?: string }).mountPath = "/ldap/auth";
+        await next();
+      })
+      .use(toKoaMiddleware(createProvisioningHandler({ store })));
+    for (const [koa, path] of [
+      [underBase, "/ldap/auth/v2/nothing"],
+      [underMount, "/v2/nothing"],
+    ] as const) {
+      const server = await start(koa.callback());
+      try {
+        const unknown = await fetch(`${server.origin}${path}`);
+        expect([unknown.status, ((await unknown.json()) as { error: string }).error]).toEqual([
+          404,
+          "not_found",
+        ]);
+      } finally {
+        await server.close();
+      }
+    }
+  });
 });

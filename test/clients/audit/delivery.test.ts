@@ -95,7 +95,7 @@ describe("delivery against a real server", () => {
       if (batch === 7) await serve(flaky, port);
       await sleep(5);
     }
-    expect(await audit.flush({ timeoutMs: 60_000 })).toBe(true);
+    expect(await audit.flush({ timeoutMs: 240_000 })).toBe(true);
 
     expect(drops).toEqual([]);
     expect(received.size).toBe(events.length);
@@ -114,5 +114,35 @@ describe("delivery against a real server", () => {
     expect(Object.values(stats.droppedByReason)).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
     expect(failures).toContain("NetworkError");
     expect(failures).toContain("HttpError");
-  }, 60_000);
+  }, 300_000);
+});
+
+describe("redirects", () => {
+  it.each([301, 302, 303, 307, 308])(
+    "never follows a %i: the event is retried retry.limit times, then dropped as redirected",
+    async (status) => {
+      const seen: string[] = [];
+      const target = await serve((request, response, body) => {
+        seen.push(`${request.method} target`);
+        created(request, response, body);
+      });
+      const server = await serve((request, response) => {
+        seen.push(`${request.method} ${request.url}`);
+        response.writeHead(status, { location: `${target.url}/audit/v1/event` }).end();
+      });
+      const drops: AuditDrop[] = [];
+      const audit = createAuditClient({
+        baseUrl: server.url,
+        retry: { limit: 2, baseDelayMs: 1, maxDelayMs: 2 },
+        onDrop: (drop) => drops.push(drop),
+      });
+      audit.record({ action: "user.login" });
+      expect(await audit.flush()).toBe(true);
+      expect(seen).toEqual(Array(3).fill("POST /audit/v1/event"));
+      expect(drops).toMatchObject([
+        { reason: "redirected", count: 1, events: [{ action: "user.login" }], error: { status } },
+      ]);
+      expect(audit.stats()).toMatchObject({ delivered: 0, dropped: 1, queued: 0, inFlight: 0 });
+    },
+  );
 });

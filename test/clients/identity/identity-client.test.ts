@@ -380,7 +380,7 @@ describe("the password stays secret", () => {
       lines.push(args.map((arg) => inspect(arg, { depth: 10, showHidden: true })).join(" "));
       lines.push(JSON.stringify(args));
     };
-    return { lines, logger: { error: log, warn: log, info: log } };
+    return { lines, logger: { debug: log, info: log, warn: log, error: log } };
   }
 
   function expectNoPassword(error: unknown, lines: string[]) {
@@ -405,10 +405,10 @@ describe("the password stays secret", () => {
       ),
     );
     const { lines, logger } = recordingLogger();
-    const error = await client({ source: east })
+    const error = await client({ source: east, logger })
       .login({ username: "bob", password })
       .catch((caught: unknown) => {
-        logger.error({ err: caught }, "login failed");
+        logger.error("login failed", { err: caught });
         return caught;
       });
     expect(isHttpError(error) && error.status).toBe(400);
@@ -425,23 +425,44 @@ describe("the password stays secret", () => {
       ),
     );
     const { lines, logger } = recordingLogger();
-    const error = await client({ source: east })
+    const error = await client({ source: east, logger })
       .login({ username: "bob", password })
       .catch((caught: unknown) => {
-        logger.error(caught);
+        logger.error(String(caught), { caught });
         return caught;
       });
     expect(isResponseShapeError(error)).toBe(true);
     expectNoPassword(error, lines);
   });
 
+  it("keeps it out of what the client logs while it retries the sources, then fails the login", async () => {
+    const { api } = platform();
+    api.failNext(2, { status: 503 });
+    server.use(
+      http.post(`${baseUrl}/identity/v1/login`, async ({ request }) =>
+        HttpResponse.text(await request.text(), { status: 502 }),
+      ),
+    );
+    const { lines, logger } = recordingLogger();
+    const error = await client({ logger })
+      .login({ username: "bob", password })
+      .catch((caught: unknown) => {
+        logger.error(String(caught), { caught });
+        return caught;
+      });
+    expect(isHttpError(error) && error.status).toBe(502);
+    // The two retries of GET /identity/v1/sources were logged, then the failure.
+    expect(lines.filter((line) => line.includes("Retrying"))).toHaveLength(4);
+    expectNoPassword(error, lines);
+  });
+
   it("keeps it out of a timeout", async () => {
     server.use(http.post(`${baseUrl}/identity/v1/login`, () => new Promise<never>(() => {})));
     const { lines, logger } = recordingLogger();
-    const error = await client({ source: east, timeoutMs: 20 })
+    const error = await client({ source: east, timeoutMs: 20, logger })
       .login({ username: "bob", password })
       .catch((caught: unknown) => {
-        logger.warn(caught);
+        logger.warn(String(caught), { caught });
         return caught;
       });
     expect(isTimeoutError(error)).toBe(true);

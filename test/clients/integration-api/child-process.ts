@@ -1,7 +1,12 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { sourceOf } from "../../../entry-points.ts";
 
-const root = new URL("../../../", import.meta.url).pathname;
+const root = fileURLToPath(new URL("../../../", import.meta.url));
 
 /**
  * Bun's or Deno's binary: from PLATFORM_INTEGRATION_BUN or PLATFORM_INTEGRATION_DENO (which the
@@ -69,4 +74,73 @@ export function runModule(
       `globalThis.__SDK_VERSION__ = "0.0.0-test"; const src = ${JSON.stringify(src)};\n${code}`,
     );
   });
+}
+
+/** A script started by {@link startScript}. */
+export interface RunningScript {
+  /** Everything printed so far. */
+  stdout(): string;
+  stderr(): string;
+  /** Whether the process is still running. */
+  running(): boolean;
+  /** Resolves with the exit code once the process ends by itself. */
+  exited: Promise<number | null>;
+  /** Ends the process (SIGTERM) and resolves once it is gone. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts TypeScript `code` as written for users (importing `platform-integration/*`) in a new
+ * Node process, with those imports pointed at the SDK's sources; `env` replaces the environment
+ * variables it names (undefined removes one).
+ */
+export async function startScript(
+  code: string,
+  env: Record<string, string | undefined> = {},
+): Promise<RunningScript> {
+  const folder = await mkdtemp(join(tmpdir(), "platform-integration-script-"));
+  const file = join(folder, "main.ts");
+  const rewritten = code.replace(/(["'])platform-integration\/([\w-]+)\1/g, (_, _quote, name) =>
+    JSON.stringify(pathToFileURL(join(root, sourceOf(name))).href),
+  );
+  await writeFile(file, rewritten);
+  const environment: Record<string, string | undefined> = { ...process.env };
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) delete environment[name];
+    else environment[name] = value;
+  }
+  const child = spawn(
+    process.execPath,
+    [
+      "--disable-warning=ExperimentalWarning",
+      "--import",
+      `data:text/javascript,globalThis.__SDK_VERSION__ = "0.0.0-test";`,
+      file,
+    ],
+    { cwd: root, env: environment, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => {
+    child.on("close", (code) => {
+      void rm(folder, { recursive: true, force: true });
+      resolve(code);
+    });
+  });
+  return {
+    stdout: () => stdout,
+    stderr: () => stderr,
+    running: () => child.exitCode === null && child.signalCode === null,
+    exited,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      await exited;
+    },
+  };
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createAuditClient } from "../../../src/clients/audit/audit-client.ts";
+import { createIdentityClient } from "../../../src/clients/identity/identity-client.ts";
 import { createVersionClient } from "../../../src/clients/version/version-client.ts";
 import type { Logger } from "../../../src/internal/logger.ts";
 import { loadOpenTelemetry } from "../../../src/internal/telemetry.ts";
@@ -151,6 +152,24 @@ describe("OpenTelemetry on the clients", () => {
     expect(durations.map((point) => point.attributes["http.response.status_code"]).sort()).toEqual([
       200, 503,
     ]);
+  });
+
+  it("keeps a login's password out of spans, logs and the error", async () => {
+    const api = createFakeIntegrationApi();
+    const { logger, text } = recordingLogger();
+    const identity = createIdentityClient({ baseUrl, fetch: api.fetch, retry, logger });
+    const password = "correct-horse-battery-staple";
+    // The fake knows no bob: the login is refused, an answer rather than an exception.
+    const failure = await identity.login({ username: "bob", password }).catch((error) => error);
+    expect(failure).toMatchObject({ authenticated: false });
+    const spans = otel.spans();
+    expect(spans.map((span) => span.attributes["url.full"])).toContain(
+      `${baseUrl}/identity/v1/login`,
+    );
+    for (const seen of [JSON.stringify(spans.map((span) => span.attributes)), text()]) {
+      expect(seen).not.toContain(password);
+    }
+    expect(JSON.stringify(failure, Object.getOwnPropertyNames(failure))).not.toContain(password);
   });
 
   it("makes a span per audit delivery attempt, and a network failure's error.type", async () => {

@@ -1,7 +1,8 @@
 import { HttpResponse, http } from "msw";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   createVersionClient,
+  isConfigurationError,
   isHttpError,
   isResponseShapeError,
   ResponseShapeError,
@@ -121,13 +122,33 @@ describe("updates()", () => {
     ]);
   });
 
-  it("fails with a ResponseShapeError when there is no list, or an item is not an object", async () => {
+  it("fails with a ResponseShapeError when there is no list", async () => {
     answer("/version/v1/updates", JSON.stringify({ a: [], b: [] }));
     await expect(client().updates()).rejects.toSatisfy(isResponseShapeError);
-    answer("/version/v1/updates", "[1]");
-    await expect(client().updates()).rejects.toThrow(/update 0 is not a JSON object/);
     answer("/version/v1/updates", '"none"');
     await expect(client().updates()).rejects.toSatisfy(isResponseShapeError);
+  });
+
+  it("sets aside the items that cannot be applied, with their raw JSON, and types the rest for apply()", async () => {
+    const items = [
+      update,
+      1,
+      { version: "103" },
+      { release_sequence: "54" },
+      { release_sequence: 55 },
+    ];
+    answer("/version/v1/updates", JSON.stringify(items));
+    const pending = await client().updates();
+    expect(pending).toEqual([expected, { releaseSequence: 55 }]);
+    expect(pending.invalid).toEqual([
+      { index: 1, problem: "not a JSON object", raw: 1 },
+      { index: 2, problem: "no release_sequence", raw: { version: "103" } },
+      { index: 3, problem: "release_sequence is not an integer", raw: { release_sequence: "54" } },
+    ]);
+    expect(JSON.stringify(pending)).not.toContain("invalid");
+    // The type says what the value holds: a number that apply() takes, no undefined to check.
+    const sequences: number[] = pending.map((item) => item.releaseSequence);
+    expect(sequences).toEqual([52, 55]);
   });
 });
 
@@ -191,10 +212,10 @@ describe("watchUpdates()", () => {
     const polls = serveUpdates(
       "[]",
       "[]",
-      '[{"version":"101"}]',
-      '[{"version":"101"}]',
-      '{"updates":[{"version":"101"}]}',
-      '[{"version":"102"}]',
+      '[{"release_sequence":101}]',
+      '[{"release_sequence":101}]',
+      '{"updates":[{"release_sequence":101}]}',
+      '[{"release_sequence":102}]',
     );
     const controller = new AbortController();
     const seen: unknown[] = [];
@@ -205,7 +226,7 @@ describe("watchUpdates()", () => {
       seen.push(updates);
       if (seen.length === 3) controller.abort();
     }
-    expect(seen).toEqual([[], [{ version: "101" }], [{ version: "102" }]]);
+    expect(seen).toEqual([[], [{ releaseSequence: 101 }], [{ releaseSequence: 102 }]]);
     expect(polls()).toBe(6);
   });
 
@@ -224,13 +245,28 @@ describe("watchUpdates()", () => {
     await expect(iterator.next()).rejects.toSatisfy(isHttpError);
   });
 
+  it("with onError, reports a configuration error once and ends, since polling cannot fix it", async () => {
+    vi.stubEnv("PLATFORM_INTEGRATIONAPI", undefined);
+    const errors: unknown[] = [];
+    const seen: unknown[] = [];
+    for await (const updates of createVersionClient().watchUpdates({
+      intervalMs: 1,
+      onError: (error) => errors.push(error),
+    })) {
+      seen.push(updates);
+    }
+    expect(seen).toEqual([]);
+    expect(errors).toHaveLength(1);
+    expect(isConfigurationError(errors[0])).toBe(true);
+  });
+
   it("with onError, reports a failed poll and goes on watching", async () => {
     let polls = 0;
     server.use(
       http.get(`${baseUrl}/version/v1/updates`, () =>
         polls++ === 0
           ? new HttpResponse(null, { status: 500 })
-          : HttpResponse.json([{ version: "101" }]),
+          : HttpResponse.json([{ version: "101", release_sequence: 2 }]),
       ),
     );
     const errors: unknown[] = [];
@@ -238,7 +274,7 @@ describe("watchUpdates()", () => {
       intervalMs: 1,
       onError: (error) => errors.push(error),
     });
-    expect((await iterator.next()).value).toEqual([{ version: "101" }]);
+    expect((await iterator.next()).value).toEqual([{ version: "101", releaseSequence: 2 }]);
     expect(errors).toHaveLength(1);
     expect(isHttpError(errors[0])).toBe(true);
     await iterator.return?.();

@@ -12,7 +12,9 @@ describe("watchUpdates and process exit", () => {
   it("lets the process exit while it waits between polls, over a kept-alive TLS connection", async () => {
     const certificate = await createSelfSignedCertificate();
     const server = await startServer((_request, response) => {
-      response.writeHead(200, { "content-type": "application/json" }).end('[{"version":"101"}]');
+      response
+        .writeHead(200, { "content-type": "application/json" })
+        .end('[{"version":"101","release_sequence":2}]');
     }, certificate);
     servers.push(server);
     const result = await runModule(`
