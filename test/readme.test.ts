@@ -28,4 +28,27 @@ describe("README", () => {
     expect(ci).toMatch(/^npm ci$/m);
     expect(ci).toMatch(/^npm test$/m);
   });
+
+  it("links into docs/ and examples/ absolutely, so that the links work from the package's page", () => {
+    const repository = pkg.homepage.replace(/#readme$/, "");
+    expect(pkg.repository.url).toBe(`git+${repository}.git`);
+    expect(pkg.bugs.url).toBe(`${repository}/issues`);
+    expect(readme).not.toMatch(/\]\((\.\/)?(docs|examples)\//);
+    const links = [...readme.matchAll(/\]\((https:[^)\s]+)\)/g)].map((match) => match[1] ?? "");
+    const internal = links.filter((link) => link.startsWith(repository));
+    expect(internal.length).toBeGreaterThan(5);
+    for (const link of internal) {
+      // A file (with an extension) is a blob, a folder a tree.
+      expect(link).toMatch(
+        new RegExp(
+          `^${repository}/(blob/main/(docs|examples)/\\S+\\.\\w+(#[\\w-]+)?|tree/main/examples/[\\w/-]+)$`,
+        ),
+      );
+    }
+  });
+
+  it("says which Node the SDK needs, as engines does", () => {
+    expect(pkg.engines.node).toBe(">=22.13");
+    expect(readme).toContain("The SDK needs Node 22.13 or later");
+  });
 });

@@ -24,5 +24,7 @@ done
 # The README's first command, from the package: the demo on node:sqlite, with Node 24.
 ln -sf "$(realpath "$node24")" "$work/path/node"
 PATH="$work/path:$PATH" npx --no-install platform-integration demo --users 20
-"$root/node_modules/.bin/bun" request-cycle.mjs
-"$root/node_modules/.bin/deno" run --allow-net --allow-env --allow-read request-cycle.mjs
+# Bun and Deno are not devDependencies: installed here (once per CI run) from the npm registry.
+bash "$root/.ci/install-runtimes.sh" "$1"
+"$1/runtimes/node_modules/.bin/bun" request-cycle.mjs
+"$1/runtimes/node_modules/.bin/deno" run --allow-net --allow-env --allow-read request-cycle.mjs

@@ -5,11 +5,12 @@ import { createServer } from "node:http";
 import express from "express";
 import { toNodeErrorHandler, toNodeHandler } from "platform-integration/node";
 import { createProvisioningHandler } from "platform-integration/provisioning";
+import { withReadUserRoute } from "platform-integration/testing";
 import { runFromCommandLine } from "./main.ts";
 import { listen, type StartOptions } from "./serve.ts";
 
 /** Serves the example: the API under /ldap/auth, the application's routes beside it. */
-export function start({ store, ...address }: StartOptions) {
+export function start({ store, readUserRoute, ...address }: StartOptions) {
   const app = express();
   app.disable("x-powered-by");
   // The API first, before any body parser: it reads its own body, up to its own bodyLimit (1 MiB;
@@ -17,7 +18,9 @@ export function start({ store, ...address }: StartOptions) {
   // as they were written. Express strips the mount path, so the handler's basePath stays empty.
   // The error handler answers, in the API's JSON, what a parser in front would reject, should one
   // be added before it, and never logs the body (a user record holds a password).
-  const provisioning = createProvisioningHandler({ store });
+  let provisioning = createProvisioningHandler({ store });
+  // A test aid, off by default: GET /v1/user/:uuid for `conformance --read-user`.
+  if (readUserRoute) provisioning = withReadUserRoute(provisioning, store);
   app.use("/ldap/auth", toNodeHandler(provisioning), toNodeErrorHandler(provisioning));
   // The application's own routes parse JSON their own way.
   app.use(express.json());

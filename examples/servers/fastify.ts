@@ -4,15 +4,20 @@ import type { AddressInfo } from "node:net";
 import Fastify from "fastify";
 import { toFastifyPlugin } from "platform-integration/fastify";
 import { createProvisioningHandler } from "platform-integration/provisioning";
+import { withReadUserRoute } from "platform-integration/testing";
 import { runFromCommandLine } from "./main.ts";
 import { type RunningServer, type StartOptions, serverUrl } from "./serve.ts";
 
 /** Serves the example: the API under /ldap/auth, the application's page at /. */
-export async function start({ store, port, host }: StartOptions): Promise<RunningServer> {
+export async function start(options: StartOptions): Promise<RunningServer> {
+  const { store, port, host } = options;
   const app = Fastify();
+  let provisioning = createProvisioningHandler({ store });
+  // A test aid, off by default: GET /v1/user/:uuid for `conformance --read-user`.
+  if (options.readUserRoute) provisioning = withReadUserRoute(provisioning, store);
   // The prefix is stripped for the plugin, so the handler's basePath stays empty. The plugin is
   // encapsulated: the application's JSON parser and routes are untouched.
-  await app.register(toFastifyPlugin(createProvisioningHandler({ store })), {
+  await app.register(toFastifyPlugin(provisioning), {
     prefix: "/ldap/auth",
   });
   app.get("/", async () => "Hello from Fastify. The Provisioning API is at /ldap/auth.\n");

@@ -1,14 +1,15 @@
 // The command line of every example server, on Node, Bun and Deno: PORT (default 3000, 0 picks
 // a free port), HOST (default: every interface), DATABASE_URL (a postgres:// URL) or
-// DATABASE_FILE (a SQLite file); default: users in memory. Prints the Provisioning API's URL and
-// stops gracefully on SIGTERM and SIGINT.
+// DATABASE_FILE (a SQLite file); default: users in memory. READ_USER_ROUTE=1 also serves
+// GET /v1/user/:uuid for `conformance --read-user`, a test aid (off by default). Prints the
+// Provisioning API's URL and stops gracefully on SIGTERM and SIGINT.
 import process from "node:process";
-import { MemoryUserStore, type UserStore } from "platform-integration/provisioning";
-import type { RunningServer, Start } from "./serve.ts";
+import { MemoryUserStore } from "platform-integration/provisioning";
+import type { RunningServer, Start, StartOptions } from "./serve.ts";
 
 /** A store and how to release it. */
 export interface OpenedStore {
-  store: UserStore;
+  store: StartOptions["store"];
   /** Where the users are, for the startup line. */
   description: string;
   close(): void | Promise<void>;
@@ -75,7 +76,12 @@ export async function runFromCommandLine(start: Start): Promise<void> {
   }
   let server: RunningServer;
   try {
-    server = await start({ port, host: process.env.HOST || undefined, store: users.store });
+    server = await start({
+      port,
+      host: process.env.HOST || undefined,
+      store: users.store,
+      readUserRoute: process.env.READ_USER_ROUTE === "1",
+    });
   } catch (error) {
     await users.close();
     // EADDRINUSE and the like: the reason is all a user needs.
@@ -102,5 +108,13 @@ export async function runFromCommandLine(start: Start): Promise<void> {
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
   console.log(`Provisioning API at ${server.url}, users ${users.description}`);
-  console.log(`Check it with: npx platform-integration conformance ${server.url}`);
+  const readUser = `${server.url}/v1/user/{uuid}`;
+  if (process.env.READ_USER_ROUTE === "1") {
+    console.log(`Read route (a test aid, READ_USER_ROUTE=1): ${readUser}`);
+    console.log(
+      `Check it with: npx platform-integration conformance ${server.url} --read-user "${readUser}"`,
+    );
+  } else {
+    console.log(`Check it with: npx platform-integration conformance ${server.url}`);
+  }
 }

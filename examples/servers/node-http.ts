@@ -3,13 +3,16 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { toNodeHandler } from "platform-integration/node";
 import { createProvisioningHandler } from "platform-integration/provisioning";
+import { withReadUserRoute } from "platform-integration/testing";
 import { runFromCommandLine } from "./main.ts";
 import { listen, type StartOptions } from "./serve.ts";
 
 /** Serves the example: the API under /ldap/auth, the application's page at /. */
-export function start({ store, ...address }: StartOptions) {
+export function start({ store, readUserRoute, ...address }: StartOptions) {
   // node:http has no router to strip a prefix: the handler is told where it lives.
-  const handler = createProvisioningHandler({ store, basePath: "/ldap/auth" });
+  let handler = createProvisioningHandler({ store, basePath: "/ldap/auth" });
+  // A test aid, off by default: GET /v1/user/:uuid for `conformance --read-user`.
+  if (readUserRoute) handler = withReadUserRoute(handler, store);
   const provisioning = toNodeHandler(handler);
   const server = createServer((req, res) => provisioning(req, res, () => application(req, res)));
   return listen(server, address, "/ldap/auth");

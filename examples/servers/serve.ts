@@ -3,6 +3,7 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { UserStore } from "platform-integration/provisioning";
+import type { ReadableUserStore } from "platform-integration/testing";
 
 /** Where a server listens and where it keeps users. */
 export interface StartOptions {
@@ -10,7 +11,13 @@ export interface StartOptions {
   port: number;
   /** The address to listen on. Default: every interface, as a server in a container needs. */
   host?: string | undefined;
-  store: UserStore;
+  store: UserStore & ReadableUserStore;
+  /**
+   * Also serve GET /v1/user/:uuid, the read route of `platform-integration conformance
+   * --read-user`: a test aid that answers anyone with the stored users (passwords aside), so it is
+   * off unless asked for (READ_USER_ROUTE=1 on the command line).
+   */
+  readUserRoute?: boolean;
 }
 
 /** A server that is listening. */
@@ -43,7 +50,7 @@ export function serverUrl(host: string | undefined, port: number, path: string):
  */
 export async function listen(
   server: Server,
-  { port, host }: Omit<StartOptions, "store">,
+  { port, host }: Pick<StartOptions, "port" | "host">,
   path: string,
 ): Promise<RunningServer> {
   await new Promise<void>((resolve, reject) => {

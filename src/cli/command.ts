@@ -5,6 +5,11 @@ export interface CommandIo {
   env: Record<string, string | undefined>;
   /** Aborted on SIGINT or SIGTERM: a long-running command stops cleanly and returns. */
   signal: AbortSignal;
+  /**
+   * Aborted when stdout's reader went away (EPIPE, as after `| head -1`): run() then stops the
+   * command through its `signal`, unless it {@link Command.servesUntilStopped}, and exits 0.
+   */
+  outputClosed?: AbortSignal;
 }
 
 /**
@@ -18,6 +23,8 @@ export interface Command {
   /** The whole text that `--help` prints. */
   usage: string;
   run(args: string[], io: CommandIo): Promise<number>;
+  /** A server that runs until stopped: it keeps running when its output is closed. */
+  servesUntilStopped?: boolean;
 }
 
 /** A mistake in the command line: printed with a pointer to `--help`, exit code 2. */

@@ -17,6 +17,7 @@ import {
   type MessageSummary,
   type SyncReport,
 } from "../testing/platform-simulator.ts";
+
 import { createUserGenerator } from "../testing/user-generator.ts";
 import type { CommandIo } from "./command.ts";
 import { createProgress } from "./progress.ts";

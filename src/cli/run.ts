@@ -39,8 +39,15 @@ export async function run(
     io.stdout.write(command.usage);
     return 0;
   }
+  const { outputClosed } = io;
+  const stopsWithOutput = outputClosed !== undefined && command.servesUntilStopped !== true;
+  const commandIo = stopsWithOutput
+    ? { ...io, signal: AbortSignal.any([io.signal, outputClosed]) }
+    : io;
   try {
-    return await command.run(args, io);
+    const status = await command.run(args, commandIo);
+    // Nobody reads the outcome any more: ending quietly is the expected end of `| head`.
+    return outputClosed?.aborted ? 0 : status;
   } catch (error) {
     if (error instanceof UsageError) {
       io.stderr.write(

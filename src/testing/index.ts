@@ -2,6 +2,7 @@ export {
   type ConformanceOptions,
   type ConformanceReport,
   type ConformanceResult,
+  type LeftBehind,
   runConformance,
 } from "./conformance.ts";
 export type { FakeAuditEvent } from "./fake-audit-api.ts";
@@ -48,6 +49,8 @@ export {
   type SyncStop,
 } from "./platform-simulator.ts";
 export type { FetchHandler, ProvisioningTarget } from "./provisioning-target.ts";
+export { type ReadableUserStore, withReadUserRoute } from "./read-route.ts";
+export type { ReadUser, VerifyReport } from "./read-user.ts";
 export {
   createUserGenerator,
   type UserGenerator,

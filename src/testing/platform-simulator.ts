@@ -12,6 +12,7 @@ import {
   toWire,
 } from "../sync/messages.ts";
 import { connectProvisioning, type ProvisioningTarget } from "./provisioning-target.ts";
+import { connectUserReader, type ReadUser, type VerifyReport, verifyUsers } from "./read-user.ts";
 
 // The delivery loop, its messages and faults are the directory sync's (src/sync): one engine for
 // the simulator's in-memory directory and a real LDAP directory.
@@ -53,6 +54,11 @@ export interface PlatformSimulatorOptions {
   /** How long one call may take before it counts as a network error (default 30 s). */
   timeoutMs?: number;
   onProgress?(progress: SyncProgress): void;
+  /**
+   * How to read a user back from the application ({@link ReadUser}: a URL template with
+   * `{uuid}`, or a function), for {@link PlatformSimulator.verify}.
+   */
+  readUser?: ReadUser;
 }
 
 /** The platform's side of provisioning, for tests: see {@link createPlatformSimulator}. */
@@ -77,6 +83,12 @@ export interface PlatformSimulator {
   sync(options?: { signal?: AbortSignal }): Promise<SyncReport>;
   /** Queues `POST /v1/reset` and a create for every user in place of what was pending, then syncs. */
   reset(options?: { signal?: AbortSignal }): Promise<SyncReport>;
+  /**
+   * Reads every user of the directory back through `readUser` and compares it field by field
+   * (the password, its format and undocumented fields aside), and checks that every user removed
+   * from the directory is gone. Meaningful after a sync that completed. Throws without `readUser`.
+   */
+  verify(options?: { signal?: AbortSignal }): Promise<VerifyReport>;
 }
 
 /**
@@ -99,10 +111,11 @@ export interface PlatformSimulator {
  * ```
  */
 export function createPlatformSimulator(options: PlatformSimulatorOptions): PlatformSimulator {
-  const engine = createDeliveryEngine(
-    connectProvisioning(options.target, { timeoutMs: options.timeoutMs ?? 30_000 }),
-  );
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const engine = createDeliveryEngine(connectProvisioning(options.target, { timeoutMs }));
   const directory = new Map<string, UserRecord>();
+  // Users removed from the directory, which the application must no longer hold.
+  const removed = new Set<string>();
   // The unacknowledged messages are `queue` from index `head` on: the platform's cookie.
   let queue: OutgoingMessage[] = [];
   let head = 0;
@@ -125,6 +138,7 @@ export function createPlatformSimulator(options: PlatformSimulatorOptions): Plat
       if (directory.has(uuid)) throw new Error(`The directory already has a user ${uuid}`);
       const user = mergeUser(undefined, change.user);
       directory.set(uuid, user);
+      removed.delete(uuid);
       enqueue({ kind: "create", uuid, body: toWire(user) });
       return;
     }
@@ -133,6 +147,7 @@ export function createPlatformSimulator(options: PlatformSimulatorOptions): Plat
     if (!existing) throw new Error(`The directory has no user ${uuid}`);
     if (change.type === "remove") {
       directory.delete(uuid);
+      removed.add(uuid);
       enqueue({ kind: "delete", uuid });
       return;
     }
@@ -215,6 +230,14 @@ export function createPlatformSimulator(options: PlatformSimulatorOptions): Plat
       enqueue({ kind: "reset" });
       enqueueEveryUser();
       return sync(resetOptions);
+    },
+    async verify({ signal } = {}) {
+      if (options.readUser === undefined) {
+        throw new TypeError("verify() needs the readUser option of createPlatformSimulator");
+      }
+      const read = connectUserReader(options.readUser, { timeoutMs });
+      const present = [...directory.values()].map((user) => structuredClone(user));
+      return verifyUsers(read, present, [...removed], signal);
     },
   };
 }

@@ -5,6 +5,12 @@ import type { DirectoryChange } from "./platform-simulator.ts";
 export interface UserGeneratorOptions {
   /** Any number or string (default 1). */
   seed?: number | string;
+  /**
+   * Marks every user as a test user that an application's hooks (welcome mails, audit) can tell
+   * apart: uuids and usernames start with `${testPrefix}-`, emails are at `example.invalid`,
+   * a domain that never receives mail (RFC 2606). The CLI's commands set it.
+   */
+  testPrefix?: string;
 }
 
 /** Makes a realistic directory and changes to it: see {@link createUserGenerator}. */
@@ -40,7 +46,8 @@ const otherScripts: [first: string, last: string][] = [
   ["أحمد", "حسن"],
   ["דנה", "כהן"],
 ];
-const domains = ["acme.test", "corp.acme.test", "example.com"];
+const realisticDomains = ["acme.test", "corp.acme.test", "example.com"];
+const testDomains = ["example.invalid", "mail.example.invalid", "corp.example.invalid"];
 
 /**
  * A deterministic generator of directory users (names from several languages, some outside ASCII
@@ -58,7 +65,12 @@ const domains = ["acme.test", "corp.acme.test", "example.com"];
  * await platform.sync();
  * ```
  */
-export function createUserGenerator({ seed = 1 }: UserGeneratorOptions = {}): UserGenerator {
+export function createUserGenerator({
+  seed = 1,
+  testPrefix,
+}: UserGeneratorOptions = {}): UserGenerator {
+  const mark = testPrefix === undefined ? "" : `${testPrefix}-`;
+  const domains = testPrefix === undefined ? realisticDomains : testDomains;
   const random = mulberry32(typeof seed === "number" ? seed >>> 0 : fnv1a(seed));
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const hex = (length: number) =>
@@ -70,7 +82,7 @@ export function createUserGenerator({ seed = 1 }: UserGeneratorOptions = {}): Us
   let serial = 1000;
 
   const uniqueUsername = (first: string, last: string) => {
-    const base = `${ascii(first).slice(0, 1)}${ascii(last)}` || "user";
+    const base = `${mark}${`${ascii(first).slice(0, 1)}${ascii(last)}` || "user"}`;
     let username = base;
     for (let suffix = 2; usernames.has(username); suffix++) username = `${base}${suffix}`;
     usernames.add(username);
@@ -87,7 +99,7 @@ export function createUserGenerator({ seed = 1 }: UserGeneratorOptions = {}): Us
       random() < 0.06 ? pick(otherScripts) : [pick(firstNames), pick(lastNames)];
     const username = uniqueUsername(firstName, lastName);
     const record: UserRecord = {
-      uuid: `${hex(8)}-${hex(4)}-4${hex(3)}-${pick(["8", "9", "a", "b"])}${hex(3)}-${hex(12)}`,
+      uuid: `${mark}${hex(8)}-${hex(4)}-4${hex(3)}-${pick(["8", "9", "a", "b"])}${hex(3)}-${hex(12)}`,
       userId: String(serial++),
       username,
       firstName,

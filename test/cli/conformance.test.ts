@@ -1,5 +1,8 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
+import { toWire } from "../../src/sync/messages.ts";
 import type { ConformanceReport } from "../../src/testing/index.ts";
 import { createFakeIo } from "../support/fake-io.ts";
 import { createReferenceProvisioning } from "../support/reference-provisioning.ts";
@@ -7,69 +10,162 @@ import { serveForEachTest } from "../support/serve-fetch-handler.ts";
 
 const startServer = serveForEachTest();
 
-/** The reference application over HTTP; with `missing404`, it answers 404 to a delete of a missing user. */
-async function serve({ missing404 = false } = {}): Promise<string> {
+/**
+ * The reference application over HTTP, with a read route at /v1/user/:uuid; with `missing404`,
+ * it answers 404 to a delete of a missing user; with `noisy`, that 404 has a multi-line body.
+ */
+async function serve({ missing404 = false, noisy = false } = {}) {
   const app = createReferenceProvisioning();
   const server = await startServer(async (request) => {
     const uuid = /\/v1\/user\/([^/]+)$/.exec(new URL(request.url).pathname)?.[1];
+    if (request.method === "GET" && uuid) {
+      const user = app.store.get(decodeURIComponent(uuid));
+      return user ? Response.json(toWire(user)) : new Response(null, { status: 404 });
+    }
     if (
       missing404 &&
       request.method === "DELETE" &&
       uuid &&
       !app.store.get(decodeURIComponent(uuid))
     ) {
-      return Response.json({ error: "no such user" }, { status: 404 });
+      return noisy
+        ? new Response("<html>\n<body>\r\nNo such user\u001b[31m</body>\n</html>", { status: 404 })
+        : Response.json({ error: "no such user" }, { status: 404 });
     }
     return app.fetch(request);
   });
-  return server.url;
+  return { app, url: server.url, readUser: `${server.url}/v1/user/{uuid}` };
 }
 
+const lines = (text: string) => text.replace(/\n$/, "").split("\n");
+
 describe("platform-integration conformance", () => {
-  it("prints a table of passed checks and exits 0 for a correct implementation", async () => {
+  it("prints one line per check and exits 0 for a correct implementation", async () => {
+    const { url } = await serve();
     const io = createFakeIo();
-    expect(await run(["conformance", await serve()], io)).toBe(0);
-    const lines = io.out.split("\n");
-    expect(lines[0]).toMatch(/^CHECK +RESULT +EXPECTED +GOT$/);
-    expect(lines[1]).toMatch(/^ping answers 204 +pass +ping: 204 +ping: 204$/);
-    expect(io.out).toMatch(/\n(\d+) of \1 checks passed\.\n$/);
+    expect(await run(["conformance", url], io)).toBe(0);
+    const out = lines(io.out);
+    expect(out[0]).toMatch(/^RESULT +EFFECTS +CHECK$/);
+    expect(out[1]).toMatch(/^pass {17}ping answers 204$/);
+    expect(out[2]).toMatch(/^pass +status only +create answers 201$/);
+    const table = out.slice(0, out.indexOf(""));
+    expect(table).toHaveLength(24);
+    expect(io.out).toMatch(/\n(\d+) of \1 checks passed\.\n/);
+    expect(io.out).toContain(
+      "\nEffects were not verified: 19 checks looked at statuses only. Pass --read-user\nto read users back (see --help).\n",
+    );
+    expect(io.out).toMatch(/\nEvery user it created was deleted\.\n$/);
     expect(io.out).not.toContain("FAIL");
     expect(io.err).toBe("");
   });
 
-  it("names the failed checks with what was expected and what came back, and exits 1", async () => {
+  it("with --read-user, verifies the effects and says nothing of status only", async () => {
+    const { url, readUser } = await serve();
     const io = createFakeIo();
-    expect(await run(["conformance", await serve({ missing404: true })], io)).toBe(1);
-    expect(io.out).toMatch(
-      /^delete of a missing user answers 204 +FAIL +delete unknown uuid: 204 /m,
-    );
+    expect(await run(["conformance", url, "--read-user", readUser], io)).toBe(0);
+    expect(lines(io.out)[2]).toMatch(/^pass +verified +create answers 201$/);
+    expect(io.out).not.toContain("status only");
+    expect(io.out).not.toContain("not verified");
+  });
+
+  it("names the failed checks with what was expected and what came back, and exits 1", async () => {
+    const { url } = await serve({ missing404: true });
+    const io = createFakeIo();
+    expect(await run(["conformance", url], io)).toBe(1);
+    expect(io.out).toMatch(/^FAIL {17}delete of a missing user answers 204$/m);
     expect(io.out).toContain(
-      "\nFAIL delete of a missing user answers 204 (spec 4.1 rule 4, 7 rule 2)\n" +
+      "\nFAIL delete of a missing user answers 204\n" +
+        "  rule:     spec 4.1 rule 4, 7 rule 2\n" +
         "  expected: delete unknown uuid: 204\n" +
         '  got:      delete unknown uuid: 404 {"error":"no such user"}\n',
     );
-    expect(io.out).toMatch(/\n\d+ of \d+ checks passed\.\n$/);
+    expect(io.out).toMatch(/\n\d+ of \d+ checks passed, 3 failed\.\n/);
   });
 
-  it("prints the report as JSON with --json", async () => {
+  it("prints the report as JSON with --json, status only and warnings included", async () => {
+    const { url } = await serve({ missing404: true });
     const io = createFakeIo();
-    expect(await run(["conformance", "--json", await serve({ missing404: true })], io)).toBe(1);
+    expect(await run(["conformance", "--json", url], io)).toBe(1);
     const report: ConformanceReport = JSON.parse(io.out);
     expect(report.passed).toBe(false);
+    expect(report.effectsVerified).toBe(false);
+    expect(report.leftBehind).toEqual([]);
     expect(report.results.filter((result) => !result.passed).map((result) => result.name)).toEqual([
       "delete of a missing user answers 204",
       "redelivered delete answers 204",
       "a full sync with changes completes",
     ]);
+    expect(report.results.find((result) => result.name.startsWith("partial"))?.effects).toBe(
+      "status only",
+    );
   });
 
-  it("fits the table to a terminal's width and keeps failures whole below it", async () => {
-    const io = createFakeIo({ tty: true, columns: 100 });
-    await run(["conformance", await serve({ missing404: true })], io);
-    const table = io.out.slice(0, io.out.indexOf("\n\n"));
-    for (const line of table.split("\n")) expect([...line].length).toBeLessThanOrEqual(100);
-    expect(table).toContain("…");
-    expect(io.out).toContain('  got:      delete unknown uuid: 404 {"error":"no such user"}\n');
+  it("fits 80 columns, wrapping details, and keeps a server's newlines and escapes out", async () => {
+    const { url } = await serve({ missing404: true, noisy: true });
+    for (const io of [createFakeIo(), createFakeIo({ tty: true, columns: 200 })]) {
+      await run(["conformance", url], io);
+      for (const line of lines(io.out)) expect([...line].length).toBeLessThanOrEqual(80);
+      expect(io.out).not.toContain("\u001b");
+      expect(io.out).not.toContain("\r");
+      expect(io.out).not.toContain("…");
+      expect(io.out).toContain(
+        "  got:      delete unknown uuid: 404 <html> <body> No such user\\u001b[31m</body>\n",
+      );
+    }
+    const narrow = createFakeIo({ tty: true, columns: 60 });
+    await run(["conformance", url], narrow);
+    for (const line of lines(narrow.out)) expect([...line].length).toBeLessThanOrEqual(60);
+    // A check's name wraps in its column, whole.
+    expect(narrow.out).toMatch(
+      /pass +status only +partial modify \(uuid and one field\)\n +keeps the/,
+    );
+  });
+
+  it("stops at once with one line when nothing answers", async () => {
+    const server = await startServer(async () => new Response(null));
+    await server.close();
+    const io = createFakeIo();
+    expect(await run(["conformance", server.url], io)).toBe(1);
+    expect(lines(io.out)).toEqual([
+      expect.stringMatching(/^Stopped: Nothing answers there \(.*ECONNREFUSED.*\): check the host/),
+    ]);
+  });
+
+  it("on Ctrl-C, stops after the check under way and deletes the users it created", async () => {
+    const app = createReferenceProvisioning();
+    let interrupt = () => {};
+    const server = await startServer(async (request) => {
+      if (!request.url.endsWith("/v1/user/modify")) return app.fetch(request);
+      // The first modify never gets an answer: the check is under way, with its user stored.
+      interrupt();
+      return new Promise<Response>(() => {});
+    });
+    const bin = new URL("../../src/cli/index.ts", import.meta.url).pathname;
+    const child = spawn(process.execPath, [bin, "conformance", server.url], { stdio: "pipe" });
+    let out = "";
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+    });
+    interrupt = () => {
+      interrupt = () => {};
+      expect(app.store.list()).not.toEqual([]);
+      child.kill("SIGINT");
+    };
+    const [code] = await once(child, "exit");
+    expect(code).toBe(1);
+    expect(out).toMatch(/^FAIL +status only +modify answers 204 and updates$/m);
+    expect(out).toMatch(/checks passed, 1 failed \(interrupted\)\.\n/);
+    expect(app.store.list()).toEqual([]);
+  });
+
+  it("says in --help what it may leave behind and how test users look", async () => {
+    const io = createFakeIo();
+    await run(["conformance", "--help"], io);
+    expect(io.out).toContain("--read-user <url>");
+    expect(io.out).toContain("It may leave behind:");
+    expect(io.out).toContain("conformance-");
+    expect(io.out).toContain("example.invalid");
+    for (const line of lines(io.out)) expect(line.length).toBeLessThanOrEqual(100);
   });
 
   it("refuses a wrong command line with exit 2", async () => {
@@ -82,6 +178,8 @@ describe("platform-integration conformance", () => {
         /--timeout takes a whole number of at least 1, not "soon"/,
       ],
       [["http://a", "--verbose"], /Unknown option '--verbose'/],
+      [["http://a", "--read-user", "http://a/v1/user/"], /--read-user: .*needs \{uuid\}/],
+      [["http://a", "--read-user", "a/{uuid}"], /--read-user: .*not an http\(s\) URL/],
     ];
     for (const [args, message] of cases) {
       const io = createFakeIo();

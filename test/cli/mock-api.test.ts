@@ -8,7 +8,9 @@ import type { TLSSocket } from "node:tls";
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../../src/cli/command.ts";
 import { mockApiCommand } from "../../src/cli/commands/mock-api.ts";
+import { run } from "../../src/cli/run.ts";
 import { createVersionClient } from "../../src/clients/version/index.ts";
+import { createFakeIo } from "../support/fake-io.ts";
 import { startMockApi as start } from "./start-mock-api.ts";
 
 const json = { accept: "application/json" };
@@ -132,11 +134,11 @@ describe("mock-api", () => {
     }
   });
 
-  it("prints its usage for --help and -h", async () => {
+  it("prints its usage for --help and -h through the CLI's shared help, without serving", async () => {
     for (const flag of ["--help", "-h"]) {
-      const server = await start([flag]);
-      expect(await server.exit).toBe(0);
-      expect(server.stdout()).toBe(mockApiCommand.usage);
+      const io = createFakeIo();
+      expect(await run(["mock-api", "--port", "0", flag], io)).toBe(0);
+      expect(io.out).toBe(mockApiCommand.usage);
     }
     expect(mockApiCommand.usage).toContain("--port <n>");
   });

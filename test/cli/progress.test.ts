@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { createProgress } from "../../src/cli/progress.ts";
-import { formatTable } from "../../src/cli/table.ts";
 import { createFakeIo } from "../support/fake-io.ts";
 
 describe("createProgress", () => {
@@ -22,24 +21,5 @@ describe("createProgress", () => {
     progress.update(0, 0);
     progress.finish();
     expect(io.out).toBe("");
-  });
-});
-
-describe("formatTable", () => {
-  it("pads columns to the widest cell, counting an emoji as one", () => {
-    expect(
-      formatTable(
-        ["A", "B"],
-        [
-          ["😀x", "1"],
-          ["long cell", "2"],
-        ],
-      ),
-    ).toBe("A          B\n😀x         1\nlong cell  2");
-  });
-
-  it("cuts the widest columns to fit a width, marking the cut", () => {
-    const table = formatTable(["NAME", "TEXT"], [["short", "a rather long text to cut"]], 24);
-    expect(table).toBe("NAME   TEXT\nshort  a rather long te…");
   });
 });

@@ -121,6 +121,17 @@ describe("run", () => {
 describe("the bin (src/cli/index.ts)", () => {
   const bin = new URL("../../src/cli/index.ts", import.meta.url).pathname;
 
+  it("loads no command's heavy modules up front: --help warns of nothing (node:sqlite)", async () => {
+    const child = spawn(process.execPath, [bin, "--help"], { stdio: "pipe" });
+    let err = "";
+    child.stderr.on("data", (chunk) => {
+      err += chunk;
+    });
+    const [code] = await once(child, "exit");
+    expect(code).toBe(0);
+    expect(err).toBe("");
+  });
+
   it("exits with run's status", async () => {
     const child = spawn(process.execPath, [bin, "nonsense"], { stdio: "pipe" });
     let err = "";

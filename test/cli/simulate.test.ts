@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
+import { toWire } from "../../src/sync/messages.ts";
 import { createUserGenerator } from "../../src/testing/index.ts";
 import { createFakeIo } from "../support/fake-io.ts";
 import {
@@ -32,8 +33,53 @@ describe("platform-integration simulate", () => {
     expect(io.out).toMatch(/\nChanges: \d+ modified, \d+ deleted, \d+ added\n/);
     expect(io.out).toMatch(/\nChanges: 10 of 10 messages in \d+\.\d\d s, \d+ changes\/s\n/);
     expect(io.out).toMatch(/\nMESSAGE +DELIVERED +MEAN +SLOWEST\nping +2 +/);
-    const users = Number(/received all (\d+) users/.exec(io.out)?.[1]);
-    expect(app.store.list()).toHaveLength(users);
+    expect(io.out).toMatch(/\nSync completed: the application acknowledged all 50 messages\.\n/);
+    expect(io.out).toMatch(/\nWhat the application stored was not verified: see --read-user\.\n$/);
+    for (const user of app.store.list()) {
+      expect(user.uuid).toMatch(/^simulate-/);
+      expect(user.username).toMatch(/^simulate-/);
+      expect(user.email).toMatch(/@([a-z]+\.)?example\.invalid$/);
+    }
+  });
+
+  it("with --read-user, verifies every user field by field after the sync", async () => {
+    const { app, url } = await serve(async (request) => {
+      const uuid = /\/v1\/user\/([^/]+)$/.exec(new URL(request.url).pathname)?.[1];
+      if (request.method !== "GET" || uuid === undefined) return undefined;
+      const user = app.store.get(decodeURIComponent(uuid));
+      return user ? Response.json(toWire(user)) : new Response(null, { status: 404 });
+    });
+    const io = createFakeIo();
+    const args = ["simulate", url, "--users", "30", "--changes", "10", "--seed", "2"];
+    expect(await run([...args, "--read-user", `${url}/v1/user/{uuid}`], io)).toBe(0);
+    expect(io.out).toMatch(
+      /\nVerified: all \d+ users read back match the directory, field by field\.\n$/,
+    );
+    expect(io.out).not.toContain("not verified");
+  });
+
+  it("with --read-user, exits 1 and names each difference when what was stored is wrong", async () => {
+    // A modify that replaces the record: every answer is right, the stored users are not.
+    let app: ReferenceProvisioning | undefined;
+    const served = await serve(async (request) => {
+      const path = new URL(request.url).pathname;
+      const uuid = /\/v1\/user\/([^/]+)$/.exec(path)?.[1];
+      if (request.method === "GET" && uuid !== undefined) {
+        const user = app?.store.get(decodeURIComponent(uuid));
+        return user ? Response.json(toWire(user)) : new Response(null, { status: 404 });
+      }
+      if (path.endsWith("/modify"))
+        await app?.store.delete(((await request.json()) as { uuid: string }).uuid);
+      return undefined;
+    });
+    app = served.app;
+    const io = createFakeIo();
+    const args = ["simulate", served.url, "--users", "30", "--changes", "30", "--seed", "2"];
+    expect(await run([...args, "--read-user", `${served.url}/v1/user/{uuid}`], io)).toBe(1);
+    expect(io.out).toMatch(
+      /\nVerification failed: \d+ of \d+ users read back differ from the directory\.\n/,
+    );
+    expect(io.out).toMatch(/\n {2}simulate-[0-9a-f-]+: user_id: expected "\d+", found\s+absent\n/);
   });
 
   it("prints a plain line at every tenth when stdout is not a terminal", async () => {
@@ -72,7 +118,7 @@ describe("platform-integration simulate", () => {
     });
     const io = createFakeIo();
     expect(await run(["simulate", url, "--users", "8", "--seed", "4"], io)).toBe(1);
-    const fifth = createUserGenerator({ seed: 4 }).users(8)[4];
+    const fifth = createUserGenerator({ seed: 4, testPrefix: "simulate" }).users(8)[4];
     expect(io.out).toContain("\nInitial sync: 4 of 8 messages in ");
     expect(io.out).toContain(
       `\nSync stopped at create ${fifth?.uuid} (attempt 1): status 507 {"error":"disk full","echo":{`,
@@ -81,7 +127,7 @@ describe("platform-integration simulate", () => {
       "\n4 messages not delivered; the platform would resume with this one at its next cycle.\n",
     );
     expect(io.out).not.toContain("\nChanges:");
-    for (const user of createUserGenerator({ seed: 4 }).users(8)) {
+    for (const user of createUserGenerator({ seed: 4, testPrefix: "simulate" }).users(8)) {
       expect(io.out).not.toContain(user.password);
     }
   });
@@ -94,7 +140,9 @@ describe("platform-integration simulate", () => {
     });
     const io = createFakeIo({ signal: controller.signal });
     expect(await run(["simulate", url, "--users", "5"], io)).toBe(1);
-    expect(io.out).toMatch(/\nSync interrupted at create [0-9a-f-]+ \(attempt 1\): aborted\n/);
+    expect(io.out).toMatch(
+      /\nSync interrupted at create simulate-[0-9a-f-]+ \(attempt 1\): aborted\n/,
+    );
   });
 
   it("refuses a wrong command line with exit 2", async () => {

@@ -35,6 +35,32 @@ describe.each(Object.entries(targets))("createPlatformSimulator against %s", (_,
     handler: FetchHandler = app,
   ) => createPlatformSimulator({ ...options, target: await connect(handler) });
 
+  it("verifies every user field by field through readUser, and the removed ones gone", async () => {
+    const platform = await simulator({ readUser: (uuid) => app.store.get(uuid) });
+    platform.addUser(bob);
+    platform.addUser(eve);
+    platform.addUser({ uuid: "gone", username: "gone" });
+    await platform.sync();
+    platform.removeUser("gone");
+    platform.changeUser({ uuid: bob.uuid, email: "bob@acme.test" });
+    expect((await platform.sync()).completed).toBe(true);
+    expect(await platform.verify()).toEqual({ checked: 3, differences: [] });
+
+    // What the application got wrong behind correct answers: a lost field, a user not deleted.
+    await app.store.upsert({ uuid: bob.uuid, email: null });
+    await app.store.upsert({ uuid: "gone", username: "gone" });
+    const report = await platform.verify();
+    expect(report.checked).toBe(3);
+    expect(report.differences.toSorted((a, b) => a.uuid.localeCompare(b.uuid))).toEqual([
+      { uuid: bob.uuid, difference: 'email: expected "bob@acme.test", found absent' },
+      { uuid: "gone", difference: "still stored" },
+    ]);
+  });
+
+  it("refuses to verify without readUser", async () => {
+    await expect((await simulator()).verify()).rejects.toThrow(/needs the readUser option/);
+  });
+
   it("pings, then creates every user in order with snake_case bodies", async () => {
     const platform = await simulator();
     platform.addUser(bob);

@@ -35,6 +35,22 @@ describe("createUserGenerator", () => {
     }
   });
 
+  it("marks test users with testPrefix: uuid and username prefixed, email at example.invalid", () => {
+    const generator = createUserGenerator({ seed: 3, testPrefix: "conformance" });
+    const users = [...generator.users(300), ...generator.changes(300).flatMap(changedUser)];
+    for (const user of users) {
+      expect(user.uuid).toMatch(/^conformance-[0-9a-f]{8}-/);
+      if (user.username !== undefined) expect(user.username).toMatch(/^conformance-[a-z]+\d*$/);
+      if (user.email !== undefined) {
+        expect(user.email).toMatch(/^conformance-[a-z]+\d*@([a-z]+\.)?example\.invalid$/);
+      }
+    }
+    // The same seed draws the same people either way: only the marks differ.
+    const plain = createUserGenerator({ seed: 3 }).users(5);
+    const marked = createUserGenerator({ seed: 3, testPrefix: "t" }).users(5);
+    expect(marked.map((user) => user.lastName)).toEqual(plain.map((user) => user.lastName));
+  });
+
   it("sometimes makes names outside ASCII, some outside the Latin script", () => {
     const names = createUserGenerator({ seed: 5 })
       .users(500)
@@ -77,3 +93,8 @@ describe("createUserGenerator", () => {
 });
 
 const byUuid = (a: { uuid: string }, b: { uuid: string }) => a.uuid.localeCompare(b.uuid);
+
+function changedUser(change: DirectoryChange) {
+  if (change.type === "add") return [change.user];
+  return change.type === "change" ? [change.patch] : [{ uuid: change.uuid }];
+}

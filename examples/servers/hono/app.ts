@@ -1,10 +1,17 @@
 // One Hono application for every runtime: node.ts, bun.ts and deno.ts serve it unchanged.
 import { Hono } from "hono";
-import { createProvisioningHandler, type UserStore } from "platform-integration/provisioning";
+import { createProvisioningHandler } from "platform-integration/provisioning";
+import { withReadUserRoute } from "platform-integration/testing";
+import type { StartOptions } from "../serve.ts";
 
 /** The application: its page at /, the Provisioning API under /ldap/auth. */
-export function createApp(store: UserStore): Hono {
-  const provisioning = createProvisioningHandler({ store, basePath: "/ldap/auth" });
+export function createApp({
+  store,
+  readUserRoute,
+}: Pick<StartOptions, "store" | "readUserRoute">): Hono {
+  let provisioning = createProvisioningHandler({ store, basePath: "/ldap/auth" });
+  // A test aid, off by default: GET /v1/user/:uuid for `conformance --read-user`.
+  if (readUserRoute) provisioning = withReadUserRoute(provisioning, store);
   return (
     new Hono()
       .get("/", (c) => c.text("Hello from Hono. The Provisioning API is at /ldap/auth.\n"))

@@ -15,11 +15,12 @@ declare const Bun: {
 };
 
 /** Serves the Hono application on Bun. */
-export async function start({ store, port, host }: StartOptions): Promise<RunningServer> {
+export async function start(options: StartOptions): Promise<RunningServer> {
+  const { port, host } = options;
   const server = Bun.serve({
     port,
     ...(host === undefined ? {} : { hostname: host }),
-    fetch: createApp(store).fetch,
+    fetch: createApp(options).fetch,
   });
   // stop() without `true` lets the requests under way finish.
   return { url: serverUrl(host, server.port, "/ldap/auth"), close: () => server.stop() };

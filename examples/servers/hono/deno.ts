@@ -15,11 +15,12 @@ declare const Deno: {
 };
 
 /** Serves the Hono application on Deno. */
-export async function start({ store, port, host }: StartOptions): Promise<RunningServer> {
+export async function start(options: StartOptions): Promise<RunningServer> {
+  const { port, host } = options;
   const server = Deno.serve(
     // onListen replaces Deno's own startup line: runFromCommandLine prints the URL.
     { port, ...(host === undefined ? {} : { hostname: host }), onListen() {} },
-    createApp(store).fetch,
+    createApp(options).fetch,
   );
   // shutdown() lets the requests under way finish.
   return { url: serverUrl(host, server.addr.port, "/ldap/auth"), close: () => server.shutdown() };

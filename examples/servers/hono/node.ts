@@ -7,9 +7,9 @@ import { listen, type StartOptions } from "../serve.ts";
 import { createApp } from "./app.ts";
 
 /** Serves the Hono application on node:http. */
-export function start({ store, ...address }: StartOptions) {
-  const server = createAdaptorServer({ fetch: createApp(store).fetch }) as Server;
-  return listen(server, address, "/ldap/auth");
+export function start(options: StartOptions) {
+  const server = createAdaptorServer({ fetch: createApp(options).fetch }) as Server;
+  return listen(server, options, "/ldap/auth");
 }
 
 if (import.meta.main) await runFromCommandLine(start);

@@ -1,7 +1,13 @@
-import { runConformance } from "../../testing/conformance.ts";
-import { baseUrlArgument, integerOption, parseCommandArgs } from "../args.ts";
-import type { Command } from "../command.ts";
-import { formatTable } from "../table.ts";
+import {
+  type ConformanceReport,
+  type ConformanceResult,
+  runConformance,
+} from "../../testing/conformance.ts";
+import { parseTargetCommandLine, targetOptionsUsage } from "../args.ts";
+import type { Command, CommandIo } from "../command.ts";
+import { formatTable, labelled } from "../table.ts";
+
+const defaultTimeoutMs = 10_000;
 
 const usage = `Usage: platform-integration conformance <url> [options]
 
@@ -9,19 +15,28 @@ Checks a Provisioning API implementation, in any language, from the outside: eve
 spec's sections 4.1 and 7 (statuses, duplicate create, modify and delete of a missing user),
 idempotent redelivery, partial modify, unknown fields, uuids with reserved URL characters,
 non-ASCII data, refusal of invalid JSON and of a record without uuid, and a full simulated sync
-with changes. Each check uses fresh random uuids (conformance-...) and deletes what it created,
-so it can run against a live application.
+with changes. It stops after the first check when ping fails, saying what to check.
+
+The API has no read endpoint: without --read-user, the checks whose names claim an effect
+("updates", "keeps the other fields", "is deleted") look at statuses only, and say so.
 
 Arguments:
-  <url>           The Provisioning API's base URL, as the release's provisioner setting holds it:
-                  http://10.0.0.5:3000, https://host/ldap/auth
+  <url>              The Provisioning API's base URL, as the release's provisioner setting
+                     holds it: http://10.0.0.5:3000, https://host/ldap/auth
 
 Options:
-  --json          Print the report as JSON
-  --timeout <ms>  How long one call may take (default 10000)
-  -h, --help      Show this help
+${targetOptionsUsage(defaultTimeoutMs)}
+  --json             Print the report as JSON
+  -h, --help         Show this help
 
-Exit status: 0 when every check passed, 1 when one failed, 2 for a wrong command line.
+Test users: every user it creates is a test user (uuid and username start with conformance-,
+emails are at example.invalid), so that the application's hooks can tell. It deletes every user
+after each check, also when a check fails and on Ctrl-C. It may leave behind: users whose delete
+the application refused or did not apply (listed at the end, by uuid), and, if the process is
+killed (a second Ctrl-C, SIGKILL), the users of the check under way (up to about 25).
+
+Exit status: 0 when every check passed (warnings allowed), 1 when one failed or the run stopped
+early, 2 for a wrong command line.
 `;
 
 /** `platform-integration conformance <url>`: {@link runConformance} with a table or JSON. */
@@ -30,34 +45,79 @@ export const conformanceCommand: Command = {
   summary: "Check a Provisioning API implementation against the spec, from the outside",
   usage,
   async run(args, io) {
-    const { values, positionals } = parseCommandArgs(args, {
-      json: { type: "boolean" },
-      timeout: { type: "string" },
+    const { values, url, timeoutMs, readUser } = parseTargetCommandLine(
+      args,
+      { json: { type: "boolean" } },
+      { defaultTimeoutMs },
+    );
+    const report = await runConformance(url, {
+      timeoutMs,
+      signal: io.signal,
+      ...(readUser !== undefined && { readUser }),
     });
-    const url = baseUrlArgument(positionals);
-    const timeoutMs = integerOption(values.timeout, "timeout", { min: 1, fallback: 10_000 });
-    const report = await runConformance(url, { timeoutMs, signal: io.signal });
-    if (values.json) {
-      io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-      return report.passed ? 0 : 1;
-    }
-    const rows = report.results.map((result) => [
-      result.name,
-      result.passed ? "pass" : "FAIL",
-      result.expected,
-      result.actual,
-    ]);
-    const width = io.stdout.isTTY ? io.stdout.columns : undefined;
-    io.stdout.write(`${formatTable(["CHECK", "RESULT", "EXPECTED", "GOT"], rows, width)}\n`);
-    const failures = report.results.filter((result) => !result.passed);
-    for (const failure of failures) {
-      io.stdout.write(
-        `\nFAIL ${failure.name} (${failure.rule})\n  expected: ${failure.expected}\n  got:      ${failure.actual}\n`,
-      );
-    }
-    const passed = report.results.length - failures.length;
-    const interrupted = io.signal.aborted ? " (interrupted)" : "";
-    io.stdout.write(`\n${passed} of ${report.results.length} checks passed${interrupted}.\n`);
+    if (values.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    else printReport(io, report);
     return report.passed ? 0 : 1;
   },
 };
+
+const resultLabel = (result: ConformanceResult) =>
+  !result.passed ? "FAIL" : result.warning === undefined ? "pass" : "WARN";
+
+function printReport(io: CommandIo, report: ConformanceReport): void {
+  const out = (text = "") => io.stdout.write(`${text}\n`);
+  const width = Math.min(io.stdout.isTTY ? (io.stdout.columns ?? 80) : 80, 80);
+  if (report.stoppedEarly !== undefined) {
+    out(`Stopped: ${report.stoppedEarly}`);
+    printLeftBehind(out, report, width);
+    return;
+  }
+  const rows = report.results.map((result) => [
+    resultLabel(result),
+    result.effects ?? "",
+    result.name,
+  ]);
+  out(formatTable(["RESULT", "EFFECTS", "CHECK"], rows, width));
+  for (const result of report.results) {
+    if (result.passed && result.warning === undefined) continue;
+    out();
+    out(labelled(`${resultLabel(result)} `, result.name, width));
+    out(labelled("  rule:     ", result.rule, width));
+    out(labelled("  expected: ", result.expected, width));
+    out(labelled("  got:      ", result.actual, width));
+    if (result.warning !== undefined) out(labelled("  advice:   ", result.warning, width));
+  }
+  const failed = report.results.filter((result) => !result.passed).length;
+  const warnings = report.results.filter((result) => result.warning !== undefined).length;
+  const passed = report.results.length - failed - warnings;
+  const counts = [
+    `${passed} of ${report.results.length} checks passed`,
+    ...(failed > 0 ? [`${failed} failed`] : []),
+    ...(warnings > 0 ? [`${warnings} ${warnings === 1 ? "warning" : "warnings"}`] : []),
+  ];
+  out();
+  out(`${counts.join(", ")}${io.signal.aborted ? " (interrupted)" : ""}.`);
+  const statusOnly = report.results.filter((result) => result.effects === "status only").length;
+  if (!report.effectsVerified) {
+    out(
+      labelled(
+        "",
+        `Effects were not verified: ${statusOnly} checks looked at statuses only. Pass --read-user to read users back (see --help).`,
+        width,
+      ),
+    );
+  }
+  if (report.leftBehind.length === 0) out("Every user it created was deleted.");
+  printLeftBehind(out, report, width);
+}
+
+function printLeftBehind(
+  out: (text?: string) => void,
+  report: ConformanceReport,
+  width: number,
+): void {
+  if (report.leftBehind.length === 0) return;
+  out(`Could not delete ${report.leftBehind.length} users it created; delete them by hand:`);
+  for (const { uuid, reason } of report.leftBehind)
+    out(labelled("  ", `${uuid} (${reason})`, width));
+}

@@ -1,5 +1,5 @@
 import { integerOption, parseCommandArgs } from "../args.ts";
-import { type Command, UsageError } from "../command.ts";
+import type { Command } from "../command.ts";
 
 const usage = `Usage: platform-integration demo [options]
 
@@ -29,11 +29,11 @@ export const demoCommand: Command = {
   summary: "Run an app on SQLite, a fake Integration API and the platform, end to end",
   usage,
   async run(args, io) {
-    const { values, positionals } = parseCommandArgs(args, {
-      users: { type: "string" },
-      keep: { type: "boolean" },
-    });
-    if (positionals.length > 0) throw new UsageError(`Unexpected argument: ${positionals[0]}`);
+    const { values } = parseCommandArgs(
+      args,
+      { users: { type: "string" }, keep: { type: "boolean" } },
+      { positionals: false },
+    );
     const users = integerOption(values.users, "users", { min: 1, fallback: 1000 });
     // Loaded on use: only the demo needs the handler, the clients and node:sqlite, so the other
     // commands start without them.

@@ -1,6 +1,5 @@
 import { writeFile } from "node:fs/promises";
 import { resolve as resolvePath } from "node:path";
-import { parseArgs } from "node:util";
 import { createSelfSignedCertificate } from "../../internal/self-signed-certificate.ts";
 import { type ServedFetch, serveFetch } from "../../internal/serve-fetch.ts";
 import type { FakeAuditEvent } from "../../testing/fake-audit-api.ts";
@@ -8,6 +7,7 @@ import { type FakeIdentityUser, fakeIdentityDefaults } from "../../testing/fake-
 import { createFakeIntegrationApi } from "../../testing/fake-integration-api.ts";
 import { type FakeLicenseField, fakeLicenseDefault } from "../../testing/fake-license-api.ts";
 import type { FakeUpdateInit } from "../../testing/fake-version-api.ts";
+import { integerOption, parseCommandArgs } from "../args.ts";
 import { type Command, type CommandIo, UsageError } from "../command.ts";
 
 const usage = `Usage: platform-integration mock-api [options]
@@ -39,7 +39,6 @@ Example:
 `;
 
 interface MockApiOptions {
-  help: boolean;
   port: number;
   host: string;
   https: boolean;
@@ -58,12 +57,9 @@ export const mockApiCommand: Command = {
   name: "mock-api",
   summary: "Serve a local fake of the platform's Integration API (Version and Audit APIs)",
   usage,
+  servesUntilStopped: true,
   async run(args, io) {
     const options = parseOptions(args);
-    if (options.help) {
-      io.stdout.write(usage);
-      return 0;
-    }
     const api = createFakeIntegrationApi({
       current: { version: options.version, releaseSequence: 1 },
       updates: pendingUpdates(options.version, options.updates),
@@ -136,41 +132,33 @@ export const mockApiCommand: Command = {
 };
 
 function parseOptions(args: string[]): MockApiOptions {
-  let values: Record<string, string | boolean | string[] | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        port: { type: "string" },
-        host: { type: "string" },
-        https: { type: "boolean" },
-        "cert-out": { type: "string" },
-        version: { type: "string" },
-        updates: { type: "string" },
-        user: { type: "string", multiple: true },
-        "license-field": { type: "string", multiple: true },
-        help: { type: "boolean", short: "h" },
-      },
-    }));
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
-  const version = stringOption(values.version, "1.0.0");
+  const { values } = parseCommandArgs(
+    args,
+    {
+      port: { type: "string" },
+      host: { type: "string" },
+      https: { type: "boolean" },
+      "cert-out": { type: "string" },
+      version: { type: "string" },
+      updates: { type: "string" },
+      user: { type: "string", multiple: true },
+      "license-field": { type: "string", multiple: true },
+    },
+    { positionals: false },
+  );
+  const version = values.version ?? "1.0.0";
   if (version.trim() === "") throw new UsageError("--version needs a non-empty label.");
-  const certOut = typeof values["cert-out"] === "string" ? values["cert-out"] : undefined;
+  const certOut = values["cert-out"];
   if (certOut !== undefined && values.https !== true) {
     throw new UsageError("--cert-out writes the certificate of --https: add --https.");
   }
   return {
-    help: values.help === true,
-    port: integerOption("--port", values.port, 9880, 65535),
-    host: stringOption(values.host, "127.0.0.1"),
+    port: integerOption(values.port, "port", { min: 0, max: 65535, fallback: 9880 }),
+    host: values.host ?? "127.0.0.1",
     https: values.https === true,
     certOut,
     version,
-    updates: integerOption("--updates", values.updates, 0, 1000),
+    updates: integerOption(values.updates, "updates", { min: 0, max: 1000, fallback: 0 }),
     users: userOptions(values.user),
     licenseFields: licenseFieldOptions(values["license-field"]),
   };
@@ -193,33 +181,14 @@ function licenseFieldOptions(values: unknown): FakeLicenseField[] | undefined {
 }
 
 /** `--user name:password`, split at the first colon (a password may contain colons). */
-function userOptions(values: unknown): FakeIdentityUser[] | undefined {
-  if (!Array.isArray(values)) return undefined;
-  return values.map((value: string) => {
+function userOptions(values: string[] | undefined): FakeIdentityUser[] | undefined {
+  return values?.map((value) => {
     const colon = value.indexOf(":");
     if (colon < 1 || colon === value.length - 1) {
       throw new UsageError("--user takes name:password, both non-empty.");
     }
     return { username: value.slice(0, colon), password: value.slice(colon + 1) };
   });
-}
-
-function stringOption(value: string | boolean | string[] | undefined, fallback: string): string {
-  return typeof value === "string" ? value : fallback;
-}
-
-function integerOption(
-  flag: string,
-  value: string | boolean | string[] | undefined,
-  fallback: number,
-  max: number,
-): number {
-  if (typeof value !== "string") return fallback;
-  const number = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!(number <= max)) {
-    throw new UsageError(`${flag} must be an integer from 0 to ${max}, got "${value}".`);
-  }
-  return number;
 }
 
 /** Labels that follow the current one: 1.0.0 is followed by 1.0.1, 1.0.2; "beta" by beta.1. */

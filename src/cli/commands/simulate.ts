@@ -1,32 +1,47 @@
 import {
   createPlatformSimulator,
   type MessageKind,
+  type PlatformSimulator,
   type SyncReport,
 } from "../../testing/platform-simulator.ts";
+
 import { createUserGenerator } from "../../testing/user-generator.ts";
-import { baseUrlArgument, integerOption, parseCommandArgs } from "../args.ts";
+import { integerOption, parseTargetCommandLine, targetOptionsUsage } from "../args.ts";
 import type { Command, CommandIo } from "../command.ts";
 import { createProgress } from "../progress.ts";
-import { formatTable } from "../table.ts";
+import { formatTable, labelled } from "../table.ts";
+
+const defaultTimeoutMs = 30_000;
+/** Every generated user's uuid and username start with it; emails are at example.invalid. */
+const testPrefix = "simulate";
+/** Differences printed one by one; the rest are counted. */
+const shownDifferences = 20;
 
 const usage = `Usage: platform-integration simulate <url> --users <n> [options]
 
-Plays the platform against a Provisioning API: generates <n> realistic users, runs the initial
-sync (a ping, then a create for each user), then a round of changes (modify, delete, add), one
-message at a time and in order, as the platform does. Only the spec's statuses count (201 for
-create, 204 for the rest); any other answer stops the sync. The users stay in the application.
+Plays the platform against a Provisioning API: generates <n> users, runs the initial sync (a
+ping, then a create for each user), then a round of changes (modify, delete, add), one message
+at a time and in order, as the platform does. Only the spec's statuses count (201 for create,
+204 for the rest); any other answer stops the sync. An acknowledged message says nothing of what
+was stored: with --read-user, every user is then read back and compared field by field.
 
 Arguments:
-  <url>            The Provisioning API's base URL, as the release's provisioner setting holds it
+  <url>              The Provisioning API's base URL, as the release's provisioner setting
+                     holds it
 
 Options:
-  --users <n>      How many users the directory holds (required)
-  --changes <m>    How many changes follow the initial sync (default: a tenth of the users)
-  --seed <s>       Seed of the generated directory: the same seed, the same users (default 1)
-  --timeout <ms>   How long one call may take (default 30000)
-  -h, --help       Show this help
+  --users <n>        How many users the directory holds (required)
+  --changes <m>      How many changes follow the initial sync (default: a tenth of the users)
+  --seed <s>         Seed of the generated directory: the same seed, the same users (default 1)
+${targetOptionsUsage(defaultTimeoutMs)}
+  -h, --help         Show this help
 
-Exit status: 0 when the sync completed, 1 when it stopped, 2 for a wrong command line.
+Test users: uuids and usernames start with ${testPrefix}-, emails are at example.invalid, so that
+the application's hooks can tell. They stay in the application afterwards, as a directory's
+users do.
+
+Exit status: 0 when the sync completed (and, with --read-user, every user was stored as sent),
+1 otherwise, 2 for a wrong command line.
 `;
 
 /** `platform-integration simulate <url> --users N`: the platform's sync at scale, with progress. */
@@ -35,19 +50,16 @@ export const simulateCommand: Command = {
   summary: "Sync a generated directory of users to a Provisioning API, as the platform does",
   usage,
   async run(args, io) {
-    const { values, positionals } = parseCommandArgs(args, {
-      users: { type: "string" },
-      changes: { type: "string" },
-      seed: { type: "string" },
-      timeout: { type: "string" },
-    });
-    const url = baseUrlArgument(positionals);
+    const { values, url, timeoutMs, readUser } = parseTargetCommandLine(
+      args,
+      { users: { type: "string" }, changes: { type: "string" }, seed: { type: "string" } },
+      { defaultTimeoutMs },
+    );
     const users = integerOption(values.users, "users", { min: 1 });
     const changes = integerOption(values.changes, "changes", {
       min: 0,
       fallback: Math.max(1, Math.round(users / 10)),
     });
-    const timeoutMs = integerOption(values.timeout, "timeout", { min: 1, fallback: 30_000 });
     const seed = values.seed ?? "1";
 
     let progress = createProgress(io, "initial sync");
@@ -55,9 +67,13 @@ export const simulateCommand: Command = {
       target: url,
       timeoutMs,
       onProgress: ({ done, total }) => progress.update(done, total),
+      ...(readUser !== undefined && { readUser }),
     });
     io.stdout.write(`Simulating the platform against ${url}: ${users} users, seed ${seed}\n`);
-    const generator = createUserGenerator({ seed: /^\d+$/.test(seed) ? Number(seed) : seed });
+    const generator = createUserGenerator({
+      seed: /^\d+$/.test(seed) ? Number(seed) : seed,
+      testPrefix,
+    });
     for (const user of generator.users(users)) platform.addUser(user);
 
     const reports: SyncReport[] = [];
@@ -85,12 +101,17 @@ export const simulateCommand: Command = {
       progress = createProgress(io, "changes");
       completed = await cycle("Changes", "changes");
     }
-    printReport(io, reports, completed, platform.users().length);
-    return completed ? 0 : 1;
+    printReport(io, reports, completed);
+    if (!completed) return 1;
+    if (readUser === undefined) {
+      io.stdout.write("What the application stored was not verified: see --read-user.\n");
+      return 0;
+    }
+    return (await verify(io, platform)) ? 0 : 1;
   },
 };
 
-function printReport(io: CommandIo, reports: SyncReport[], completed: boolean, users: number) {
+function printReport(io: CommandIo, reports: SyncReport[], completed: boolean) {
   const kinds: MessageKind[] = ["ping", "create", "modify", "delete"];
   const deliveries = reports.flatMap((report) => report.delivered);
   const rows = kinds.flatMap((kind) => {
@@ -105,7 +126,8 @@ function printReport(io: CommandIo, reports: SyncReport[], completed: boolean, u
   }
   const stop = reports.at(-1)?.stoppedAt;
   if (completed || !stop) {
-    io.stdout.write(`\nSync completed: the application has received all ${users} users.\n`);
+    const messages = deliveries.filter(({ message }) => message.kind !== "ping").length;
+    io.stdout.write(`\nSync completed: the application acknowledged all ${messages} messages.\n`);
     return;
   }
   const what = [stop.message.kind, stop.message.uuid].filter(Boolean).join(" ");
@@ -118,4 +140,25 @@ function printReport(io: CommandIo, reports: SyncReport[], completed: boolean, u
     `\nSync ${stopped} at ${what} (attempt ${stop.attempt}): ${answer}\n` +
       `${remaining} messages not delivered; the platform would resume with this one at its next cycle.\n`,
   );
+}
+
+/** Reads every user back; prints the verdict; true when the application stored them all as sent. */
+async function verify(io: CommandIo, platform: PlatformSimulator): Promise<boolean> {
+  const { checked, differences } = await platform.verify({ signal: io.signal });
+  if (differences.length === 0 && !io.signal.aborted) {
+    io.stdout.write(
+      `Verified: all ${checked} users read back match the directory, field by field.\n`,
+    );
+    return true;
+  }
+  io.stdout.write(
+    `Verification failed: ${differences.length} of ${checked} users read back differ from the directory${io.signal.aborted ? " (interrupted)" : ""}.\n`,
+  );
+  for (const { uuid, difference } of differences.slice(0, shownDifferences)) {
+    io.stdout.write(`${labelled("  ", `${uuid}: ${difference}`)}\n`);
+  }
+  if (differences.length > shownDifferences) {
+    io.stdout.write(`  and ${differences.length - shownDifferences} more.\n`);
+  }
+  return false;
 }

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { createDirectorySync } from "../../ldap/create-directory-sync.ts";
+import type { createDirectorySync } from "../../ldap/create-directory-sync.ts";
 import { type UserRecord, userFieldNames } from "../../provisioning/user-record.ts";
 import { wireFieldNames } from "../../provisioning/wire.ts";
 import type { DirectorySyncProgress, DirectorySyncReport } from "../../sync/directory-sync.ts";
@@ -97,7 +97,10 @@ export const syncCommand: Command = {
 
     const progressOut = values.json ? io.stderr : io.stdout;
     const showProgress = throttledProgress(progressOut, io.stdout.isTTY === true && !values.json);
-    const sync = createDirectorySync({
+    // Loaded on use: node:sqlite (and its ExperimentalWarning) and ldapts only for this command,
+    // so that every other command starts without them.
+    const { createDirectorySync: create } = await import("../../ldap/create-directory-sync.ts");
+    const sync = create({
       ldap: {
         url: ldapUrl,
         ...(bindDn !== undefined && { bindDn }),

@@ -1,11 +1,12 @@
 import { execFile } from "node:child_process";
 import { describe, expect, it } from "vitest";
+import { hasRuntime, runtimeBinary } from "../../integration-api/child-process.ts";
 import { tempDir } from "./spool-helpers.ts";
 
 const root = new URL("../../../../", import.meta.url).pathname;
 const runtimes = {
-  bun: [`${root}node_modules/.bin/bun`, "run", "-"],
-  deno: [`${root}node_modules/.bin/deno`, "run", "--allow-all", "-"],
+  bun: [runtimeBinary("bun") ?? "bun", "run", "-"],
+  deno: [runtimeBinary("deno") ?? "deno", "run", "--allow-all", "-"],
 } as const;
 
 /** Records an event with a spool on `runtime`, then reopens the spool: it must still hold it. */
@@ -34,7 +35,14 @@ function spoolOn(runtime: keyof typeof runtimes, dir: string): Promise<string> {
 }
 
 describe("the spool on Bun and Deno", () => {
+  // Bun and Deno are installed by the CI step that runs them (hono-bun-deno.sh), not by npm ci.
   it.each(["bun", "deno"] as const)("keeps an event across clients on %s", async (runtime) => {
+    if (!hasRuntime(runtime)) {
+      expect(process.env.PLATFORM_INTEGRATION_REQUIRE_RUNTIMES, `${runtime} is required`).not.toBe(
+        "1",
+      );
+      return;
+    }
     const output = await spoolOn(runtime, tempDir());
     expect(output.trim()).toBe('{"persisted":true,"spooled":1}');
   });

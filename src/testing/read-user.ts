@@ -1,0 +1,120 @@
+import type { UserRecord } from "../provisioning/user-store.ts";
+import { describeDifference, fromWireUser } from "./wire-user.ts";
+
+/**
+ * How the testing kit reads a user back from the application, to verify what was stored (the
+ * Provisioning API itself has no read endpoint):
+ *
+ * - a URL template such as `http://127.0.0.1:3000/ldap/auth/v1/user/{uuid}`, in which `{uuid}` is
+ *   replaced by the percent-encoded uuid. The application answers 200 with the stored user as a
+ *   JSON object in the wire's snake_case names (extra fields allowed), or 404 when there is none.
+ *   {@link withReadUserRoute} serves exactly that from any store with `get`;
+ * - or a function, for an application in the same process: `(uuid) => store.get(uuid)`.
+ */
+export type ReadUser =
+  | string
+  | ((uuid: string) => UserRecord | undefined | Promise<UserRecord | undefined>);
+
+/** Reads one user back; rejects with a one-line reason when the read route misbehaves. */
+export type UserReader = (uuid: string) => Promise<UserRecord | undefined>;
+
+/**
+ * Checks a read-user URL template: http(s), with `{uuid}` in it. Throws a TypeError that says
+ * what is wrong, so that a mistake is reported once, before anything is sent.
+ */
+export function checkReadUserTemplate(template: string): string {
+  if (!template.includes("{uuid}")) {
+    throw new TypeError(`The read-user URL needs {uuid} where the uuid goes: ${template}`);
+  }
+  let url: URL | undefined;
+  try {
+    url = new URL(template.replaceAll("{uuid}", "uuid"));
+  } catch {}
+  if (url?.protocol !== "http:" && url?.protocol !== "https:") {
+    throw new TypeError(`The read-user URL is not an http(s) URL: ${template}`);
+  }
+  return template;
+}
+
+/** The reader for a {@link ReadUser}, each read bounded by `timeoutMs`. */
+export function connectUserReader(readUser: ReadUser, { timeoutMs }: { timeoutMs: number }) {
+  if (typeof readUser === "function") {
+    return (async (uuid) => readUser(uuid)) satisfies UserReader;
+  }
+  const template = checkReadUserTemplate(readUser);
+  return (async (uuid) => {
+    const url = template.replaceAll("{uuid}", encodeURIComponent(uuid));
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        headers: { accept: "application/json" },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (error) {
+      const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+      throw new Error(`the read route gave no answer (${messageOf(cause)})`);
+    }
+    const text = await response.text();
+    if (response.status === 404) return undefined;
+    if (response.status !== 200) {
+      throw new Error(`the read route answered ${response.status}, not 200 or 404`);
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new Error("the read route answered 200 without a JSON body");
+    }
+    const user = fromWireUser(json);
+    if (user === undefined) {
+      throw new Error("the read route answered 200 without a user object with a uuid");
+    }
+    return user;
+  }) satisfies UserReader;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** What reading users back found: see {@link verifyUsers}. */
+export interface VerifyReport {
+  /** How many users were read back: those expected present, and those expected gone. */
+  checked: number;
+  /**
+   * Every user whose stored state differs from the expected one, with its first difference in
+   * one line that names the field, the expected and the found value (or "still stored").
+   */
+  differences: { uuid: string; difference: string }[];
+}
+
+/**
+ * Reads back every user of `present` and every uuid of `gone`, a few at a time (quick for a large
+ * directory, gentle on the application), and reports each that differs; stops early, with what
+ * it checked so far, when `signal` aborts.
+ */
+export async function verifyUsers(
+  read: UserReader,
+  present: UserRecord[],
+  gone: string[],
+  signal?: AbortSignal,
+): Promise<VerifyReport> {
+  const expected = [
+    ...present.map((user) => [user.uuid, user] as const),
+    ...gone.map((uuid) => [uuid, undefined] as const),
+  ];
+  const differences: VerifyReport["differences"] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < expected.length && !signal?.aborted) {
+      const [uuid, user] = expected[next++] as (typeof expected)[number];
+      const difference = await read(uuid).then(
+        (found) => describeDifference(user, found),
+        (error: unknown) => messageOf(error),
+      );
+      if (difference !== undefined) differences.push({ uuid, difference });
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+  return { checked: Math.min(next, expected.length), differences };
+}
