@@ -7,6 +7,7 @@ export const folders = {
   provisioning: "src/provisioning",
   audit: "src/clients/audit",
   "integration-api": "src/clients/integration-api",
+  ip: "src/internal/ip",
 };
 
 const name = process.env.MUTATE_FOLDER ?? "provisioning";

@@ -1,10 +1,9 @@
 import { readFileSync } from "node:fs";
 import type { createDirectorySync } from "../../ldap/create-directory-sync.ts";
-import { type UserRecord, userFieldNames } from "../../provisioning/user-record.ts";
-import { wireFieldNames } from "../../provisioning/wire.ts";
 import type { DirectorySyncProgress, DirectorySyncReport } from "../../sync/directory-sync.ts";
 import type { VerifyReport } from "../../sync/verify.ts";
-import { baseUrlArgument, integerOption, parseCommandArgs } from "../args.ts";
+import { connectUserReader } from "../../testing/read-user.ts";
+import { parseTargetCommandLine } from "../args.ts";
 import { type Command, type CommandIo, UsageError } from "../command.ts";
 
 /** Where the bind password comes from when no file is named: never from argv. */
@@ -56,27 +55,33 @@ export const syncCommand: Command = {
     "Sync an LDAP directory or Active Directory into a Provisioning API, as the platform does",
   usage,
   async run(args, io) {
-    const { values, positionals } = parseCommandArgs(args, {
-      "ldap-url": { type: "string" },
-      "bind-dn": { type: "string" },
-      "bind-password-file": { type: "string" },
-      "base-dn": { type: "string" },
-      filter: { type: "string" },
-      "username-field": { type: "string" },
-      "user-id-field": { type: "string" },
-      passwords: { type: "boolean" },
-      "ldap-ca": { type: "string" },
-      "start-tls": { type: "boolean" },
-      state: { type: "string" },
-      interval: { type: "string" },
-      once: { type: "boolean" },
-      full: { type: "boolean" },
-      "reset-request": { type: "boolean" },
-      "read-user": { type: "string" },
-      timeout: { type: "string" },
-      json: { type: "boolean" },
-    });
-    const target = baseUrlArgument(positionals);
+    const {
+      values,
+      url: target,
+      timeoutMs,
+      readUser,
+    } = parseTargetCommandLine(
+      args,
+      {
+        "ldap-url": { type: "string" },
+        "bind-dn": { type: "string" },
+        "bind-password-file": { type: "string" },
+        "base-dn": { type: "string" },
+        filter: { type: "string" },
+        "username-field": { type: "string" },
+        "user-id-field": { type: "string" },
+        passwords: { type: "boolean" },
+        "ldap-ca": { type: "string" },
+        "start-tls": { type: "boolean" },
+        state: { type: "string" },
+        interval: { type: "string" },
+        once: { type: "boolean" },
+        full: { type: "boolean" },
+        "reset-request": { type: "boolean" },
+        json: { type: "boolean" },
+      },
+      { defaultTimeoutMs: 30_000 },
+    );
     const ldapUrl = required(values["ldap-url"], "ldap-url");
     if (!/^ldaps?:\/\//i.test(ldapUrl)) {
       throw new UsageError(`--ldap-url takes an ldap:// or ldaps:// URL, not "${ldapUrl}"`);
@@ -86,11 +91,6 @@ export const syncCommand: Command = {
       throw new UsageError("--once and --interval exclude each other");
     }
     const intervalMs = parseDuration(values.interval ?? "60s");
-    const readUser = values["read-user"];
-    if (readUser !== undefined && !readUser.includes("{uuid}")) {
-      throw new UsageError(`--read-user takes a URL with {uuid} in it, not "${readUser}"`);
-    }
-    const timeoutMs = integerOption(values.timeout, "timeout", { min: 1, fallback: 30_000 });
     const password = bindPassword(values["bind-password-file"], io);
     const bindDn = values["bind-dn"];
     const ca = values["ldap-ca"];
@@ -127,7 +127,9 @@ export const syncCommand: Command = {
       showProgress.finish();
       let verified: VerifyReport | undefined;
       if (report.completed && readUser !== undefined) {
-        verified = await sync.verify(readThrough(readUser, timeoutMs), { signal: io.signal });
+        verified = await sync.verify(connectUserReader(readUser, { timeoutMs }), {
+          signal: io.signal,
+        });
       }
       ok = report.completed && (verified?.differenceCount ?? 0) === 0;
       if (values.json) {
@@ -189,28 +191,6 @@ function readFile(path: string, option: string): string {
     const reason = (error as { code?: string }).code ?? String(error);
     throw new UsageError(`${option}: cannot read ${path} (${reason})`);
   }
-}
-
-/** The read route as a function: 200 with the user's JSON (wire or camelCase names), 404 none. */
-function readThrough(template: string, timeoutMs: number) {
-  return async (uuid: string): Promise<UserRecord | undefined> => {
-    const url = template.replaceAll("{uuid}", encodeURIComponent(uuid));
-    const response = await fetch(url, {
-      headers: { accept: "application/json" },
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    if (response.status === 404) return undefined;
-    if (!response.ok) throw new Error(`GET ${url} answered ${response.status}`);
-    const body = (await response.json()) as Record<string, unknown>;
-    if (typeof body?.uuid !== "string") throw new Error(`GET ${url} did not answer a user record`);
-    // A read route may answer the stored record's camelCase names or the wire's snake_case ones.
-    const user: UserRecord = { uuid: body.uuid };
-    for (const name of userFieldNames) {
-      const value = body[name] ?? body[wireFieldNames[name]];
-      if (typeof value === "string") user[name] = value;
-    }
-    return user;
-  };
 }
 
 interface ProgressLine {
