@@ -1,4 +1,4 @@
-import type { UserRecord } from "../provisioning/user-store.ts";
+import type { UserRecord } from "../provisioning/user-record.ts";
 import { objectGuidToString } from "./object-guid.ts";
 
 /**

@@ -1,14 +1,5 @@
 import type { UserPatch, UserRecord } from "./user-record.ts";
 
-// The store contract used to hold the record types; modules outside the folder still import them
-// from here.
-export {
-  type UserFieldName,
-  type UserPatch,
-  type UserRecord,
-  userFieldNames,
-} from "./user-record.ts";
-
 /** What {@link UserStore.upsert} reports. */
 export interface UpsertResult {
   /** True when no user with this uuid existed before. */

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { UserRecord } from "../provisioning/user-store.ts";
+import type { UserRecord } from "../provisioning/user-record.ts";
 import { connectProvisioning, type ProvisioningTarget } from "../testing/provisioning-target.ts";
 import { type AcknowledgedState, openState, type WireRecord } from "./acknowledged-state.ts";
 import { createDeliveryEngine, type Fault } from "./engine.ts";

@@ -1,5 +1,5 @@
 import type { JsonValue } from "type-fest";
-import { type UserRecord, userFieldNames } from "../provisioning/user-store.ts";
+import { type UserRecord, userFieldNames } from "../provisioning/user-record.ts";
 import { wireFieldNames } from "../provisioning/wire.ts";
 import type { ProvisioningCall } from "../testing/provisioning-target.ts";
 

@@ -1,4 +1,8 @@
-import { type UserFieldName, type UserRecord, userFieldNames } from "../provisioning/user-store.ts";
+import {
+  type UserFieldName,
+  type UserRecord,
+  userFieldNames,
+} from "../provisioning/user-record.ts";
 import type { DirectorySource } from "./source.ts";
 
 /** One field where the application's user differs from the directory's. */

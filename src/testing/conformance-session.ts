@@ -1,5 +1,5 @@
 import type { JsonValue } from "type-fest";
-import type { UserRecord } from "../provisioning/user-store.ts";
+import type { UserRecord } from "../provisioning/user-record.ts";
 import type {
   ProvisioningAnswer,
   ProvisioningCall,

@@ -1,4 +1,4 @@
-import type { UserRecord } from "../provisioning/user-store.ts";
+import type { UserRecord } from "../provisioning/user-record.ts";
 import { describeDifference, fromWireUser } from "./wire-user.ts";
 
 /**

@@ -1,6 +1,6 @@
 import type { JsonValue } from "type-fest";
 import { mergeUser } from "../provisioning/merge-user.ts";
-import { type UserRecord, userFieldNames } from "../provisioning/user-store.ts";
+import { type UserRecord, userFieldNames } from "../provisioning/user-record.ts";
 import { toPatches, wireFieldNames } from "../provisioning/wire.ts";
 
 /**
