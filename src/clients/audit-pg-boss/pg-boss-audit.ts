@@ -1,3 +1,5 @@
+// One unit, just over 300 lines: the queue's options, the enqueue (outbox) side and the worker
+// that delivers and keeps dead letters share one queue name, one policy and one PgBoss.
 import type { Db, Job, JobResult, PgBoss } from "pg-boss";
 import { type AuditEvent, decodeAuditEvent, encodeAuditEvent } from "../audit/audit-event.ts";
 import { resolveBaseUrl } from "../integration-api/base-url.ts";

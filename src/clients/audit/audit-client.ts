@@ -1,3 +1,6 @@
+// One unit, over 300 lines: createAuditClient is one closure whose delivery slots, counters,
+// configuration stop and spool bookkeeping change together on every record, delivery and close.
+// The bounded buffer (buffer.ts), the retry policy and the spool are modules of their own.
 import {
   type ConfigurationError,
   isConfigurationError,
