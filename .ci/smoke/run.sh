@@ -11,6 +11,9 @@ rm -rf "$work" && mkdir -p "$work"
 tarball=$(cd "$root" && npm pack --silent --pack-destination "$work" | tail -n 1)
 cd "$work"
 printf '{"name":"smoke","private":true,"type":"module"}\n' >package.json
+# Bun reads the nearest tsconfig.json's paths: without one here it would find the repository's,
+# which maps platform-integration/* to src/, and test the sources instead of the tarball.
+printf '{}\n' >tsconfig.json
 npm install --no-audit --no-fund "./$tarball" msw@3.0.5 >/dev/null
 cp "$root"/.ci/smoke/*.mjs "$root"/.ci/smoke/*.cjs .
 for node in "$node22" "$node24"; do

@@ -1,3 +1,4 @@
+import { sdkVersion } from "../internal/sdk-version.ts";
 import { type Command, type CommandIo, UsageError } from "./command.ts";
 import { commands as allCommands } from "./commands/index.ts";
 
@@ -20,7 +21,7 @@ export async function run(
     return 0;
   }
   if (name === "--version" || name === "-v") {
-    io.stdout.write(`${__SDK_VERSION__}\n`);
+    io.stdout.write(`${sdkVersion}\n`);
     return 0;
   }
   if (name === undefined) {

@@ -1,4 +1,5 @@
 import type * as OpenTelemetry from "@opentelemetry/api";
+import { sdkVersion } from "./sdk-version.ts";
 
 /** The `@opentelemetry/api` module: an optional peer dependency, never imported statically. */
 export type OpenTelemetryApi = typeof OpenTelemetry;
@@ -82,8 +83,8 @@ export function scopeOf(api: OpenTelemetryApi): {
   meter: OpenTelemetry.Meter;
 } {
   return {
-    tracer: api.trace.getTracer(instrumentationScope, __SDK_VERSION__),
-    meter: api.metrics.getMeter(instrumentationScope, __SDK_VERSION__),
+    tracer: api.trace.getTracer(instrumentationScope, sdkVersion),
+    meter: api.metrics.getMeter(instrumentationScope, sdkVersion),
   };
 }
 

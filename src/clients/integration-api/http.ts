@@ -1,3 +1,4 @@
+import { sdkVersion } from "../../internal/sdk-version.ts";
 import { joinUrl } from "../../internal/url.ts";
 import { resolveBaseUrl } from "./base-url.ts";
 import {
@@ -54,7 +55,7 @@ export interface IntegrationApi {
   ): Promise<ApiResponse>;
 }
 
-const userAgent = `platform-integration/${__SDK_VERSION__}`;
+const userAgent = `platform-integration/${sdkVersion}`;
 const jsonHeaders = { accept: "application/json", "user-agent": userAgent };
 const jsonBodyHeaders = { ...jsonHeaders, "content-type": "application/json" };
 // Verification failures of the server's certificate, as Node, Bun and Deno name them: retrying
