@@ -29,7 +29,7 @@ describe("README", () => {
     expect(ci).toMatch(/^npm test$/m);
   });
 
-  it("links into docs/ and examples/ absolutely, so that the links work from the package's page", () => {
+  it("links into docs/, examples/ and bench/ absolutely, so that the links work from the package's page", () => {
     const repository = pkg.homepage.replace(/#readme$/, "");
     expect(pkg.repository.url).toBe(`git+${repository}.git`);
     expect(pkg.bugs.url).toBe(`${repository}/issues`);
@@ -41,7 +41,7 @@ describe("README", () => {
       // A file (with an extension) is a blob, a folder a tree.
       expect(link).toMatch(
         new RegExp(
-          `^${repository}/(blob/main/(docs|examples)/\\S+\\.\\w+(#[\\w-]+)?|tree/main/examples/[\\w/-]+)$`,
+          `^${repository}/(blob/main/(docs|examples|bench)/\\S+\\.\\w+(#[\\w-]+)?|tree/main/examples/[\\w/-]+)$`,
         ),
       );
     }
