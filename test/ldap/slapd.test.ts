@@ -18,6 +18,7 @@ import {
   type UserStore,
 } from "../../src/provisioning/index.ts";
 import { SqliteUserStore } from "../../src/stores/sqlite/index.ts";
+import { toWire } from "../../src/sync/messages.ts";
 import {
   type Person,
   peopleDn,
@@ -402,7 +403,8 @@ describe.runIf(url || required)("directory sync against a real slapd", () => {
       // The application keeps its own spelling of one user's name: a difference to report.
       if (user && uuid === unit.people[2]?.entryUUID) user.firstName = "Someone Else";
       response.writeHead(user ? 200 : 404, { "content-type": "application/json" });
-      response.end(user ? JSON.stringify(user) : "");
+      // The read route's contract: the stored user in the wire's snake_case names.
+      response.end(user ? JSON.stringify(toWire(user)) : "");
     });
     await new Promise<void>((resolve) => reader.listen(0, "127.0.0.1", resolve));
     cleanups.push(() => new Promise((resolve) => reader.close(resolve)));
