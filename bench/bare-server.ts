@@ -1,13 +1,25 @@
 import type { RequestListener } from "node:http";
 
+/** A record the bare servers accept: parsed JSON with a non-empty string uuid. */
+export type BareRecord = Record<string, unknown> & { uuid: string };
+
+/** What a bare server does with a record: store it, synchronously or not (a rejection is a 503). */
+export type BareWrite = (record: BareRecord) => void | Promise<void>;
+
+/** The least a store can do: merge the record into `users`, in memory. */
+export function mergeInto(users = new Map<string, Record<string, unknown>>()): BareWrite {
+  return (record) => {
+    users.set(record.uuid, { ...users.get(record.uuid), ...record });
+  };
+}
+
 /**
  * The baseline of the provisioning benchmarks: the least a create endpoint can do, by hand. It
- * routes POST /v1/user/create, reads the body, parses it, checks the uuid, merges the record into
- * `users` and answers 201; anything else answers 404, a bad body 400.
+ * routes POST /v1/user/create, reads the body, parses it, checks the uuid, hands the record to
+ * `write` and answers 201 (503 when the write fails); anything else answers 404, a bad body 400.
+ * A synchronous write answers at once, without a promise.
  */
-export function bareCreateListener(
-  users = new Map<string, Record<string, unknown>>(),
-): RequestListener {
+export function bareCreateListener(write: BareWrite = mergeInto()): RequestListener {
   return (req, res) => {
     if (req.method !== "POST" || req.url !== "/v1/user/create") {
       res.statusCode = 404;
@@ -21,18 +33,30 @@ export function bareCreateListener(
       try {
         record = JSON.parse(Buffer.concat(chunks).toString());
       } catch {
-        res.statusCode = 400;
-        res.end();
-        return;
+        record = {};
       }
       if (typeof record?.uuid !== "string" || record.uuid === "") {
         res.statusCode = 400;
         res.end();
         return;
       }
-      users.set(record.uuid, { ...users.get(record.uuid), ...record });
-      res.statusCode = 201;
-      res.end();
+      const answer = (status: number) => {
+        res.statusCode = status;
+        res.end();
+      };
+      let pending: void | Promise<void>;
+      try {
+        pending = write(record as BareRecord);
+      } catch {
+        answer(503);
+        return;
+      }
+      if (pending === undefined) answer(201);
+      else
+        pending.then(
+          () => answer(201),
+          () => answer(503),
+        );
     });
   };
 }

@@ -25,7 +25,7 @@ import type { AddressInfo } from "node:net";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { bareCreateListener } from "./bare-server.ts";
+import { bareCreateListener, mergeInto } from "./bare-server.ts";
 
 const kinds = {
   "bare-map": "bare node:http + Map",
@@ -82,7 +82,7 @@ async function listenerOf(
 ): Promise<{ listener: RequestListener; count: () => number | Promise<number> }> {
   if (kind === "bare-map") {
     const users = new Map<string, Record<string, unknown>>();
-    return { listener: bareCreateListener(users), count: () => users.size };
+    return { listener: bareCreateListener(mergeInto(users)), count: () => users.size };
   }
   if (kind === "bare-full" || kind === "bare-normal") return bareSqlite(kind, target);
   if (kind === "bare-pg") return barePostgres(target);
@@ -127,44 +127,6 @@ const columns = {
 const camel = (wire: string) =>
   wire.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 
-/**
- * The bare durable server: route, read the body, JSON.parse, check the uuid, then `write` the
- * record (the database work, by hand) and answer 201; 400 for a bad body, 404 elsewhere.
- */
-function bareDurableListener(
-  write: (record: Record<string, unknown> & { uuid: string }) => void | Promise<void>,
-): RequestListener {
-  return (req, res) => {
-    if (req.method !== "POST" || req.url !== "/v1/user/create") {
-      res.statusCode = 404;
-      res.end();
-      return;
-    }
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", async () => {
-      let record: { uuid?: unknown };
-      try {
-        record = JSON.parse(Buffer.concat(chunks).toString());
-      } catch {
-        record = {};
-      }
-      if (typeof record?.uuid !== "string" || record.uuid === "") {
-        res.statusCode = 400;
-        res.end();
-        return;
-      }
-      try {
-        await write(record as Record<string, unknown> & { uuid: string });
-        res.statusCode = 201;
-      } catch {
-        res.statusCode = 503;
-      }
-      res.end();
-    });
-  };
-}
-
 /** node:sqlite by hand: SqliteUserStore's table and pragmas, one INSERT with every column. */
 async function bareSqlite(kind: "bare-full" | "bare-normal", file: string) {
   const { DatabaseSync } = await import("node:sqlite");
@@ -183,7 +145,7 @@ async function bareSqlite(kind: "bare-full" | "bare-normal", file: string) {
      ON CONFLICT (uuid) DO NOTHING`,
   );
   const count = db.prepare("SELECT count(*) AS users FROM provisioned_users");
-  const listener = bareDurableListener((record) => {
+  const listener = bareCreateListener((record) => {
     const values: (string | null)[] = [record.uuid];
     for (const wire of Object.keys(columns)) {
       const value = record[wire];
@@ -218,7 +180,7 @@ async function barePostgres(table: string) {
     },
   };
   await new PostgresUserStore({ pool: recorder as never, table }).upsert({ uuid: "" });
-  const listener = bareDurableListener(async (record) => {
+  const listener = bareCreateListener(async (record) => {
     const patch: Record<string, unknown> = { uuid: record.uuid };
     const extra: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(record)) {

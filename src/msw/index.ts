@@ -26,6 +26,22 @@ export interface IntegrationApiHandlers {
   api: FakeIntegrationApi;
 }
 
+// Every route of the fake Integration API, each answered by the fake itself.
+const routes = [
+  ["get", "/version/v1/current"],
+  ["get", "/version/v1/updates"],
+  ["put", "/version/v1/:sequence"],
+  ["post", "/audit/v1/event"],
+  ["get", "/identity/v1/sources"],
+  ["post", "/identity/v1/login"],
+  ["get", "/identity/v1/user/:username"],
+  ["get", "/identity/v1/user/:username/exists"],
+  ["put", "/status/v1/startup"],
+  ["get", "/license/v1/license"],
+  ["get", "/license/v1/field/:name"],
+  ["get", "/console/v1/option"],
+] as const;
+
 /**
  * msw request handlers for the platform's Integration API (Version, Audit, Identity, Status,
  * License and Console), over a fake state (see `createFakeIntegrationApi` in
@@ -75,19 +91,6 @@ export function createIntegrationApiHandlers(
   const resolver = ({ request }: { request: Request }) => api.respond(request);
   return {
     api,
-    handlers: [
-      http.get(joinUrl(base, "/version/v1/current"), resolver),
-      http.get(joinUrl(base, "/version/v1/updates"), resolver),
-      http.put(joinUrl(base, "/version/v1/:sequence"), resolver),
-      http.post(joinUrl(base, "/audit/v1/event"), resolver),
-      http.get(joinUrl(base, "/identity/v1/sources"), resolver),
-      http.post(joinUrl(base, "/identity/v1/login"), resolver),
-      http.get(joinUrl(base, "/identity/v1/user/:username"), resolver),
-      http.get(joinUrl(base, "/identity/v1/user/:username/exists"), resolver),
-      http.put(joinUrl(base, "/status/v1/startup"), resolver),
-      http.get(joinUrl(base, "/license/v1/license"), resolver),
-      http.get(joinUrl(base, "/license/v1/field/:name"), resolver),
-      http.get(joinUrl(base, "/console/v1/option"), resolver),
-    ],
+    handlers: routes.map(([method, path]) => http[method](joinUrl(base, path), resolver)),
   };
 }

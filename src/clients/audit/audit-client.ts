@@ -12,12 +12,13 @@ import { atLeastOne, duration } from "../integration-api/options.ts";
 import { isRedirectStatus, retryDelayMs } from "../integration-api/retry-policy.ts";
 import { sleep } from "../integration-api/timers.ts";
 import { type AuditEvent, decodeAuditEvent, encodeAuditEvent } from "./audit-event.ts";
-import type {
-  AuditClient,
-  AuditClientOptions,
-  AuditDrop,
-  AuditDropReason,
-  FlushOptions,
+import {
+  type AuditClient,
+  type AuditClientOptions,
+  type AuditDrop,
+  type AuditDropReason,
+  auditDropReasons,
+  type FlushOptions,
 } from "./audit-types.ts";
 import { BoundedBuffer, type BufferEntry } from "./buffer.ts";
 import { type ExitParticipant, unwatchExit, watchExit } from "./exit-hooks.ts";
@@ -81,16 +82,9 @@ export function createAuditClient<Action extends string = string>(
   let dropped = 0;
   let retried = 0;
   let lastError: { message: string; at: string } | undefined;
-  const droppedByReason: Record<AuditDropReason, number> = {
-    overflow: 0,
-    rejected: 0,
-    redirected: 0,
-    configuration: 0,
-    closed: 0,
-    exit: 0,
-    spool_full: 0,
-    spool_failed: 0,
-  };
+  const droppedByReason = Object.fromEntries(
+    auditDropReasons.map((reason) => [reason, 0]),
+  ) as Record<AuditDropReason, number>;
   let slots = 0;
   let closed = false;
   let pumpScheduled = false;

@@ -10,15 +10,19 @@ import type { AuditSpoolOptions } from "./spool/spool-options.ts";
  * timed out), `exit` (still queued when the process exited); with a spool, `spool_full` (past its
  * bounds, or the disk is full: ENOSPC, EFBIG, EDQUOT) and `spool_failed` (another write error).
  */
-export type AuditDropReason =
-  | "overflow"
-  | "rejected"
-  | "redirected"
-  | "configuration"
-  | "closed"
-  | "exit"
-  | "spool_full"
-  | "spool_failed";
+export type AuditDropReason = (typeof auditDropReasons)[number];
+
+/** Every {@link AuditDropReason}, in the order `stats().droppedByReason` lists them. */
+export const auditDropReasons = [
+  "overflow",
+  "rejected",
+  "redirected",
+  "configuration",
+  "closed",
+  "exit",
+  "spool_full",
+  "spool_failed",
+] as const;
 
 /** A report of dropped events, passed to `onDrop`. */
 export interface AuditDrop<Action extends string = string> {

@@ -8,6 +8,7 @@ import {
   type UserStore,
   userFieldNames,
 } from "../../provisioning/index.ts";
+import { wireFieldNames } from "../../provisioning/wire.ts";
 
 /** Options of {@link PostgresUserStore}. */
 export interface PostgresUserStoreOptions {
@@ -25,9 +26,7 @@ export interface PostgresUserStoreOptions {
 type Row = { [column: string]: unknown; created?: boolean };
 
 /** userId → user_id: the documented fields keep their wire names as columns. */
-const fields = userFieldNames.map(
-  (field) => [field, field.replace(/[A-Z]/g, (upper) => `_${upper.toLowerCase()}`)] as const,
-);
+const fields = userFieldNames.map((field) => [field, wireFieldNames[field]] as const);
 const columns = `uuid, ${fields.map(([, column]) => column).join(", ")}, extra`;
 
 /**

@@ -1,5 +1,5 @@
-// A UserStore on node:sqlite, with no dependency. It imports only types from the provisioning
-// module, so that `platform-integration/sqlite` stays small and brings no second copy of it.
+// A UserStore on node:sqlite, with no dependency. From the provisioning module it takes types and
+// the wire names of the fields (its columns), in a chunk shared with `platform-integration/provisioning`.
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type {
   UpsertResult,
@@ -8,23 +8,14 @@ import type {
   UserRecord,
   UserStore,
 } from "../../provisioning/index.ts";
+import { userFieldNames } from "../../provisioning/user-record.ts";
+import { wireFieldNames } from "../../provisioning/wire.ts";
 import { loadNodeSqlite } from "./load-node-sqlite.ts";
 
 const { DatabaseSync: Database } = loadNodeSqlite();
 
-// The SQL column of each documented field. `satisfies` makes the compiler reject a missing or
-// unknown field, so the table cannot drift from the SDK's UserRecord.
-const columns = {
-  userId: "user_id",
-  username: "username",
-  firstName: "first_name",
-  lastName: "last_name",
-  fullName: "full_name",
-  passwordFormat: "password_format",
-  password: "password",
-  email: "email",
-} as const satisfies Record<UserFieldName, string>;
-const fields = Object.entries(columns) as [UserFieldName, string][];
+// The SQL column of each documented field: its wire name (userId → user_id).
+const fields = userFieldNames.map((field) => [field, wireFieldNames[field]] as const);
 
 const table = "provisioned_users";
 
