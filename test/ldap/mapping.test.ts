@@ -7,6 +7,8 @@ import {
   uuidAttributes,
 } from "../../src/ldap/mapping.ts";
 
+import { recordedAdUser } from "../support/directory-fixture.ts";
+
 const guid = (base64: string) => Buffer.from(base64, "base64");
 
 describe("objectGuidToString", () => {
@@ -65,14 +67,9 @@ describe("mapEntry with the default mapping", () => {
       displayName: "Jane Doe",
       mail: "jane.doe@corp.example",
     });
-    expect(mapEntry(entry, defaultMapping("sAMAccountName"), { passwords: false })).toEqual({
-      uuid: "3ab39606-c642-489b-84b6-58c038d3ef39",
-      username: "jdoe",
-      firstName: "Jane",
-      lastName: "Doe",
-      fullName: "Jane Doe",
-      email: "jane.doe@corp.example",
-    });
+    expect(mapEntry(entry, defaultMapping("sAMAccountName"), { passwords: false })).toEqual(
+      recordedAdUser,
+    );
   });
 
   it("sends passwords only when asked, the {SCHEME} prefix as password_format", () => {

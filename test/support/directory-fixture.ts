@@ -118,3 +118,16 @@ function uuidOf(seed: string): string {
 function hash(text: string): string {
   return createHash("sha1").update(text).digest("base64");
 }
+
+/**
+ * The user that the recorded Active Directory entry (objectGUID `BpazOkLGm0iEtljAONPvOQ==`,
+ * sAMAccountName jdoe) maps to: the GUID in AD's byte order, as AD's own tools print it.
+ */
+export const recordedAdUser = {
+  uuid: "3ab39606-c642-489b-84b6-58c038d3ef39",
+  username: "jdoe",
+  firstName: "Jane",
+  lastName: "Doe",
+  fullName: "Jane Doe",
+  email: "jane.doe@corp.example",
+};
