@@ -14,7 +14,8 @@ export {
   type DirectorySource,
   type SkippedEntry,
 } from "../sync/source.ts";
-export type { UserDifference, VerifyReport } from "../sync/verify.ts";
+// The same verifier and report as the platform simulator's (platform-integration/testing).
+export type { UserDifference, VerifyReport } from "../testing/verify-users.ts";
 export {
   createDirectorySync,
   type LdapSyncOptions,

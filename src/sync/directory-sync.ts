@@ -1,12 +1,17 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { UserRecord } from "../provisioning/user-record.ts";
 import { connectProvisioning, type ProvisioningTarget } from "../testing/provisioning-target.ts";
+import { type VerifyReport, verifyUsers } from "../testing/verify-users.ts";
 import { type AcknowledgedState, openState, type WireRecord } from "./acknowledged-state.ts";
 import { createDeliveryEngine, type Fault } from "./engine.ts";
 import { changedFields, type OutgoingMessage, type SyncStop, toWire } from "./messages.ts";
 import { connectOverNodeHttp } from "./node-http-client.ts";
-import { DirectoryError, type DirectorySource, type SkippedEntry } from "./source.ts";
-import { type VerifyReport, verifyUsers } from "./verify.ts";
+import {
+  DirectoryError,
+  type DirectoryPage,
+  type DirectorySource,
+  type SkippedEntry,
+} from "./source.ts";
 
 /** Which kind of cycle ran: the first, an update against the cookie, or a full re-sync. */
 export type SyncMode = "initial" | "update" | "full";
@@ -83,7 +88,9 @@ export interface DirectorySync {
   requestResync(): void;
   /**
    * Reads every directory user back from the application through `readUser` (the conformance
-   * checker's read route) and lists each field that differs; see {@link verifyUsers}.
+   * checker's read route), a few at a time, and lists each field that differs, the password and
+   * its format aside; see {@link VerifyReport}. It sees the users the directory has, not extra
+   * users the application holds.
    */
   verify(
     readUser: (uuid: string) => Promise<UserRecord | undefined>,
@@ -269,7 +276,11 @@ export function createSourceSync(
     requestResync() {
       state.resyncRequested = true;
     },
-    verify: (readUser, verifyOptions) => verifyUsers(source, readUser, verifyOptions),
+    verify: (readUser, { signal } = {}) =>
+      verifyUsers(readUser, {
+        present: usersOf(source.read({ uuidsOnly: false })),
+        signal,
+      }),
     injectFault: (fault) => engine.injectFault(fault),
     async close() {
       http?.close();
@@ -281,4 +292,8 @@ export function createSourceSync(
 
 function keyOf(message: { kind: string; uuid?: string }): string {
   return `${message.kind} ${message.uuid ?? ""}`;
+}
+
+async function* usersOf(pages: AsyncIterable<DirectoryPage>): AsyncGenerator<UserRecord> {
+  for await (const page of pages) yield* page.users;
 }

@@ -15,7 +15,7 @@ import {
   type ProvisioningTarget,
 } from "./provisioning-target.ts";
 import { connectUserReader, type ReadUser, type UserReader } from "./read-user.ts";
-import { describeDifference } from "./wire-user.ts";
+import { compareUser, describeUserDifference } from "./verify-users.ts";
 
 /** How {@link runConformance} calls the application, and how it may look inside it. */
 export interface ConformanceOptions {
@@ -193,7 +193,8 @@ async function runCheck(
       ]) {
         let difference: string | undefined;
         try {
-          difference = describeDifference(user, await read(uuid));
+          const [first] = compareUser(uuid, user, await read(uuid));
+          difference = first && describeUserDifference(first);
         } catch (error) {
           difference = oneLine(error instanceof Error ? error.message : String(error));
         }

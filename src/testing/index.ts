@@ -50,7 +50,7 @@ export {
 } from "./platform-simulator.ts";
 export type { FetchHandler, ProvisioningTarget } from "./provisioning-target.ts";
 export { type ReadableUserStore, withReadUserRoute } from "./read-route.ts";
-export type { ReadUser, VerifyReport } from "./read-user.ts";
+export type { ReadUser } from "./read-user.ts";
 export {
   createUserGenerator,
   type UserGenerator,
@@ -62,3 +62,4 @@ export {
   testUserStore,
   type UserStoreContractOptions,
 } from "./user-store-contract.ts";
+export type { UserDifference, VerifyReport } from "./verify-users.ts";

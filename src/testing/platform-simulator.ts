@@ -12,7 +12,8 @@ import {
   toWire,
 } from "../sync/messages.ts";
 import { connectProvisioning, type ProvisioningTarget } from "./provisioning-target.ts";
-import { connectUserReader, type ReadUser, type VerifyReport, verifyUsers } from "./read-user.ts";
+import { connectUserReader, type ReadUser } from "./read-user.ts";
+import { type VerifyReport, verifyUsers } from "./verify-users.ts";
 
 // The delivery loop, its messages and faults are the directory sync's (src/sync): one engine for
 // the simulator's in-memory directory and a real LDAP directory.
@@ -86,7 +87,8 @@ export interface PlatformSimulator {
   /**
    * Reads every user of the directory back through `readUser` and compares it field by field
    * (the password, its format and undocumented fields aside), and checks that every user removed
-   * from the directory is gone. Meaningful after a sync that completed. Throws without `readUser`.
+   * from the directory is gone; see {@link VerifyReport}. Meaningful after a sync that completed.
+   * Throws without `readUser`.
    */
   verify(options?: { signal?: AbortSignal }): Promise<VerifyReport>;
 }
@@ -237,7 +239,7 @@ export function createPlatformSimulator(options: PlatformSimulatorOptions): Plat
       }
       const read = connectUserReader(options.readUser, { timeoutMs });
       const present = [...directory.values()].map((user) => structuredClone(user));
-      return verifyUsers(read, present, [...removed], signal);
+      return verifyUsers(read, { present, gone: [...removed], signal });
     },
   };
 }

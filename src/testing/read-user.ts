@@ -1,5 +1,5 @@
 import type { UserRecord } from "../provisioning/user-record.ts";
-import { describeDifference, fromWireUser } from "./wire-user.ts";
+import { fromWireUser } from "./wire-user.ts";
 
 /**
  * How the testing kit reads a user back from the application, to verify what was stored (the
@@ -75,46 +75,4 @@ export function connectUserReader(readUser: ReadUser, { timeoutMs }: { timeoutMs
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/** What reading users back found: see {@link verifyUsers}. */
-export interface VerifyReport {
-  /** How many users were read back: those expected present, and those expected gone. */
-  checked: number;
-  /**
-   * Every user whose stored state differs from the expected one, with its first difference in
-   * one line that names the field, the expected and the found value (or "still stored").
-   */
-  differences: { uuid: string; difference: string }[];
-}
-
-/**
- * Reads back every user of `present` and every uuid of `gone`, a few at a time (quick for a large
- * directory, gentle on the application), and reports each that differs; stops early, with what
- * it checked so far, when `signal` aborts.
- */
-export async function verifyUsers(
-  read: UserReader,
-  present: UserRecord[],
-  gone: string[],
-  signal?: AbortSignal,
-): Promise<VerifyReport> {
-  const expected = [
-    ...present.map((user) => [user.uuid, user] as const),
-    ...gone.map((uuid) => [uuid, undefined] as const),
-  ];
-  const differences: VerifyReport["differences"] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < expected.length && !signal?.aborted) {
-      const [uuid, user] = expected[next++] as (typeof expected)[number];
-      const difference = await read(uuid).then(
-        (found) => describeDifference(user, found),
-        (error: unknown) => messageOf(error),
-      );
-      if (difference !== undefined) differences.push({ uuid, difference });
-    }
-  };
-  await Promise.all(Array.from({ length: 8 }, worker));
-  return { checked: Math.min(next, expected.length), differences };
 }

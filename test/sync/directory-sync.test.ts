@@ -303,6 +303,30 @@ describe("createDirectorySync over a directory source", () => {
     await expect(sync.syncOnce()).rejects.toThrow("bind refused");
   });
 
+  it("verifies every directory user read back, page after page, in the directory's order", async () => {
+    const directory = memoryDirectory(people(5));
+    const sync = await open(directory);
+    await sync.syncOnce();
+    const readBack = async (uuid: string) => app.store.get(uuid);
+    expect(await sync.verify(readBack)).toEqual({
+      checked: 5,
+      complete: true,
+      differenceCount: 0,
+      differences: [],
+    });
+    await app.store.upsert({ uuid: "u4", username: "changed" });
+    await app.store.delete("u1");
+    expect(await sync.verify(readBack)).toEqual({
+      checked: 5,
+      complete: true,
+      differenceCount: 2,
+      differences: [
+        { uuid: "u1", field: "user", problem: "missing" },
+        { uuid: "u4", field: "username", expected: "user4", found: "changed" },
+      ],
+    });
+  });
+
   it("repeats cycles every interval until aborted", async () => {
     const directory = memoryDirectory(people(1));
     const sync = await open(directory);

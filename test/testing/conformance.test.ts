@@ -301,7 +301,7 @@ describe("runConformance", () => {
         "a full sync with changes completes",
       ]);
       expect(result(report, "create answers 201")?.actual).toBe(
-        "create: 201; read back: not found (404)",
+        "create: 201; read back: not found",
       );
     });
 

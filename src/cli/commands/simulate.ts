@@ -9,13 +9,12 @@ import { createUserGenerator } from "../../testing/user-generator.ts";
 import { integerOption, parseTargetCommandLine, targetOptionsUsage } from "../args.ts";
 import type { Command, CommandIo } from "../command.ts";
 import { createProgress } from "../progress.ts";
-import { formatTable, labelled } from "../table.ts";
+import { formatTable } from "../table.ts";
+import { describeVerifyReport, verifiedAll } from "../verify-output.ts";
 
 const defaultTimeoutMs = 30_000;
 /** Every generated user's uuid and username start with it; emails are at example.invalid. */
 const testPrefix = "simulate";
-/** Differences printed one by one; the rest are counted. */
-const shownDifferences = 20;
 
 const usage = `Usage: platform-integration simulate <url> --users <n> [options]
 
@@ -144,21 +143,7 @@ function printReport(io: CommandIo, reports: SyncReport[], completed: boolean) {
 
 /** Reads every user back; prints the verdict; true when the application stored them all as sent. */
 async function verify(io: CommandIo, platform: PlatformSimulator): Promise<boolean> {
-  const { checked, differences } = await platform.verify({ signal: io.signal });
-  if (differences.length === 0 && !io.signal.aborted) {
-    io.stdout.write(
-      `Verified: all ${checked} users read back match the directory, field by field.\n`,
-    );
-    return true;
-  }
-  io.stdout.write(
-    `Verification failed: ${differences.length} of ${checked} users read back differ from the directory${io.signal.aborted ? " (interrupted)" : ""}.\n`,
-  );
-  for (const { uuid, difference } of differences.slice(0, shownDifferences)) {
-    io.stdout.write(`${labelled("  ", `${uuid}: ${difference}`)}\n`);
-  }
-  if (differences.length > shownDifferences) {
-    io.stdout.write(`  and ${differences.length - shownDifferences} more.\n`);
-  }
-  return false;
+  const report = await platform.verify({ signal: io.signal });
+  io.stdout.write(describeVerifyReport(report));
+  return verifiedAll(report);
 }

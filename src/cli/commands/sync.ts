@@ -1,10 +1,11 @@
 import { readFileSync } from "node:fs";
 import type { createDirectorySync } from "../../ldap/create-directory-sync.ts";
 import type { DirectorySyncProgress, DirectorySyncReport } from "../../sync/directory-sync.ts";
-import type { VerifyReport } from "../../sync/verify.ts";
 import { connectUserReader } from "../../testing/read-user.ts";
+import type { VerifyReport } from "../../testing/verify-users.ts";
 import { parseTargetCommandLine } from "../args.ts";
 import { type Command, type CommandIo, UsageError } from "../command.ts";
+import { describeVerifyReport, verifiedAll } from "../verify-output.ts";
 
 /** Where the bind password comes from when no file is named: never from argv. */
 export const bindPasswordVariable = "LDAP_BIND_PASSWORD";
@@ -39,7 +40,8 @@ Options:
   --reset-request             The application serves POST /v1/reset: send it before a full re-sync
   --read-user <template>      After each completed cycle, read every user back through the
                               conformance checker's read route (a URL with {uuid}) and report
-                              each field that differs from the directory
+                              each field that differs from the directory (--json lists the
+                              first 1000 differences, the text the first 20)
   --timeout <ms>              How long one call may take (default 30000)
   --json                      Print each cycle's report as one line of JSON (progress on stderr)
   -h, --help                  Show this help
@@ -131,7 +133,7 @@ export const syncCommand: Command = {
           signal: io.signal,
         });
       }
-      ok = report.completed && (verified?.differenceCount ?? 0) === 0;
+      ok = report.completed && (verified === undefined || verifiedAll(verified));
       if (values.json) {
         io.stdout.write(`${JSON.stringify(verified ? { ...report, verified } : report)}\n`);
       } else {
@@ -246,20 +248,5 @@ function describe(report: DirectorySyncReport, verified: VerifyReport | undefine
   }
   if (report.directoryError)
     lines.push(`The directory could not be read: ${report.directoryError}`);
-  if (verified) {
-    lines.push(
-      `Read back ${verified.checked} users: ${verified.differenceCount} differences` +
-        (verified.differenceCount > verified.differences.length ? " (the first 1000 follow)" : ""),
-    );
-    for (const { uuid, field, directory, application } of verified.differences) {
-      lines.push(
-        `  ${uuid} ${field}: directory ${show(directory)}, application ${show(application)}`,
-      );
-    }
-  }
-  return `${lines.join("\n")}\n`;
-}
-
-function show(value: string | undefined): string {
-  return value === undefined ? "(none)" : JSON.stringify(value);
+  return `${lines.join("\n")}\n${verified ? describeVerifyReport(verified) : ""}`;
 }
