@@ -42,21 +42,52 @@ export function useOpenTelemetry(api: OpenTelemetryApi | undefined): void {
 
 /**
  * A getter for one client's or handler's instruments (tracer, counters, histograms): undefined
- * while OpenTelemetry is absent, else created on first use with the global providers of that
- * moment, and again if the module is replaced. Each factory calls it once, when it is created.
+ * while OpenTelemetry is absent or no SDK has registered a tracer or meter provider, else created
+ * with the global providers of that moment, and again whenever they (or the module) change. An
+ * application that installs the API without an SDK pays two lookups per operation, not a span.
  */
 export function lazyInstruments<T>(create: (api: OpenTelemetryApi) => T): () => T | undefined {
   void loadOpenTelemetry();
   let from: OpenTelemetryApi | undefined;
+  let tracerProvider: OpenTelemetry.TracerProvider | undefined;
+  let meterProvider: OpenTelemetry.MeterProvider | undefined;
   let instruments: T | undefined;
   return () => {
     if (loaded === undefined) return undefined;
-    if (from !== loaded) {
+    const tracing = registeredTracerProvider(loaded);
+    const metering = loaded.metrics.getMeterProvider();
+    if (from !== loaded || tracing !== tracerProvider || metering !== meterProvider) {
       from = loaded;
-      instruments = create(loaded);
+      tracerProvider = tracing;
+      meterProvider = metering;
+      instruments = hasSdk(loaded, tracing, metering) ? create(loaded) : undefined;
     }
     return instruments;
   };
+}
+
+/**
+ * The tracer provider an SDK registered. The API's global is always its proxy provider (the same
+ * object before and after registration); what changes is the proxy's delegate.
+ */
+function registeredTracerProvider(api: OpenTelemetryApi): OpenTelemetry.TracerProvider {
+  const provider = api.trace.getTracerProvider();
+  return provider instanceof api.ProxyTracerProvider ? provider.getDelegate() : provider;
+}
+
+/**
+ * Whether an SDK registered either provider. Without one, a proxy provider answers with the no-op
+ * tracer provider, and the meter provider's meter is the API's no-op meter.
+ */
+function hasSdk(
+  api: OpenTelemetryApi,
+  tracing: OpenTelemetry.TracerProvider,
+  metering: OpenTelemetry.MeterProvider,
+): boolean {
+  return (
+    tracing !== new api.ProxyTracerProvider().getDelegate() ||
+    metering.getMeter(instrumentationScope) !== api.createNoopMeter()
+  );
 }
 
 /**

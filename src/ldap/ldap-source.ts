@@ -57,8 +57,8 @@ const tlsErrors = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/;
 
 /**
  * The LDAP source of a directory sync: one connection, bound once, and a paged search (RFC
- * 2696, `pageSize` entries at a time) per read, so that memory holds one page, whatever the
- * directory's size. The next page is asked for once the previous one has been delivered.
+ * 2696, `pageSize` entries at a time) per read, so that memory holds two pages, whatever the
+ * directory's size: the next page is read and mapped while this one is delivered.
  */
 export function createLdapSource(options: LdapSourceOptions): DirectorySource {
   const { ldap, baseDn, filter, mapping, passwords } = options;
@@ -104,19 +104,16 @@ export function createLdapSource(options: LdapSourceOptions): DirectorySource {
   return {
     identity: `${ldap.url} ${baseDn} ${filter}`,
     async *read({ uuidsOnly, signal }): AsyncGenerator<DirectoryPage> {
-      const pages = (async function* () {
+      const pages = (async function* (): AsyncGenerator<DirectoryPage> {
         const connection = await connect();
-        yield* connection.searchPaginated(baseDn, {
+        const search = connection.searchPaginated(baseDn, {
           scope: "sub",
           filter,
           attributes: uuidsOnly ? [...uuidAttributes] : attributes,
           explicitBufferAttributes: ["objectGUID"],
           paged: { pageSize: options.pageSize ?? 500 },
         });
-      })();
-      try {
-        for await (const page of pages) {
-          signal?.throwIfAborted();
+        for await (const page of search) {
           const result: DirectoryPage = { users: [], skipped: [] };
           for (const raw of page.searchEntries) {
             const user = mapEntry(toLdapEntry(raw), mapping, {
@@ -126,6 +123,12 @@ export function createLdapSource(options: LdapSourceOptions): DirectorySource {
             else result.users.push(user);
           }
           yield result;
+        }
+      })();
+      try {
+        for await (const page of readAhead(pages)) {
+          signal?.throwIfAborted();
+          yield page;
         }
       } catch (error) {
         // The next read reconnects: a connection that failed mid-search is not reused.
@@ -139,6 +142,28 @@ export function createLdapSource(options: LdapSourceOptions): DirectorySource {
       client = undefined;
     },
   };
+}
+
+/**
+ * Yields what `source` yields, asking for the next item as soon as one is handed out: the next
+ * page is read from the directory and mapped while the caller delivers this one, one message at
+ * a time, so that a sync waits on the directory only when it outpaces the application. At most
+ * two pages are held.
+ */
+async function* readAhead<T>(source: AsyncGenerator<T>): AsyncGenerator<T> {
+  let next = source.next();
+  try {
+    for (;;) {
+      const result = await next;
+      if (result.done) return;
+      next = source.next();
+      // Its failure is thrown where it is awaited, on the next turn of this loop.
+      next.catch(() => undefined);
+      yield result.value;
+    }
+  } finally {
+    await source.return(undefined);
+  }
 }
 
 function toDirectoryError(error: unknown, url: string): DirectoryError {

@@ -77,6 +77,10 @@ export function createHandlerObserver(
     };
   });
 
+  // The instruments as the latest request found them: a store call belongs to a request, and
+  // looking the providers up again for it would double that cost on every create.
+  let requestTools: ReturnType<typeof instruments>;
+
   function observe(
     request: ProvisioningRequest,
     found: Route | undefined,
@@ -85,6 +89,7 @@ export function createHandlerObserver(
     counter.start();
     const operation = operationOf(found, request.method);
     const tools = instruments();
+    requestTools = tools;
     if (tools === undefined) {
       return run().then((response) => {
         counter.finish(operation, response);
@@ -129,7 +134,7 @@ export function createHandlerObserver(
 
   /** Times one store call when OpenTelemetry is there; calls it as it is otherwise. */
   function timed<T>(method: string, call: () => Promise<T>): Promise<T> {
-    const tools = instruments();
+    const tools = requestTools;
     if (tools === undefined) return call();
     const started = performance.now();
     const record = (error?: unknown) =>

@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import * as api from "@opentelemetry/api";
+import { MeterProvider } from "@opentelemetry/sdk-metrics";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   endHttpSpan,
@@ -39,6 +40,10 @@ registerHooks({ resolve(specifier, context, next) {
 } });`;
     const script = `import { loadOpenTelemetry, lazyInstruments } from ${JSON.stringify(telemetrySource)};
 const instruments = lazyInstruments(() => ({}));
+if (await loadOpenTelemetry()) {
+  const { trace } = await import("@opentelemetry/api");
+  trace.setGlobalTracerProvider({ getTracer: () => trace.getTracer("test") });
+}
 console.log(JSON.stringify([await loadOpenTelemetry(), await loadOpenTelemetry(), instruments() ?? null]));`;
     const runScript = async (preload: string[]) => {
       const { stdout } = await run(process.execPath, [
@@ -56,7 +61,7 @@ console.log(JSON.stringify([await loadOpenTelemetry(), await loadOpenTelemetry()
     expect(await runScript([])).toEqual([true, true, {}]);
   });
 
-  it("creates nothing while it is absent, and instruments once it is there", () => {
+  it("creates nothing while it is absent, and instruments once it is there", async () => {
     const created: unknown[] = [];
     const instruments = lazyInstruments((loaded) => {
       created.push(loaded);
@@ -64,13 +69,47 @@ console.log(JSON.stringify([await loadOpenTelemetry(), await loadOpenTelemetry()
     });
     expect(instruments()).toBeUndefined();
     expect(created).toEqual([]);
+    const otel = installInMemoryOpenTelemetry();
+    try {
+      const first = instruments();
+      expect(first).toBeDefined();
+      expect(instruments()).toBe(first);
+      expect(created).toEqual([api]);
+    } finally {
+      await otel.stop();
+    }
+    expect(instruments()).toBeUndefined();
+  });
+
+  it("creates nothing while the API is installed but no SDK registered a provider", () => {
+    // Spans from the proxy provider and points on the no-op meter record nothing: building their
+    // attributes on every request was the cost of merely having the API installed.
+    const instruments = lazyInstruments(() => ({}));
     useOpenTelemetry(api);
+    expect(instruments()).toBeUndefined();
+  });
+
+  it("instruments with the providers registered after its first use, tracer or meter alone", async () => {
+    const instruments = lazyInstruments(() => ({}));
+    useOpenTelemetry(api);
+    expect(instruments()).toBeUndefined();
+    const otel = installInMemoryOpenTelemetry();
     const first = instruments();
     expect(first).toBeDefined();
-    expect(instruments()).toBe(first);
-    expect(created).toEqual([api]);
-    useOpenTelemetry(undefined);
+    // Either provider alone is enough.
+    api.metrics.disable();
+    const tracingOnly = instruments();
+    expect(tracingOnly).toBeDefined();
+    expect(tracingOnly).not.toBe(first);
+    await otel.stop();
+    useOpenTelemetry(api);
     expect(instruments()).toBeUndefined();
+    api.metrics.setGlobalMeterProvider(new MeterProvider());
+    try {
+      expect(instruments()).toBeDefined();
+    } finally {
+      api.metrics.disable();
+    }
   });
 });
 

@@ -10,7 +10,11 @@ import {
 } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
 import { atLeastOne, type IntegrationApiOptions } from "../integration-api/options.ts";
-import { isRedirectStatus, retryDelayMs } from "../integration-api/retry-policy.ts";
+import {
+  isRedirectStatus,
+  retriesDelivery,
+  retryDelayMs,
+} from "../integration-api/retry-policy.ts";
 import { sleep } from "../integration-api/timers.ts";
 
 /** Options of {@link createPgBossAudit}. */
@@ -197,11 +201,10 @@ export async function createPgBossAudit<Action extends string = string>(
           stop(error);
           return failed;
         }
-        const redirect = isHttpError(error) && isRedirectStatus(error.status);
-        if (redirect) redirects++;
-        const retryable =
-          isPlatformApiError(error) && error.retryable && !(redirect && redirects > retry.limit);
-        if (!retryable) return await deadLetter(job, error, attempt);
+        if (!retriesDelivery(isPlatformApiError(error) ? error : undefined, redirects, retry)) {
+          return await deadLetter(job, error, attempt);
+        }
+        if (isHttpError(error) && isRedirectStatus(error.status)) redirects++;
         onError(error);
         await sleep(
           retryDelayMs(isHttpError(error) ? error : undefined, attempt, retry),

@@ -9,7 +9,11 @@ import {
 } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
 import { atLeastOne, duration } from "../integration-api/options.ts";
-import { isRedirectStatus, retryDelayMs } from "../integration-api/retry-policy.ts";
+import {
+  isRedirectStatus,
+  retriesDelivery,
+  retryDelayMs,
+} from "../integration-api/retry-policy.ts";
 import { sleep } from "../integration-api/timers.ts";
 import { type AuditEvent, decodeAuditEvent, encodeAuditEvent } from "./audit-event.ts";
 import {
@@ -186,11 +190,7 @@ export function createAuditClient<Action extends string = string>(
         break;
       } else {
         const redirect = isHttpError(outcome) && isRedirectStatus(outcome.status);
-        if (
-          isPlatformApiError(outcome) &&
-          outcome.retryable &&
-          !(redirect && redirects >= retry.limit)
-        ) {
+        if (retriesDelivery(isPlatformApiError(outcome) ? outcome : undefined, redirects, retry)) {
           failures++;
           retried++;
           if (redirect) redirects++;

@@ -1,0 +1,131 @@
+import { execFile } from "node:child_process";
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openState } from "../../src/sync/acknowledged-state.ts";
+
+const run = promisify(execFile);
+const stateSource = fileURLToPath(new URL("../../src/sync/acknowledged-state.ts", import.meta.url));
+const identity = { source: "ldap://directory dc=example", target: "http://app" };
+
+let folder: string;
+let path: string;
+beforeEach(() => {
+  folder = mkdtempSync(join(tmpdir(), "acknowledged-state-"));
+  path = join(folder, "state.sqlite");
+});
+afterEach(() => rmSync(folder, { recursive: true, force: true }));
+
+const user = (index: number) => ({ uuid: `u${index}`, username: `user${index}` });
+
+describe("the acknowledged state's journal", () => {
+  it("keeps what a killed process acknowledged, though nothing was folded into the database", async () => {
+    // Fewer acknowledgements than a fold takes, then SIGKILL: only the journal can hold them.
+    const script = `import { openState } from ${JSON.stringify(stateSource)};
+const state = openState(${JSON.stringify(path)}, ${JSON.stringify(identity)});
+state.acknowledge({ uuid: "u1", username: "one" });
+state.acknowledge({ uuid: "u2", username: "two" });
+state.acknowledge({ uuid: "u1", username: "one again" });
+state.forget("u2");
+process.kill(process.pid, "SIGKILL");`;
+    await expect(
+      run(process.execPath, [
+        "--disable-warning=ExperimentalWarning",
+        "--input-type=module",
+        "--eval",
+        script,
+      ]),
+    ).rejects.toMatchObject({ signal: "SIGKILL" });
+
+    const state = openState(path, identity);
+    try {
+      expect(state.get("u1")).toEqual({ uuid: "u1", username: "one again" });
+      expect(state.get("u2")).toBeUndefined();
+      expect(state.count()).toBe(1);
+    } finally {
+      state.close();
+    }
+    // Opening folded the journal into the database and emptied it.
+    expect(readFileSync(`${path}-acks`, "utf8")).toBe("");
+  });
+
+  it("ends at a line cut short: what came after it is sent again, never read wrong", () => {
+    openState(path, identity).close();
+    appendFileSync(
+      `${path}-acks`,
+      `${JSON.stringify(["u1", JSON.stringify(user(1))])}\n` +
+        `["u2", "{\\"uuid\\":\\"u2\\",\\"user` +
+        `\n${JSON.stringify(["u3", JSON.stringify(user(3))])}\n`,
+    );
+    const state = openState(path, identity);
+    try {
+      expect(state.get("u1")).toEqual(user(1));
+      expect(state.get("u2")).toBeUndefined();
+      expect(state.get("u3")).toBeUndefined();
+    } finally {
+      state.close();
+    }
+  });
+
+  it("reads its own acknowledgements and forgets before they are folded, and after", () => {
+    let state = openState(path, identity);
+    for (let index = 0; index < 2_500; index++) state.acknowledge(user(index));
+    state.forget("u7");
+    state.forget("u2400");
+    state.acknowledge({ uuid: "u9", username: "renamed" });
+    expect(state.get("u2499")).toEqual(user(2499));
+    expect(state.get("u7")).toBeUndefined();
+    expect(state.get("u2400")).toBeUndefined();
+    expect(state.get("u9")).toEqual({ uuid: "u9", username: "renamed" });
+    expect(state.count()).toBe(2_498);
+    state.close();
+
+    state = openState(path, identity);
+    try {
+      expect(state.count()).toBe(2_498);
+      expect(state.get("u7")).toBeUndefined();
+      expect(state.get("u9")).toEqual({ uuid: "u9", username: "renamed" });
+      expect(state.get("u2499")).toEqual(user(2499));
+    } finally {
+      state.close();
+    }
+  });
+
+  it("lists as unseen the users acknowledged in this cycle that a scan did not see", () => {
+    const state = openState(path, identity);
+    try {
+      state.acknowledge(user(1));
+      state.acknowledge(user(2));
+      state.beginScan();
+      state.markSeen(["u1"]);
+      expect([...state.unseen()]).toEqual(["u2"]);
+    } finally {
+      state.close();
+    }
+  });
+
+  it("is readable by its owner only, and holds a password's digest, never the password", () => {
+    const state = openState(path, identity);
+    try {
+      state.acknowledge({ uuid: "p1", password: "correct horse" });
+      expect(statSync(`${path}-acks`).mode & 0o777).toBe(0o600);
+      expect(readFileSync(`${path}-acks`, "utf8")).not.toContain("correct horse");
+      expect(readFileSync(`${path}-acks`, "utf8")).toContain("sha256:");
+    } finally {
+      state.close();
+    }
+  });
+
+  it("refuses a journal it cannot read rather than starting from nothing, and lets go of the file", () => {
+    openState(path, identity).close();
+    rmSync(`${path}-acks`);
+    mkdirSync(`${path}-acks`);
+    expect(() => openState(path, identity)).toThrow(/EISDIR/);
+    rmSync(`${path}-acks`, { recursive: true });
+    // Not locked by the failed open.
+    openState(path, identity).close();
+  });
+});
