@@ -1,6 +1,10 @@
 // Mutation testing, one source folder at a time (`npm run mutate -- <name>`, scripts/mutate.mjs),
 // each with its own incremental file, because a run over the whole of src/ does not finish in
 // 40 minutes on a 2-core machine. The folder comes from MUTATE_FOLDER.
+//
+// Each folder runs only the tests of its own concern (listed in vitest.mutate.config.ts), not
+// vitest's `related` tests: those pull in the example servers, the CLI's child
+// processes and the database tests, which cover little in-process and made a run take hours.
 
 /** The folders that `npm run mutate` knows, by name. */
 export const folders = {
@@ -16,7 +20,7 @@ const name = process.env.MUTATE_FOLDER ?? "provisioning";
 export default {
   testRunner: "vitest",
   plugins: ["@stryker-mutator/vitest-runner"],
-  vitest: { configFile: "vitest.config.ts" },
+  vitest: { configFile: "vitest.mutate.config.ts", related: false },
   mutate: [`${folders[name]}/**/*.ts`],
   coverageAnalysis: "perTest",
   // Mutants in module-level constants are covered by every test; running them all costs the most
@@ -27,6 +31,8 @@ export default {
   reporters: ["clear-text", "progress", "json"],
   jsonReporter: { fileName: `reports/mutation/${name}.json` },
   thresholds: { high: 80, low: 60, break: null },
+  // Two test runners: the machines are 2-core and shared.
+  concurrency: 2,
   timeoutMS: 10_000,
   tempDirName: ".stryker-tmp",
   ignorePatterns: ["dist", "docs/api", ".ci/.work", "reports", "bench"],

@@ -6,6 +6,7 @@ import {
   isHttpError,
   isNetworkError,
   isPlatformApiError,
+  isTimeoutError,
 } from "../../../src/clients/integration-api/errors.ts";
 import { createIntegrationApi } from "../../../src/clients/integration-api/http.ts";
 import { useMswServer } from "./msw-server.ts";
@@ -248,5 +249,69 @@ describe("the Integration API HTTP layer", () => {
       .request("GET", "/version/v1/current", { retry: true })
       .catch((caught: unknown) => caught);
     expect(isPlatformApiError(error)).toBe(true);
+  });
+});
+
+describe("the Integration API HTTP layer, at the edges of success and of its budget", () => {
+  it("treats a 300 answer as a failure, not as a success", async () => {
+    sequence("get", `${base}/version/v1/current`, () => new HttpResponse("{}", { status: 300 }));
+    const error = await createIntegrationApi({ baseUrl: base, retry: { limit: 0 } })
+      .request("GET", "/version/v1/current", { retry: true })
+      .catch((caught: unknown) => caught);
+    expect(isHttpError(error)).toBe(true);
+    expect(error).toMatchObject({ status: 300, attempts: 1 });
+  });
+
+  it("gives up at once, without waiting, when the next wait would outlast totalTimeoutMs", async () => {
+    // A Retry-After of an hour, honoured in full, against a call allowed one minute: the call
+    // fails now with the answer it has rather than sleeping past its own deadline.
+    const requests = sequence(
+      "get",
+      `${base}/version/v1/current`,
+      () => new HttpResponse(null, { status: 503, headers: { "retry-after": "3600" } }),
+      () => HttpResponse.json({}),
+    );
+    const error = await createIntegrationApi({
+      baseUrl: base,
+      totalTimeoutMs: 60_000,
+      retry: { limit: 5, maxRetryAfterMs: 3_600_000 },
+    })
+      .request("GET", "/version/v1/current", { retry: true })
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ status: 503, attempts: 1 });
+    expect(requests).toHaveLength(1);
+  });
+
+  it("sends no Content-Type on a call without a body", async () => {
+    const requests = sequence("get", `${base}/version/v1/current`, () => HttpResponse.json({}));
+    await createIntegrationApi({ baseUrl: base }).request("GET", "/version/v1/current", {
+      retry: true,
+    });
+    expect(requests[0]?.headers.get("content-type")).toBeNull();
+  });
+
+  it("rejects a call that is never retried with the caller's abort reason, cancelling the attempt", async () => {
+    server.use(http.post(`${base}/audit/v1/event`, () => new Promise<never>(() => {})));
+    const controller = new AbortController();
+    // An attempt timeout longer than the test's: only cancelling the request can settle it.
+    const pending = createIntegrationApi({ baseUrl: base, timeoutMs: 600_000 }).request(
+      "POST",
+      "/audit/v1/event",
+      { retry: false, json: "{}", signal: controller.signal },
+    );
+    const reason = new Error("shutting down");
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+  });
+
+  it("reports an injected fetch's own time-out (a TimeoutError DOMException) as a TimeoutError", async () => {
+    const fetch = async () => {
+      throw new DOMException("The operation timed out.", "TimeoutError");
+    };
+    const error = await createIntegrationApi({ baseUrl: base, fetch })
+      .request("POST", "/audit/v1/event", { retry: false })
+      .catch((caught: unknown) => caught);
+    expect(isTimeoutError(error)).toBe(true);
+    expect(error).toMatchObject({ method: "POST", attempts: 1, retryable: true });
   });
 });

@@ -107,6 +107,19 @@ describe("TLS against a real HTTPS server with a self-signed certificate", () =>
     expect((error as Error).message).toContain("The certificate in tls.ca does not verify it");
   });
 
+  it("reads a 204 answer (no body) through tls.ca, and goes on using the connection", async () => {
+    const server = await serve((_request, response) => {
+      response.statusCode = 204;
+      response.end();
+    }, certificate);
+    const api = createIntegrationApi({ baseUrl: server.url, tls: { ca: certificate.cert } });
+    for (let index = 0; index < 2; index++) {
+      const response = await api.request("POST", "/audit/v1/event", { retry: false, json: "{}" });
+      expect(response).toMatchObject({ status: 204, body: "" });
+    }
+    expect(server.connections()).toBe(1);
+  });
+
   it("skips verification only with rejectUnauthorized: false", async () => {
     const server = await serve(ok, certificate);
     const api = createIntegrationApi({ baseUrl: server.url, tls: { rejectUnauthorized: false } });
@@ -152,6 +165,9 @@ describe("timeouts against a real server", () => {
     expect(error).toMatchObject({ attempts: 3 });
     expect(requests).toBe(3);
     expect((error as Error).message).toContain("50 ms per attempt");
+    // A GET changes nothing: the advice is to raise the time-outs, not to check a version.
+    expect((error as Error).message).toContain("raise timeoutMs");
+    expect((error as Error).message).not.toContain("may still be applying");
   });
 
   it("bounds the whole call by totalTimeoutMs", async () => {
