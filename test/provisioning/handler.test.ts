@@ -92,6 +92,9 @@ describe("routes", () => {
     const store = new MemoryUserStore();
     expect(() => createProvisioningHandler({ store, basePath: "ldap" })).toThrow(TypeError);
     expect(() => createProvisioningHandler({ store, bodyLimit: -1 })).toThrow(TypeError);
+    expect(() => createProvisioningHandler({ store, bodyLimit: 1.5 })).toThrow(TypeError);
+    // Zero is a limit (every body refused), not a mistake.
+    expect(createProvisioningHandler({ store, bodyLimit: 0 }).bodyLimit).toBe(0);
   });
 });
 
@@ -474,5 +477,22 @@ describe("authorize", () => {
       uuid: undefined,
       status: 500,
     });
+  });
+
+  it("names the operation the guard was asked about when it throws", async () => {
+    const { handler, onError } = setup({
+      authorize: () => {
+        throw new Error("guard broke");
+      },
+    });
+    const operations: unknown[] = [];
+    onError.mockImplementation((_error, context: { operation: string }) => {
+      operations.push(context.operation);
+    });
+    await call(handler, "POST", "/v1/user/modify", { uuid: "u1" });
+    await call(handler, "POST", "/v1/user/create", { uuid: "u1" });
+    // The uuid "create": a delete, though its path is the create route's.
+    await call(handler, "DELETE", "/v1/user/create");
+    expect(operations).toEqual(["modify", "create", "delete"]);
   });
 });

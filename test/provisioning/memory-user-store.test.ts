@@ -29,6 +29,17 @@ describe("MemoryUserStore", () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it("hands out copies: changing an upsert's user or its extra changes nothing stored", async () => {
+    const store = new MemoryUserStore();
+    const { user } = await store.upsert({ uuid: "u1", username: "bob", extra: { site: "Oslo" } });
+    user.username = "mallory";
+    (user.extra as Record<string, unknown>).site = "Paris";
+    expect(store.get("u1")).toEqual({ uuid: "u1", username: "bob", extra: { site: "Oslo" } });
+    const got = store.get("u1");
+    (got?.extra as Record<string, unknown>).site = "Rome";
+    expect(store.get("u1")?.extra).toEqual({ site: "Oslo" });
+  });
+
   it("deletes idempotently, lists copies and resets", async () => {
     const store = new MemoryUserStore();
     await store.upsert({ uuid: "a" });
