@@ -3,18 +3,10 @@
 import type { Db, Job, JobResult, PgBoss } from "pg-boss";
 import { type AuditEvent, decodeAuditEvent, encodeAuditEvent } from "../audit/audit-event.ts";
 import { resolveBaseUrl } from "../integration-api/base-url.ts";
-import {
-  isConfigurationError,
-  isHttpError,
-  isPlatformApiError,
-} from "../integration-api/errors.ts";
+import { judgeDeliveryFailure } from "../integration-api/delivery-failure.ts";
+import { isConfigurationError, isHttpError } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
 import { atLeastOne, type IntegrationApiOptions } from "../integration-api/options.ts";
-import {
-  isRedirectStatus,
-  retriesDelivery,
-  retryDelayMs,
-} from "../integration-api/retry-policy.ts";
 import { sleep } from "../integration-api/timers.ts";
 
 /** Options of {@link createPgBossAudit}. */
@@ -197,19 +189,19 @@ export async function createPgBossAudit<Action extends string = string>(
         };
         // The claim is gone (stopping, or expired): pg-boss hands the job out again.
         if (job.signal.aborted) return failed;
-        if (isConfigurationError(error)) {
-          stop(error);
+        const verdict = judgeDeliveryFailure(
+          error,
+          { failures: attempt, redirectsRetried: redirects },
+          retry,
+        );
+        if (verdict.action === "stop") {
+          stop(verdict.error);
           return failed;
         }
-        if (!retriesDelivery(isPlatformApiError(error) ? error : undefined, redirects, retry)) {
-          return await deadLetter(job, error, attempt);
-        }
-        if (isHttpError(error) && isRedirectStatus(error.status)) redirects++;
+        if (verdict.action === "give-up") return await deadLetter(job, error, attempt);
+        if (verdict.redirect) redirects++;
         onError(error);
-        await sleep(
-          retryDelayMs(isHttpError(error) ? error : undefined, attempt, retry),
-          job.signal,
-        );
+        await sleep(verdict.delayMs, job.signal);
       }
     }
   }

@@ -1,19 +1,11 @@
 // One unit, over 300 lines: createAuditClient is one closure whose delivery slots, counters,
 // configuration stop and spool bookkeeping change together on every record, delivery and close.
 // The bounded buffer (buffer.ts), the retry policy and the spool are modules of their own.
-import {
-  type ConfigurationError,
-  isConfigurationError,
-  isHttpError,
-  isPlatformApiError,
-} from "../integration-api/errors.ts";
+
+import { judgeDeliveryFailure } from "../integration-api/delivery-failure.ts";
+import type { ConfigurationError } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
 import { atLeastOne, duration } from "../integration-api/options.ts";
-import {
-  isRedirectStatus,
-  retriesDelivery,
-  retryDelayMs,
-} from "../integration-api/retry-policy.ts";
 import { sleep } from "../integration-api/timers.ts";
 import { type AuditEvent, decodeAuditEvent, encodeAuditEvent } from "./audit-event.ts";
 import {
@@ -184,25 +176,27 @@ export function createAuditClient<Action extends string = string>(
         buffer.settle(entry);
         entry = next();
         continue;
-      } else if (isConfigurationError(outcome)) {
-        block(outcome);
-        buffer.requeue(entry);
-        break;
       } else {
-        const redirect = isHttpError(outcome) && isRedirectStatus(outcome.status);
-        if (retriesDelivery(isPlatformApiError(outcome) ? outcome : undefined, redirects, retry)) {
+        const verdict = judgeDeliveryFailure(
+          outcome,
+          { failures: failures + 1, redirectsRetried: redirects },
+          retry,
+        );
+        if (verdict.action === "stop") {
+          block(verdict.error);
+          buffer.requeue(entry);
+          break;
+        }
+        if (verdict.action === "retry") {
           failures++;
           retried++;
-          if (redirect) redirects++;
+          if (verdict.redirect) redirects++;
           noteError(outcome);
           callHook(onError, outcome);
-          await sleep(
-            retryDelayMs(isHttpError(outcome) ? outcome : undefined, failures, retry),
-            stop.signal,
-          );
+          await sleep(verdict.delayMs, stop.signal);
           continue;
         }
-        drop(redirect ? "redirected" : "rejected", [decode(entry.item.body)], outcome);
+        drop(verdict.redirect ? "redirected" : "rejected", [decode(entry.item.body)], outcome);
       }
       failures = 0;
       redirects = 0;

@@ -23,22 +23,6 @@ export function isRetryableStatus(status: number): boolean {
   );
 }
 
-/**
- * Whether audit delivery (the in-memory client and pg-boss workers alike) sends a failed event
- * again: only a retryable failure (`undefined` for an error that is not the SDK's), and a redirect
- * only while fewer than `policy.limit` redirects in a row were retried: a passing maintenance
- * page gets its retries, an API that moved does not hold its events for ever.
- */
-export function retriesDelivery(
-  failure: { retryable: boolean; status?: number } | undefined,
-  redirectsRetried: number,
-  policy: RetryPolicy,
-): boolean {
-  if (failure === undefined || !failure.retryable) return false;
-  const redirect = failure.status !== undefined && isRedirectStatus(failure.status);
-  return !(redirect && redirectsRetried >= policy.limit);
-}
-
 /** Whether this status is a redirect, which no client follows. */
 export function isRedirectStatus(status: number): boolean {
   return status >= 300 && status <= 399;

@@ -3,7 +3,6 @@ import {
   isRedirectStatus,
   isRetryableStatus,
   type RetryPolicy,
-  retriesDelivery,
   retryAfterMs,
   retryDelayMs,
 } from "../../../src/clients/integration-api/retry-policy.ts";
@@ -25,16 +24,6 @@ function answer(status: number, retryAfter?: string) {
 }
 
 describe("the retry policy", () => {
-  it("sends an audit event again after a retryable failure, and after a redirect only `limit` times in a row", () => {
-    expect(retriesDelivery({ retryable: true, status: 503 }, 99, policy)).toBe(true);
-    expect(retriesDelivery({ retryable: true }, 99, policy)).toBe(true);
-    expect(retriesDelivery({ retryable: false, status: 400 }, 0, policy)).toBe(false);
-    expect(retriesDelivery(undefined, 0, policy)).toBe(false);
-    expect(retriesDelivery({ retryable: true, status: 302 }, 0, policy)).toBe(true);
-    expect(retriesDelivery({ retryable: true, status: 302 }, 1, policy)).toBe(true);
-    expect(retriesDelivery({ retryable: true, status: 302 }, 2, policy)).toBe(false);
-  });
-
   it("retries 3xx, 408, 429 and 5xx, and no other status", () => {
     const retried = [
       200, 299, 300, 301, 399, 400, 404, 407, 408, 409, 429, 499, 500, 503, 599, 600,
