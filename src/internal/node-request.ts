@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
 import { payloadTooLarge } from "../provisioning/errors.ts";
+import type { ProvisioningHandler } from "../provisioning/handler-options.ts";
 import { headerOf } from "../provisioning/headers.ts";
-import type { ProvisioningHandler } from "../provisioning/options.ts";
 import type { ProvisioningRequest, ProvisioningResponse } from "../provisioning/types.ts";
 import { readNodeBody } from "./body-limit.ts";
 

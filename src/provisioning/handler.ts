@@ -1,10 +1,10 @@
 import { createFetchEntry } from "../adapters/web/fetch-entry.ts";
 import { readPatches } from "./body.ts";
 import { errorResponse } from "./errors.ts";
+import type { ProvisioningHandler, ProvisioningHandlerOptions } from "./handler-options.ts";
 import { fromBrowser, withHeaderRecord } from "./headers.ts";
 import { createHandlerObserver } from "./observe.ts";
 import { createOperations } from "./operations.ts";
-import type { ProvisioningHandler, ProvisioningHandlerOptions } from "./options.ts";
 import { createRouter, normalizeBasePath, type Route } from "./routes.ts";
 import type { ProvisioningOperation, ProvisioningRequest, ProvisioningResponse } from "./types.ts";
 

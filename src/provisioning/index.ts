@@ -7,9 +7,9 @@ export {
   type ProvisioningErrorStatus,
 } from "./errors.ts";
 export { createProvisioningHandler } from "./handler.ts";
+export type { ProvisioningHandler, ProvisioningHandlerOptions } from "./handler-options.ts";
 export { MemoryUserStore } from "./memory-user-store.ts";
 export type { ProvisioningTelemetryOptions } from "./observe.ts";
-export type { ProvisioningHandler, ProvisioningHandlerOptions } from "./options.ts";
 export type { CountedOperation, ProvisioningStats } from "./stats.ts";
 export type {
   GuardedRequest,

@@ -3,8 +3,8 @@
 // answers (a store's to 503, a hook's to 500, a ProvisioningError's to its own status).
 import { resolveLogger } from "../internal/logger.ts";
 import { errorResponse, ProvisioningError } from "./errors.ts";
+import type { ProvisioningHandlerOptions } from "./handler-options.ts";
 import { KeyedLock } from "./keyed-lock.ts";
-import type { ProvisioningHandlerOptions } from "./options.ts";
 import { reportError, type Sensitive } from "./report-error.ts";
 import type { ProvisioningErrorContext, ProvisioningResponse } from "./types.ts";
 import type { UserPatch } from "./user-record.ts";

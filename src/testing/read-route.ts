@@ -1,5 +1,5 @@
 import { errorResponse } from "../provisioning/errors.ts";
-import type { ProvisioningHandler } from "../provisioning/options.ts";
+import type { ProvisioningHandler } from "../provisioning/handler-options.ts";
 import type { ProvisioningResponse } from "../provisioning/types.ts";
 import type { UserRecord } from "../provisioning/user-record.ts";
 import { toWire } from "../sync/messages.ts";

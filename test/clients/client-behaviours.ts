@@ -1,10 +1,10 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { IntegrationApiOptions } from "../../src/clients/integration-api/client-options.ts";
 import {
   isConfigurationError,
   isHttpError,
   isTimeoutError,
 } from "../../src/clients/integration-api/errors.ts";
-import type { IntegrationApiOptions } from "../../src/clients/integration-api/options.ts";
 import {
   createSelfSignedCertificate,
   type SelfSignedCertificate,

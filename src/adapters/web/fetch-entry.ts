@@ -3,8 +3,8 @@
 // body up to the limit and hands plain data to the core.
 import { type NodeBodyStream, readNodeBodyAsync, readWebBody } from "../../internal/body-limit.ts";
 import { payloadTooLarge } from "../../provisioning/errors.ts";
+import type { ProvisioningHandler } from "../../provisioning/handler-options.ts";
 import { headerOf } from "../../provisioning/headers.ts";
-import type { ProvisioningHandler } from "../../provisioning/options.ts";
 import type { ProvisioningResponse } from "../../provisioning/types.ts";
 
 /** The parts of a handler the Web adapter drives. */

@@ -1,5 +1,6 @@
 import { hostname } from "node:os";
 import { createAuditClient } from "../../clients/audit/audit-client.ts";
+import type { TlsOptions } from "../../clients/integration-api/client-options.ts";
 import {
   isHttpError,
   isNetworkError,
@@ -7,7 +8,6 @@ import {
   isTimeoutError,
 } from "../../clients/integration-api/errors.ts";
 import { createIntegrationApi } from "../../clients/integration-api/http.ts";
-import type { TlsOptions } from "../../clients/integration-api/options.ts";
 import { readCurrentVersion, readUpdates } from "../../clients/version/version-records.ts";
 import { connectProvisioning } from "../../testing/provisioning-target.ts";
 import { type CheckResult, describeError, oneLine, result } from "./check.ts";

@@ -1,5 +1,5 @@
 import { baseUrlVariable, resolveBaseUrl } from "../../clients/integration-api/base-url.ts";
-import type { TlsOptions } from "../../clients/integration-api/options.ts";
+import type { TlsOptions } from "../../clients/integration-api/client-options.ts";
 import {
   type ApiSettings,
   checkAuditEvent,

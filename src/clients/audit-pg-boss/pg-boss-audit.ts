@@ -3,10 +3,10 @@
 import type { Db, Job, JobResult, PgBoss } from "pg-boss";
 import { type AuditEvent, decodeAuditEvent, encodeAuditEvent } from "../audit/audit-event.ts";
 import { resolveBaseUrl } from "../integration-api/base-url.ts";
+import { atLeastOne, type IntegrationApiOptions } from "../integration-api/client-options.ts";
 import { judgeDeliveryFailure } from "../integration-api/delivery-failure.ts";
 import { isConfigurationError, isHttpError } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
-import { atLeastOne, type IntegrationApiOptions } from "../integration-api/options.ts";
 import { sleep } from "../integration-api/timers.ts";
 
 /** Options of {@link createPgBossAudit}. */

@@ -2,10 +2,10 @@
 // configuration stop and spool bookkeeping change together on every record, delivery and close.
 // The bounded buffer (buffer.ts), the retry policy and the spool are modules of their own.
 
+import { atLeastOne, duration } from "../integration-api/client-options.ts";
 import { judgeDeliveryFailure } from "../integration-api/delivery-failure.ts";
 import type { ConfigurationError } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
-import { atLeastOne, duration } from "../integration-api/options.ts";
 import { sleep } from "../integration-api/timers.ts";
 import { type AuditEvent, decodeAuditEvent, encodeAuditEvent } from "./audit-event.ts";
 import {

@@ -1,4 +1,4 @@
-import type { CallOptions, IntegrationApiOptions } from "../integration-api/options.ts";
+import type { CallOptions, IntegrationApiOptions } from "../integration-api/client-options.ts";
 import type { AuditEvent } from "./audit-event.ts";
 import type { AuditSpoolOptions } from "./spool/spool-options.ts";
 

@@ -1,7 +1,7 @@
 import { resolveBaseUrl } from "../integration-api/base-url.ts";
+import type { CallOptions, IntegrationApiOptions } from "../integration-api/client-options.ts";
 import { ConfigurationError, ResponseShapeError } from "../integration-api/errors.ts";
 import { createIntegrationApi, type IntegrationApi } from "../integration-api/http.ts";
-import type { CallOptions, IntegrationApiOptions } from "../integration-api/options.ts";
 
 /** Options of {@link createConsoleClient}. */
 export type ConsoleClientOptions = IntegrationApiOptions;

@@ -1,7 +1,7 @@
 import { pathSegment } from "../../internal/url.ts";
+import type { CallOptions, IntegrationApiOptions } from "../integration-api/client-options.ts";
 import { ConfigurationError, isHttpError, isPlatformApiError } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
-import type { CallOptions, IntegrationApiOptions } from "../integration-api/options.ts";
 import {
   type IdentitySource,
   type IdentityUser,

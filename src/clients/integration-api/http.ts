@@ -2,6 +2,13 @@ import { sdkVersion } from "../../internal/sdk-version.ts";
 import { joinUrl } from "../../internal/url.ts";
 import { resolveBaseUrl } from "./base-url.ts";
 import {
+  type CallOptions,
+  duration,
+  type IntegrationApiOptions,
+  type NormalizedOptions,
+  normalizeOptions,
+} from "./client-options.ts";
+import {
   ConfigurationError,
   describeCause,
   HttpError,
@@ -11,13 +18,6 @@ import {
   type PlatformApiError,
   TimeoutError,
 } from "./errors.ts";
-import {
-  type CallOptions,
-  duration,
-  type IntegrationApiOptions,
-  type NormalizedOptions,
-  normalizeOptions,
-} from "./options.ts";
 import { retryDelayMs } from "./retry-policy.ts";
 import { selectFetch } from "./runtime-fetch.ts";
 import { createClientTelemetry } from "./telemetry.ts";

@@ -1,6 +1,6 @@
 import type * as Https from "node:https";
 import type * as Stream from "node:stream";
-import type { TlsOptions } from "./options.ts";
+import type { TlsOptions } from "./client-options.ts";
 
 type Fetch = (input: Request, init?: RequestInit) => Promise<Response>;
 

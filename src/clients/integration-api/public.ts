@@ -1,6 +1,12 @@
 // What both ./version and ./audit export of the shared layer: the error family and the options.
 
 export type { LogFields, Logger } from "../../internal/logger.ts";
+export type {
+  CallOptions,
+  IntegrationApiOptions,
+  RetryOptions,
+  TlsOptions,
+} from "./client-options.ts";
 export {
   ConfigurationError,
   HttpError,
@@ -16,9 +22,3 @@ export {
   ResponseShapeError,
   TimeoutError,
 } from "./errors.ts";
-export type {
-  CallOptions,
-  IntegrationApiOptions,
-  RetryOptions,
-  TlsOptions,
-} from "./options.ts";

@@ -1,6 +1,6 @@
+import type { NormalizedOptions } from "./client-options.ts";
 import { ConfigurationError } from "./errors.ts";
 import { createNodeTlsFetch } from "./node-tls-fetch.ts";
-import type { NormalizedOptions } from "./options.ts";
 
 type Fetch = (input: Request, init?: RequestInit) => Promise<Response>;
 

@@ -1,7 +1,7 @@
 import { pathSegment } from "../../internal/url.ts";
+import type { CallOptions, IntegrationApiOptions } from "../integration-api/client-options.ts";
 import { isHttpError } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
-import type { CallOptions, IntegrationApiOptions } from "../integration-api/options.ts";
 import {
   type License,
   type LicenseFieldValue,

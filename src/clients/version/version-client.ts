@@ -1,7 +1,7 @@
+import type { CallOptions, IntegrationApiOptions } from "../integration-api/client-options.ts";
+import { duration } from "../integration-api/client-options.ts";
 import { isConfigurationError } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
-import type { CallOptions, IntegrationApiOptions } from "../integration-api/options.ts";
-import { duration } from "../integration-api/options.ts";
 import { sleep } from "../integration-api/timers.ts";
 import {
   type CurrentVersion,

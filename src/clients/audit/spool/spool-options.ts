@@ -1,4 +1,4 @@
-import { atLeastOne, duration } from "../../integration-api/options.ts";
+import { atLeastOne, duration } from "../../integration-api/client-options.ts";
 
 /** The object form of the audit client's `spool` option. */
 export interface AuditSpoolOptions {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { atLeastOne } from "../../../src/clients/integration-api/client-options.ts";
 import { createIntegrationApi } from "../../../src/clients/integration-api/http.ts";
-import { atLeastOne } from "../../../src/clients/integration-api/options.ts";
 
 const baseUrl = "https://integration.test";
 
