@@ -18,5 +18,8 @@ export default defineConfig({
   sourcemap: false,
   // Deno resolves builtins only with the node: prefix.
   removeNodeProtocol: false,
+  // The bin starts itself again as a worker thread through import.meta.url; the CommonJS build
+  // needs it shimmed.
+  shims: true,
   define: { __SDK_VERSION__: JSON.stringify(pkg.version) },
 });

@@ -1,6 +1,10 @@
 /** What a command writes to and reads from; tests pass their own. */
 export interface CommandIo {
-  stdout: { write(text: string): unknown; isTTY?: boolean; columns?: number };
+  stdout: {
+    write(text: string): unknown;
+    isTTY?: boolean | undefined;
+    columns?: number | undefined;
+  };
   stderr: { write(text: string): unknown };
   env: Record<string, string | undefined>;
   /** Aborted on SIGINT or SIGTERM: a long-running command stops cleanly and returns. */
@@ -25,6 +29,12 @@ export interface Command {
   run(args: string[], io: CommandIo): Promise<number>;
   /** A server that runs until stopped: it keeps running when its output is closed. */
   servesUntilStopped?: boolean;
+  /**
+   * A cap on V8's young generation for a command that runs long and allocates much: on Node, the
+   * bin runs it in a worker thread with this limit, unless Node's own command line or
+   * NODE_OPTIONS sizes the young generation.
+   */
+  maxYoungGenerationSizeMb?: number;
 }
 
 /** A mistake in the command line: printed with a pointer to `--help`, exit code 2. */
