@@ -9,4 +9,6 @@ export default {
   tsconfig: "tsconfig.json",
   // No repository URL yet to link sources to.
   disableSources: true,
+  // A warning is an internal name in a public declaration or a link to one: CI fails on it.
+  treatWarningsAsErrors: true,
 };

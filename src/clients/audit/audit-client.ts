@@ -30,9 +30,9 @@ const eventPath = "/audit/v1/event";
  * the call for request handlers: it costs well under a microsecond and never waits for the
  * network. The queue is bounded by count and bytes; every drop is reported.
  *
- * The policy sits on a {@link BoundedBuffer}: each of `concurrency` delivery slots takes an
- * event, sends it, and on a retryable failure holds it while it backs off on its own count of
- * failures, so that a failing API sees at most `concurrency` requests per backoff period while
+ * The policy sits on a bounded buffer of its own (count and byte caps, flush waiters): each of
+ * `concurrency` delivery slots takes an event, sends it, and on a retryable failure holds it while
+ * it backs off on its own count of failures, so that a failing API sees at most `concurrency` requests per backoff period while
  * the other slots go on delivering.
  *
  * @example

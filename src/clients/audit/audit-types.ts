@@ -10,19 +10,30 @@ import type { AuditSpoolOptions } from "./spool/spool-options.ts";
  * timed out), `exit` (still queued when the process exited); with a spool, `spool_full` (past its
  * bounds, or the disk is full: ENOSPC, EFBIG, EDQUOT) and `spool_failed` (another write error).
  */
-export type AuditDropReason = (typeof auditDropReasons)[number];
+export type AuditDropReason =
+  | "overflow"
+  | "rejected"
+  | "redirected"
+  | "configuration"
+  | "closed"
+  | "exit"
+  | "spool_full"
+  | "spool_failed";
+
+// A Record literal must name every reason, and no other: the list cannot fall behind the type.
+const everyReason: Record<AuditDropReason, true> = {
+  overflow: true,
+  rejected: true,
+  redirected: true,
+  configuration: true,
+  closed: true,
+  exit: true,
+  spool_full: true,
+  spool_failed: true,
+};
 
 /** Every {@link AuditDropReason}, in the order `stats().droppedByReason` lists them. */
-export const auditDropReasons = [
-  "overflow",
-  "rejected",
-  "redirected",
-  "configuration",
-  "closed",
-  "exit",
-  "spool_full",
-  "spool_failed",
-] as const;
+export const auditDropReasons = Object.keys(everyReason) as readonly AuditDropReason[];
 
 /** A report of dropped events, passed to `onDrop`. */
 export interface AuditDrop<Action extends string = string> {

@@ -35,7 +35,7 @@ export interface IdentityUser {
   dn: string;
   /** The username, per the platform's `ldap_username_field` setting (uid, sAMAccountName...). */
   username: string;
-  /** The user's attributes; a password attribute is never included (see {@link readUser}). */
+  /** The user's attributes; `userPassword` and `unicodePwd` are dropped, should a directory send them. */
   attributes: IdentityAttributes;
   groups: IdentityGroup[];
 }
