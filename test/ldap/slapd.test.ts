@@ -503,6 +503,20 @@ describe.runIf(url || required)("directory sync against a real slapd", () => {
     expect(app.received).toEqual([{ method: "GET", path: "/v1/ping" }]);
   }, 120_000);
 
+  it("sync --no-content-sync reads the whole directory every cycle; the text says which read ran", async () => {
+    const unit = await createUnit(3);
+    const app = await startApp();
+    const state = join(folder, `no-content-sync-${randomUUID()}.sqlite`);
+    const text = await spawnSync(app.url, unit.dn, ["--state", state]).exit;
+    expect(text.out).toMatch(/initial sync completed in [\d.]+ s \(full read\): 3 created/);
+    const off = await spawnSync(app.url, unit.dn, ["--state", state, "--json", "--no-content-sync"])
+      .exit;
+    expect(JSON.parse(off.out)).toMatchObject({ completed: true, read: "full", unchanged: 3 });
+    expect(JSON.parse(off.out).readNote).toBeUndefined();
+    const on = await spawnSync(app.url, unit.dn, ["--state", state]).exit;
+    expect(on.out).toMatch(/update sync completed in [\d.]+ s \(Content Sync\)/);
+  }, 120_000);
+
   describe.runIf(existsSync("/usr/sbin/slapd"))("against throwaway servers of its own", () => {
     /** A server of 12 generated people, syncprov configured as given; stopped after the test. */
     async function ownServer(syncprov: Syncprov) {
