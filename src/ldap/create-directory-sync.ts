@@ -30,6 +30,14 @@ export interface LdapSyncOptions extends SyncTargetOptions {
   pageSize?: number;
   /** Lets a full re-sync take over a state file kept for another directory or target. */
   adoptState?: boolean;
+  /**
+   * `"auto"` (default): where the server offers Content Sync (RFC 4533: OpenLDAP's syncprov,
+   * 389-DS), an update cycle reads only what changed since the last completed cycle; elsewhere
+   * (Active Directory included) it reads the whole directory. `false`: every cycle reads the
+   * whole directory. Either way the messages are the difference from what the application
+   * acknowledged; the report's `read` says which ran.
+   */
+  contentSync?: "auto" | false;
 }
 
 /** The options of {@link createDirectorySync} reading any other {@link DirectorySource}. */
@@ -72,6 +80,7 @@ export function createDirectorySync(options: LdapSyncOptions | SourceSyncOptions
     ...(options.attributes && { attributes: options.attributes }),
     passwords: options.passwords ?? false,
     ...(options.pageSize !== undefined && { pageSize: options.pageSize }),
+    contentSync: options.contentSync !== false,
   });
   return createSourceSync({ ...options, source });
 }

@@ -1,5 +1,6 @@
 export { StateMismatchError } from "../sync/acknowledged-state.ts";
 export type {
+  DirectoryRead,
   DirectorySync,
   DirectorySyncProgress,
   DirectorySyncReport,
@@ -9,6 +10,8 @@ export type {
 export type { Fault } from "../sync/engine.ts";
 export type { MessageKind, MessageSummary, SyncStop } from "../sync/messages.ts";
 export {
+  type ChangeFeed,
+  type DirectoryChanges,
   DirectoryError,
   type DirectoryPage,
   type DirectorySource,

@@ -1,6 +1,7 @@
 import type { ConnectionOptions } from "node:tls";
 import type { Client } from "ldapts";
 import { DirectoryError, type DirectoryPage, type DirectorySource } from "../sync/source.ts";
+import { createChangeFeed } from "./change-feed.ts";
 import {
   attributesToRequest,
   type DirectoryMapping,
@@ -39,6 +40,8 @@ export interface LdapSourceOptions {
   passwords: boolean;
   /** Entries per page of the paged search (RFC 2696); default 500, below AD's MaxPageSize 1000. */
   pageSize?: number;
+  /** Offers Content Sync (RFC 4533) for update cycles where the server has it (default off). */
+  contentSync?: boolean;
 }
 
 // Result codes that retrying cannot change: the configuration or the account must be fixed.
@@ -101,8 +104,25 @@ export function createLdapSource(options: LdapSourceOptions): DirectorySource {
     return fresh;
   };
 
+  const disconnect = async () => {
+    await client?.unbind().catch(() => undefined);
+    client = undefined;
+  };
+
   return {
     identity: `${ldap.url} ${baseDn} ${filter}`,
+    ...(options.contentSync && {
+      changes: createChangeFeed({
+        connect,
+        disconnect,
+        failure: (error) => toDirectoryError(error, ldap.url),
+        baseDn,
+        filter,
+        mapping,
+        attributes,
+        passwords,
+      }),
+    }),
     async *read({ uuidsOnly, signal }): AsyncGenerator<DirectoryPage> {
       const pages = (async function* (): AsyncGenerator<DirectoryPage> {
         const connection = await connect();
@@ -132,15 +152,11 @@ export function createLdapSource(options: LdapSourceOptions): DirectorySource {
         }
       } catch (error) {
         // The next read reconnects: a connection that failed mid-search is not reused.
-        await client?.unbind().catch(() => undefined);
-        client = undefined;
+        await disconnect();
         throw toDirectoryError(error, ldap.url);
       }
     },
-    async close() {
-      await client?.unbind().catch(() => undefined);
-      client = undefined;
-    },
+    close: disconnect,
   };
 }
 

@@ -44,6 +44,11 @@ export interface AcknowledgedState {
   forgetContents(): void;
   /** A full re-sync asked for and not yet started: it survives a restart. */
   resyncRequested: boolean;
+  /**
+   * The Content Sync cookie of the last cycle that completed, and the scope it covers; cleared
+   * with the contents, as a cookie is only worth the acknowledged records it describes.
+   */
+  changeCookie: { scope: string; cookie: string } | undefined;
   /** Starts collecting the uuids a read of the directory sees, for {@link unseen}. */
   beginScan(): void;
   markSeen(uuids: readonly string[]): void;
@@ -104,6 +109,7 @@ export function openState(
   const writeMeta = statement(
     "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
   );
+  const removeMeta = statement("DELETE FROM meta WHERE key = ?");
   db.exec("CREATE TEMP TABLE seen (uuid TEXT PRIMARY KEY NOT NULL) STRICT");
   const insertSeen = statement("INSERT OR IGNORE INTO seen (uuid) VALUES (?)");
   // Keyset pages, so that forgetting a user while the pages are read cannot skip another.
@@ -182,6 +188,7 @@ export function openState(
       try {
         db.exec("UPDATE acknowledged SET record = NULL");
         writeMeta.run("resync", "false");
+        removeMeta.run("changeCookie");
         db.exec("COMMIT");
       } catch (error) {
         db.exec("ROLLBACK");
@@ -193,6 +200,14 @@ export function openState(
     },
     set resyncRequested(value) {
       writeMeta.run("resync", String(value));
+    },
+    get changeCookie() {
+      const stored = (readMeta.get("changeCookie") as { value: string } | undefined)?.value;
+      return stored === undefined ? undefined : JSON.parse(stored);
+    },
+    set changeCookie(value) {
+      if (value === undefined) removeMeta.run("changeCookie");
+      else writeMeta.run("changeCookie", JSON.stringify(value));
     },
     beginScan() {
       fold();

@@ -7,6 +7,7 @@ import { createDeliveryEngine, type Fault } from "./engine.ts";
 import { changedFields, type OutgoingMessage, type SyncStop, toWire } from "./messages.ts";
 import { connectOverNodeHttp } from "./node-http-client.ts";
 import {
+  type DirectoryChanges,
   DirectoryError,
   type DirectoryPage,
   type DirectorySource,
@@ -15,6 +16,13 @@ import {
 
 /** Which kind of cycle ran: the first, an update against the cookie, or a full re-sync. */
 export type SyncMode = "initial" | "update" | "full";
+
+/**
+ * How a cycle read the directory: `content-sync`, only what changed since the last completed
+ * cycle (LDAP Content Sync, RFC 4533, refreshOnly); `full`, every user, diffed against the
+ * acknowledged state (the initial sync, a full re-sync, and wherever Content Sync cannot serve).
+ */
+export type DirectoryRead = "content-sync" | "full";
 
 /** How far a cycle is, reported after each page read and each acknowledged message. */
 export interface DirectorySyncProgress {
@@ -34,9 +42,20 @@ export interface DirectorySyncReport {
   /** True when every change was acknowledged: the application and the directory agree. */
   completed: boolean;
   mode: SyncMode;
+  read: DirectoryRead;
+  /**
+   * Why this cycle read the whole directory where Content Sync was asked for: the server does
+   * not offer it or refused the cookie, too many entries changed... A lasting reason is given
+   * once, in the first cycle it applies to.
+   */
+  readNote?: string;
   created: number;
   modified: number;
   deleted: number;
+  /**
+   * Users that needed no message. After a Content Sync cycle that completed, every user the
+   * application holds that this cycle did not change.
+   */
   unchanged: number;
   /** Entries that no message can carry (the first 100 are in `skippedEntries`). */
   skipped: number;
@@ -163,13 +182,94 @@ export function createSourceSync(
     };
     const skippedEntries: SkippedEntry[] = [];
     let skipped = 0;
+    let read: DirectoryRead = "full";
+    let readNote: string | undefined;
+    // The cookie to keep if every message of this cycle is acknowledged.
+    let nextCookie: string | undefined;
     const resume = (message: Omit<OutgoingMessage, "attempts">): OutgoingMessage => {
       const attempts = lastStop?.key === keyOf(message) ? lastStop.attempts : 0;
       return { ...message, attempts };
     };
 
     // A create or modify carries the whole record the application will hold once it is acknowledged.
-    async function* plan(): AsyncGenerator<OutgoingMessage & { record?: WireRecord }> {
+    type Planned = OutgoingMessage & { record?: WireRecord };
+    const messageFor = (user: UserRecord): Planned | undefined => {
+      const now = toWire(user);
+      const before = cookie.get(user.uuid);
+      let message: Planned;
+      if (before === undefined || before === null) {
+        message = resume({ kind: "create", uuid: user.uuid, body: now });
+      } else {
+        const changed = changedFields(before, cookie.protect(now));
+        if (changed === undefined) {
+          progress.unchanged++;
+          return undefined;
+        }
+        // The digest told that the password changed; the message carries the password.
+        const body = Object.fromEntries(
+          Object.keys(changed).map((name) => [name, Object.hasOwn(now, name) ? now[name] : null]),
+        ) as WireRecord;
+        message = resume({ kind: "modify", uuid: user.uuid, body });
+      }
+      message.record = now;
+      return message;
+    };
+    const skip = (entries: SkippedEntry[]) => {
+      skipped += entries.length;
+      skippedEntries.push(...entries.slice(0, maxSkippedListed - skippedEntries.length));
+    };
+    /** Deletes for the acknowledged users the scan did not see, unless it saw none at all. */
+    function* deletesForUnseen(seen: number): Generator<Planned> {
+      if (seen === 0) {
+        throw new DirectoryError(
+          `The directory returned no users, while the application holds ${cookie.count()}: ` +
+            "refusing to delete them all. Check the base DN and the filter.",
+          { fatal: false },
+        );
+      }
+      for (const uuid of cookie.unseen()) yield resume({ kind: "delete", uuid });
+    }
+
+    /** An update cycle from the changes since the cookie: deletes first, then the changed. */
+    function* planChanges(changes: DirectoryChanges): Generator<Planned> {
+      if (changes.present) {
+        cookie.beginScan();
+        cookie.markSeen(changes.present);
+        cookie.markSeen(changes.changed.map((user) => user.uuid));
+        yield* deletesForUnseen(changes.present.length + changes.changed.length);
+      }
+      for (const uuid of changes.deleted) {
+        if (cookie.get(uuid) !== undefined) yield resume({ kind: "delete", uuid });
+      }
+      skip(changes.skipped);
+      progress.read = changes.changed.length + changes.skipped.length;
+      options.onProgress?.({ ...progress });
+      for (const user of changes.changed) {
+        const message = messageFor(user);
+        if (message) yield message;
+      }
+    }
+
+    async function* plan(): AsyncGenerator<Planned> {
+      const feed = directory.changes;
+      const kept = cookie.changeCookie;
+      if (mode === "update" && feed && kept?.scope === feed.scope) {
+        const changes = await feed.changesSince(kept.cookie, { signal });
+        if ("note" in changes) readNote = changes.note;
+        else {
+          read = "content-sync";
+          nextCookie = changes.cookie;
+          yield* planChanges(changes);
+          return;
+        }
+      }
+      if (feed) {
+        // A full read: the cookie taken before it covers what it reads, and more.
+        cookie.changeCookie = undefined;
+        const now = await feed.cookieNow({ signal });
+        if ("cookie" in now) nextCookie = now.cookie;
+        else if (now.note !== undefined) readNote ??= now.note;
+      }
       if (cookie.resyncRequested) {
         if (options.resetRequest) yield resume({ kind: "reset" });
         else cookie.forgetContents();
@@ -181,44 +281,16 @@ export function createSourceSync(
           cookie.markSeen(page.users.map((user) => user.uuid));
           total += page.users.length;
         }
-        if (total === 0) {
-          throw new DirectoryError(
-            `The directory returned no users, while the application holds ${cookie.count()}: ` +
-              "refusing to delete them all. Check the base DN and the filter.",
-            { fatal: false },
-          );
-        }
         progress.total = total;
-        for (const uuid of cookie.unseen()) yield resume({ kind: "delete", uuid });
+        yield* deletesForUnseen(total);
       }
       for await (const page of directory.read({ uuidsOnly: false, signal })) {
-        skipped += page.skipped.length;
-        skippedEntries.push(...page.skipped.slice(0, maxSkippedListed - skippedEntries.length));
+        skip(page.skipped);
         progress.read += page.users.length + page.skipped.length;
         options.onProgress?.({ ...progress });
         for (const user of page.users) {
-          const now = toWire(user);
-          const before = cookie.get(user.uuid);
-          let message: OutgoingMessage & { record?: WireRecord };
-          if (before === undefined || before === null) {
-            message = resume({ kind: "create", uuid: user.uuid, body: now });
-          } else {
-            const changed = changedFields(before, cookie.protect(now));
-            if (changed === undefined) {
-              progress.unchanged++;
-              continue;
-            }
-            // The digest told that the password changed; the message carries the password.
-            const body = Object.fromEntries(
-              Object.keys(changed).map((name) => [
-                name,
-                Object.hasOwn(now, name) ? now[name] : null,
-              ]),
-            ) as WireRecord;
-            message = resume({ kind: "modify", uuid: user.uuid, body });
-          }
-          message.record = now;
-          yield message;
+          const message = messageFor(user);
+          if (message) yield message;
         }
       }
     }
@@ -240,8 +312,14 @@ export function createSourceSync(
       completed: boolean,
     ): DirectorySyncReport => {
       const { read: _read, total: _total, ...counts } = progress;
+      if (read === "content-sync" && completed) {
+        // Every user the application holds that needed no message, not only those the server sent.
+        counts.unchanged = cookie.count() - counts.created - counts.modified;
+      }
       return {
         completed,
+        read,
+        ...(readNote !== undefined && { readNote }),
         ...counts,
         skipped,
         skippedEntries,
@@ -253,6 +331,10 @@ export function createSourceSync(
 
     try {
       const outcome = await engine.runCycle(plan(), { signal, acknowledge });
+      const scope = directory.changes?.scope;
+      if (outcome.completed && nextCookie !== undefined && scope !== undefined) {
+        cookie.changeCookie = { scope, cookie: nextCookie };
+      }
       lastStop = outcome.stoppedAt && {
         key: keyOf(outcome.stoppedAt.message),
         attempts: outcome.stoppedAt.attempt,

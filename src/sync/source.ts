@@ -24,7 +24,47 @@ export interface DirectorySource {
     uuidsOnly: boolean;
     signal?: AbortSignal | undefined;
   }): AsyncIterable<DirectoryPage>;
+  /** What changed since a cookie, where the directory can tell (LDAP Content Sync, RFC 4533). */
+  readonly changes?: ChangeFeed;
   close?(): Promise<void>;
+}
+
+/**
+ * A directory that tells what changed since a cookie, so that an update cycle need not read every
+ * user. Either call may answer `{ note }` instead: this cycle reads the whole directory, and the
+ * note (given once for a lasting reason) says why in the cycle's report.
+ */
+export interface ChangeFeed {
+  /**
+   * What a cookie covers besides the directory (the attributes read, the mapping): a cookie kept
+   * under another scope is not used.
+   */
+  readonly scope: string;
+  /** Called before a full read: the cookie of the directory as of now. */
+  cookieNow(options: {
+    signal?: AbortSignal | undefined;
+  }): Promise<{ cookie: string } | { note?: string }>;
+  /** What changed since `cookie`, which an earlier call returned. */
+  changesSince(
+    cookie: string,
+    options: { signal?: AbortSignal | undefined },
+  ): Promise<DirectoryChanges | { note: string }>;
+}
+
+/** The changes since a cookie, as {@link ChangeFeed.changesSince} returns them. */
+export interface DirectoryChanges {
+  /** Users added, modified or renamed since the cookie, in the directory's order. */
+  changed: UserRecord[];
+  skipped: SkippedEntry[];
+  /** Users deleted, or gone out of the filter. */
+  deleted: string[];
+  /**
+   * Set when the directory listed every user still there rather than the deleted (a present
+   * phase): any acknowledged user neither here nor in `changed` is gone.
+   */
+  present?: string[];
+  /** The cookie to resume from, once every change is acknowledged. */
+  cookie: string;
 }
 
 /**

@@ -4,11 +4,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { Client } from "ldapts";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createDirectorySync, type DirectorySync } from "../../src/ldap/index.ts";
@@ -28,6 +29,7 @@ import {
   suffix,
 } from "../support/directory-fixture.ts";
 import { serveFetchHandler } from "../support/serve-fetch-handler.ts";
+import { type Syncprov, startSlapd } from "../support/slapd.ts";
 
 const url = process.env.PLATFORM_INTEGRATION_LDAP_URL;
 const bindDn = process.env.PLATFORM_INTEGRATION_LDAP_BIND_DN ?? "";
@@ -115,6 +117,8 @@ describe.runIf(url || required)("directory sync against a real slapd", () => {
     passwords?: boolean;
     usernameField?: string;
     filter?: string;
+    ldap?: { url: string; bindDn: string; password: string };
+    state?: string;
   }): DirectorySync {
     const sync = createDirectorySync({
       ldap,
@@ -153,9 +157,13 @@ describe.runIf(url || required)("directory sync against a real slapd", () => {
       filter: "(objectClass=inetOrgPerson)",
       attributes: ["*", "entryUUID"],
     });
+    return searchEntries.map(toPerson);
+  }
+
+  function toPerson(entry: Record<string, unknown> & { dn: string }): Person {
     const list = (value: unknown) =>
       value === undefined ? [] : Array.isArray(value) ? (value as string[]) : [value as string];
-    return searchEntries.map((entry) => ({
+    return {
       dn: entry.dn,
       entryUUID: entry.entryUUID as string,
       uid: list(entry.uid),
@@ -166,7 +174,29 @@ describe.runIf(url || required)("directory sync against a real slapd", () => {
       mail: list(entry.mail),
       employeeNumber: entry.employeeNumber as string,
       ...(entry.userPassword !== undefined && { userPassword: entry.userPassword as string }),
-    }));
+    };
+  }
+
+  /** The people of `base` on another server, as it holds them now. */
+  async function readBackFrom(client: Client, base: string): Promise<Person[]> {
+    const { searchEntries } = await client.search(base, {
+      filter: "(objectClass=inetOrgPerson)",
+      attributes: ["*", "entryUUID"],
+    });
+    return searchEntries.map(toPerson);
+  }
+
+  /** Replaces the Content Sync cookie a closed state file keeps. */
+  function rewriteCookie(state: string, cookie: string) {
+    const db = new DatabaseSync(state);
+    const row = db.prepare("SELECT value FROM meta WHERE key = 'changeCookie'").get() as {
+      value: string;
+    };
+    const kept = JSON.parse(row.value);
+    db.prepare("UPDATE meta SET value = ? WHERE key = 'changeCookie'").run(
+      JSON.stringify({ ...kept, cookie: Buffer.from(cookie).toString("base64") }),
+    );
+    db.close();
   }
 
   /** Runs `platform-integration sync --once` from the sources in a process of its own. */
@@ -255,15 +285,21 @@ describe.runIf(url || required)("directory sync against a real slapd", () => {
     app.received.length = 0;
 
     const report = await sync.syncOnce();
+    // slapd runs syncprov: the cycle read only what changed, its present phase told the delete.
     expect(report).toMatchObject({
       completed: true,
+      read: "content-sync",
       created: 1,
       modified: 3,
       deleted: 1,
       unchanged: 36,
     });
     const messages = app.received.slice(1);
+    expect(messages).toHaveLength(5);
     expect(messages[0]).toEqual({ method: "DELETE", path: `/v1/user/${gone.entryUUID}` });
+    expect(messages.filter(({ path }) => path === "/v1/user/create")).toEqual([
+      expect.objectContaining({ body: expect.objectContaining({ username: "user99" }) }),
+    ]);
     const modifies = messages.filter(({ path }) => path === "/v1/user/modify");
     expect(modifies.map(({ body }) => body)).toEqual(
       expect.arrayContaining([
@@ -416,5 +452,208 @@ describe.runIf(url || required)("directory sync against a real slapd", () => {
     );
     expect(out).not.toContain(password);
     expect(code).toBe(1);
+  });
+
+  it("resends the same message after a 503 in a Content Sync cycle, keeping its cookie until all are acknowledged", async () => {
+    const unit = await createUnit(10);
+    let armed = false;
+    let modifyCalls = 0;
+    // Once armed, the second and third modifies meet a 503: the application is restarting.
+    const app = await startApp(undefined, ({ path }) => {
+      if (!armed || path !== "/v1/user/modify") return undefined;
+      modifyCalls++;
+      return modifyCalls === 2 || modifyCalls === 3 ? 503 : undefined;
+    });
+    const sync = openSync({ target: app.url, baseDn: unit.dn });
+    expect(await sync.syncOnce()).toMatchObject({ completed: true, read: "full", created: 10 });
+    const { Change, Attribute } = await import("ldapts");
+    const [first, second] = unit.people as [Person, Person];
+    for (const [someone, name] of [
+      [first, "Première"],
+      [second, "Seconde"],
+    ] as const) {
+      await admin.modify(someone.dn, [
+        new Change({
+          operation: "replace",
+          modification: new Attribute({ type: "givenName", values: [name] }),
+        }),
+      ]);
+    }
+    app.received.length = 0;
+    armed = true;
+    const reports = [await sync.syncOnce(), await sync.syncOnce(), await sync.syncOnce()];
+    expect(reports.map(({ completed, read }) => [completed, read])).toEqual([
+      [false, "content-sync"],
+      [false, "content-sync"],
+      [true, "content-sync"],
+    ]);
+    expect(reports[0]?.stoppedAt).toMatchObject({ status: 503, message: { kind: "modify" } });
+    expect(reports[1]?.stoppedAt?.message).toEqual(reports[0]?.stoppedAt?.message);
+    const modifies = app.received.filter(({ path }) => path === "/v1/user/modify");
+    // Each acknowledged once: the one acknowledged before the 503s is not sent again.
+    expect(modifies.map(({ body }) => body)).toEqual([
+      { uuid: first.entryUUID, first_name: "Première" },
+      { uuid: second.entryUUID, first_name: "Seconde" },
+    ]);
+    expect((app.store as SqliteUserStore).list().sort(byUuid)).toEqual(
+      (await readBack(unit.dn)).map((someone) => expectedUser(someone)).sort(byUuid),
+    );
+    app.received.length = 0;
+    expect(await sync.syncOnce()).toMatchObject({ read: "content-sync", unchanged: 10 });
+    expect(app.received).toEqual([{ method: "GET", path: "/v1/ping" }]);
+  }, 120_000);
+
+  it("sync --no-content-sync reads the whole directory every cycle; the text says which read ran", async () => {
+    const unit = await createUnit(3);
+    const app = await startApp();
+    const state = join(folder, `no-content-sync-${randomUUID()}.sqlite`);
+    const text = await spawnSync(app.url, unit.dn, ["--state", state]).exit;
+    expect(text.out).toMatch(/initial sync completed in [\d.]+ s \(full read\): 3 created/);
+    const off = await spawnSync(app.url, unit.dn, ["--state", state, "--json", "--no-content-sync"])
+      .exit;
+    expect(JSON.parse(off.out)).toMatchObject({ completed: true, read: "full", unchanged: 3 });
+    expect(JSON.parse(off.out).readNote).toBeUndefined();
+    const on = await spawnSync(app.url, unit.dn, ["--state", state]).exit;
+    expect(on.out).toMatch(/update sync completed in [\d.]+ s \(Content Sync\)/);
+  }, 120_000);
+
+  describe.runIf(existsSync("/usr/sbin/slapd"))("against throwaway servers of its own", () => {
+    /** A server of 12 generated people, syncprov configured as given; stopped after the test. */
+    async function ownServer(syncprov: Syncprov) {
+      const server = await startSlapd(12, { syncprov });
+      cleanups.push(() => server.stop());
+      const client = new Client({ url: server.url });
+      await client.bind(server.bindDn, server.password);
+      cleanups.push(() => client.unbind());
+      const target = await startApp();
+      const state = join(folder, `state-${randomUUID()}.sqlite`);
+      const at = { url: server.url, bindDn: server.bindDn, password: server.password };
+      let current: DirectorySync | undefined;
+      cleanups.push(() => current?.close());
+      // The state file is locked while a sync has it open.
+      const close = async () => {
+        await current?.close();
+        current = undefined;
+      };
+      const open = async () => {
+        await close();
+        current = createDirectorySync({
+          ldap: at,
+          baseDn: server.peopleDn,
+          target: target.url,
+          state,
+          mapping: { userId: "employeeNumber" },
+        });
+        return current;
+      };
+      return { server, client, app: target, state, open, close };
+    }
+
+    it("reads the delete phase of a server with a session log: deletes, renames, modifies and adds", async () => {
+      const { server, client, app, open } = await ownServer({ sessionLog: 100 });
+      const sync = await open();
+      expect(await sync.syncOnce()).toMatchObject({ completed: true, created: 12 });
+      const before = await readBackFrom(client, server.peopleDn);
+      const { Change, Attribute } = await import("ldapts");
+      const [gone, renamed, changed] = [before[2], before[5], before[7]] as [
+        Person,
+        Person,
+        Person,
+      ];
+      await client.del(gone.dn);
+      await client.modifyDN(renamed.dn, "uid=renamed-5");
+      await client.modify(`uid=renamed-5,${server.peopleDn}`, [
+        new Change({
+          operation: "replace",
+          modification: new Attribute({ type: "uid", values: ["renamed-5"] }),
+        }),
+      ]);
+      await client.modify(changed.dn, [
+        new Change({
+          operation: "replace",
+          modification: new Attribute({ type: "sn", values: ["Nouveau"] }),
+        }),
+      ]);
+      const newcomer = person(40, server.peopleDn);
+      await client.add(newcomer.dn, personAttributes(newcomer));
+      app.received.length = 0;
+      const report = await sync.syncOnce();
+      expect(report).toMatchObject({
+        completed: true,
+        read: "content-sync",
+        deleted: 1,
+        modified: 2,
+        created: 1,
+        // 12 held: 1 deleted, 1 created, 2 modified.
+        unchanged: 9,
+      });
+      const [, ...messages] = app.received;
+      expect(messages.slice(0, 3)).toEqual([
+        { method: "DELETE", path: `/v1/user/${gone.entryUUID}` },
+        {
+          method: "POST",
+          path: "/v1/user/modify",
+          body: { uuid: renamed.entryUUID, username: "renamed-5" },
+        },
+        {
+          method: "POST",
+          path: "/v1/user/modify",
+          body: { uuid: changed.entryUUID, last_name: "Nouveau" },
+        },
+      ]);
+      expect(messages[3]).toMatchObject({ path: "/v1/user/create", body: { username: "user40" } });
+      expect(messages).toHaveLength(4);
+      expect((app.store as SqliteUserStore).list().sort(byUuid)).toEqual(
+        (await readBackFrom(client, server.peopleDn))
+          .map((someone) => expectedUser(someone))
+          .sort(byUuid),
+      );
+    }, 120_000);
+
+    it("reads the whole directory against a server without syncprov, and says so once", async () => {
+      const { client, server, app, open } = await ownServer(false);
+      const sync = await open();
+      const first = await sync.syncOnce();
+      expect(first).toMatchObject({ completed: true, read: "full", created: 12 });
+      expect(first.readNote).toMatch(/does not offer Content Sync/);
+      const [someone] = await readBackFrom(client, server.peopleDn);
+      await client.del((someone as Person).dn);
+      const second = await sync.syncOnce();
+      expect(second).toMatchObject({ completed: true, read: "full", deleted: 1, unchanged: 11 });
+      expect(second.readNote).toBeUndefined();
+      expect(app.received.at(-1)).toEqual({
+        method: "DELETE",
+        path: `/v1/user/${(someone as Person).entryUUID}`,
+      });
+    }, 120_000);
+
+    it("falls back to a full read, once, when the server refuses the cookie, and loses nothing", async () => {
+      const { client, server, app, state, open, close } = await ownServer({ sessionLog: 100 });
+      let sync = await open();
+      await sync.syncOnce();
+      await close();
+      const [someone] = await readBackFrom(client, server.peopleDn);
+      await client.del((someone as Person).dn);
+      // A cookie from a server state newer than this one's, as after a restore from a backup.
+      rewriteCookie(state, "rid=000,csn=29990101000000.000000Z#000000#000#000000");
+      sync = await open();
+      const report = await sync.syncOnce();
+      expect(report).toMatchObject({ completed: true, read: "full", deleted: 1, unchanged: 11 });
+      expect(report.readNote).toMatch(
+        /refused the Content Sync request .*this cycle read the whole directory/,
+      );
+      expect(app.received.at(-1)).toEqual({
+        method: "DELETE",
+        path: `/v1/user/${(someone as Person).entryUUID}`,
+      });
+      // A garbage cookie: slapd ignores it and sends everything, with an empty cookie.
+      await close();
+      rewriteCookie(state, "not a cookie");
+      sync = await open();
+      const garbage = await sync.syncOnce();
+      expect(garbage).toMatchObject({ completed: true, read: "full", unchanged: 11 });
+      expect(garbage.readNote).toMatch(/did not take the Content Sync cookie/);
+      expect(await sync.syncOnce()).toMatchObject({ read: "content-sync", unchanged: 11 });
+    }, 120_000);
   });
 });

@@ -8,9 +8,10 @@
 // and base DN) in its environment, stops slapd and exits with the command's status.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { adminDn, peopleDn, peopleLdif, suffix } from "./directory-fixture.ts";
 
@@ -57,12 +58,22 @@ objectGUID:: BpazOkLGm0iEtljAONPvOQ==
 `,
 };
 
+/**
+ * How the database offers Content Sync (RFC 4533): the syncprov overlay, with a session log of
+ * that many changes (a cookie it covers is answered with a delete phase, an older one with a
+ * present phase), without one (always a present phase), or not at all.
+ */
+export type Syncprov = { sessionLog?: number } | false;
+
 /** Starts slapd with `people` generated entries under {@link peopleDn}. */
-export async function startSlapd(people: number): Promise<RunningSlapd> {
+export async function startSlapd(
+  people: number,
+  { syncprov = {} }: { syncprov?: Syncprov } = {},
+): Promise<RunningSlapd> {
   const folder = mkdtempSync(join(tmpdir(), "slapd-"));
   try {
     const config = join(folder, "slapd.conf");
-    writeFileSync(config, slapdConfig(folder));
+    writeFileSync(config, slapdConfig(folder, syncprov));
     const ldif = join(folder, "data.ldif");
     writeFileSync(
       ldif,
@@ -73,6 +84,7 @@ export async function startSlapd(people: number): Promise<RunningSlapd> {
     const url = `ldap://127.0.0.1:${port}`;
     // slapd forks into the background once it listens; the pid file is how it is stopped.
     run(slapd, ["-f", config, "-h", `${url}/`]);
+    await listening(port);
     const stop = () => {
       try {
         process.kill(Number(readFileSync(join(folder, "slapd.pid"), "utf8")), "SIGTERM");
@@ -99,13 +111,12 @@ export async function startSlapd(people: number): Promise<RunningSlapd> {
   }
 }
 
-function slapdConfig(folder: string): string {
+function slapdConfig(folder: string, syncprov: Syncprov): string {
   const schemas = ["core", "cosine", "nis", "inetorgperson", "msuser"];
   return `${schemas.map((name) => `include /etc/ldap/schema/${name}.schema`).join("\n")}
 modulepath /usr/lib/ldap
 moduleload back_mdb
-moduleload syncprov
-pidfile ${folder}/slapd.pid
+${syncprov ? "moduleload syncprov\n" : ""}pidfile ${folder}/slapd.pid
 sizelimit unlimited
 database mdb
 maxsize 4294967296
@@ -115,14 +126,29 @@ rootpw ${password}
 directory ${folder}
 index objectClass eq
 index entryUUID eq
-overlay syncprov
-`;
+${syncprov ? "overlay syncprov\n" : ""}${syncprov && syncprov.sessionLog !== undefined ? `syncprov-sessionlog ${syncprov.sessionLog}\n` : ""}`;
 }
 
 function run(command: string, args: string[]): void {
   const result = spawnSync(command, args, { encoding: "utf8" });
   if (result.status !== 0) {
     throw new Error(`${command} ${args.join(" ")} failed:\n${result.stderr}${result.stdout}`);
+  }
+}
+
+/** Waits until slapd accepts connections: it may fork into the background a moment before. */
+async function listening(port: number): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const accepted = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, "127.0.0.1")
+        .once("connect", () => resolve(true))
+        .once("error", () => resolve(false));
+      socket.once("close", () => socket.destroy());
+      socket.once("connect", () => socket.end());
+    });
+    if (accepted) return;
+    if (attempt === 200) throw new Error(`slapd is not listening on port ${port}`);
+    await sleep(50);
   }
 }
 

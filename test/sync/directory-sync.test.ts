@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   createDirectorySync,
+  type DirectoryChanges,
   DirectoryError,
   type DirectoryPage,
   type DirectorySource,
@@ -341,5 +342,188 @@ describe("createDirectorySync over a directory source", () => {
       },
     });
     expect(modes).toEqual(["initial", "update", "update"]);
+  });
+});
+
+/**
+ * A change feed whose answers the test scripts: `next` is what the coming `changesSince` returns,
+ * `now` what `cookieNow` returns; the cookies it was asked about are kept in order.
+ */
+function scriptedFeed() {
+  const feed = {
+    scope: "scope-1",
+    now: { cookie: "c0" } as { cookie: string } | { note?: string },
+    next: { note: "nothing scripted" } as DirectoryChanges | { note: string },
+    asked: [] as string[],
+    async cookieNow() {
+      return feed.now;
+    },
+    async changesSince(cookie: string) {
+      feed.asked.push(cookie);
+      return feed.next;
+    },
+  };
+  return feed;
+}
+
+/** A directory with a scripted change feed, synced once (a full read that takes cookie c0). */
+async function syncedWithFeed(count: number, options: { target?: string } = {}) {
+  const directory = memoryDirectory(people(count));
+  const feed = scriptedFeed();
+  const source: DirectorySource = Object.assign(directory, { changes: feed });
+  const sync = await open(source, options);
+  expect(await sync.syncOnce()).toMatchObject({ completed: true, read: "full" });
+  app.received.length = 0;
+  directory.reads = 0;
+  return { directory, feed, sync };
+}
+
+const bodies = () => app.received.slice(1).map(({ body }) => body);
+
+describe("update cycles from a change feed (Content Sync)", () => {
+  it("sends only the changes since the cookie, deletes first, and keeps the next cookie once all are acknowledged", async () => {
+    const { directory, feed, sync } = await syncedWithFeed(4);
+    feed.next = {
+      changed: [
+        { ...(directory.users[0] as UserRecord), firstName: "Anna" },
+        people(10)[9] as UserRecord,
+      ],
+      skipped: [{ dn: "cn=nouuid", reason: "it has no uuid attribute" }],
+      // u7 was never acknowledged: no delete goes out for it.
+      deleted: ["u2", "u7"],
+      cookie: "c1",
+    };
+    const report = await sync.syncOnce();
+    expect(report).toMatchObject({
+      completed: true,
+      mode: "update",
+      read: "content-sync",
+      created: 1,
+      modified: 1,
+      deleted: 1,
+      // u1 and u3: held, and nothing sent for them.
+      unchanged: 2,
+      skipped: 1,
+    });
+    expect(report.readNote).toBeUndefined();
+    expect(calls()).toEqual([
+      "GET /v1/ping",
+      "DELETE /v1/user/u2",
+      "POST /v1/user/modify",
+      "POST /v1/user/create",
+    ]);
+    expect(bodies()[1]).toEqual({ uuid: "u0", first_name: "Anna" });
+    // The directory itself was not read.
+    expect(directory.reads).toBe(0);
+    expect(feed.asked).toEqual(["c0"]);
+
+    feed.next = { changed: [], skipped: [], deleted: [], cookie: "c1" };
+    expect(await sync.syncOnce()).toMatchObject({ read: "content-sync", unchanged: 4 });
+    expect(feed.asked).toEqual(["c0", "c1"]);
+  });
+
+  it("deletes after a present phase every acknowledged user neither present nor changed, and refuses an empty one", async () => {
+    const { directory, feed, sync } = await syncedWithFeed(4);
+    feed.next = {
+      changed: [{ ...(directory.users[1] as UserRecord), username: "renamed" }],
+      skipped: [],
+      deleted: [],
+      present: ["u0"],
+      cookie: "c1",
+    };
+    expect(await sync.syncOnce()).toMatchObject({ read: "content-sync", deleted: 2, modified: 1 });
+    expect(calls()).toEqual([
+      "GET /v1/ping",
+      "DELETE /v1/user/u2",
+      "DELETE /v1/user/u3",
+      "POST /v1/user/modify",
+    ]);
+    expect(app.store.list().map(({ uuid }) => uuid)).toEqual(["u0", "u1"]);
+
+    app.received.length = 0;
+    feed.next = { changed: [], skipped: [], deleted: [], present: [], cookie: "c2" };
+    const empty = await sync.syncOnce();
+    expect(empty.directoryError).toMatch(/refusing to delete them all/);
+    expect(calls()).toEqual(["GET /v1/ping"]);
+    // The refused cycle did not complete: the cookie stays.
+    feed.next = { changed: [], skipped: [], deleted: [], cookie: "c3" };
+    await sync.syncOnce();
+    expect(feed.asked).toEqual(["c0", "c1", "c1"]);
+  });
+
+  it("keeps the cookie of a cycle stopped by a failed answer: the next cycle resends that message", async () => {
+    let failing = 0;
+    const server = await startServer(async (request) => {
+      const body = request.method === "POST" ? await request.clone().text() : "";
+      if (body.includes('"u8"') && failing < 2) {
+        failing++;
+        return new Response(null, { status: 503 });
+      }
+      return app.fetch(request);
+    });
+    const { feed, sync } = await syncedWithFeed(3, { target: server.url });
+    const [, , , , , , , u7, u8, u9] = people(10) as UserRecord[];
+    feed.next = { changed: [u7, u8, u9] as UserRecord[], skipped: [], deleted: [], cookie: "c1" };
+    const reports = [await sync.syncOnce(), await sync.syncOnce(), await sync.syncOnce()];
+    expect(reports.map(({ completed, read }) => [completed, read])).toEqual([
+      [false, "content-sync"],
+      [false, "content-sync"],
+      [true, "content-sync"],
+    ]);
+    expect(reports.slice(0, 2).map(({ stoppedAt }) => stoppedAt?.message)).toEqual([
+      { kind: "create", uuid: "u8", fields: expect.any(Array) },
+      { kind: "create", uuid: "u8", fields: expect.any(Array) },
+    ]);
+    expect(feed.asked).toEqual(["c0", "c0", "c0"]);
+    // u7 acknowledged once is not sent again: the diff is against the acknowledged state.
+    const creates = app.received.filter(({ path }) => path === "/v1/user/create");
+    expect(creates.map(({ body }) => (body as { uuid: string }).uuid)).toEqual(["u7", "u8", "u9"]);
+    expect(reports[2]).toMatchObject({ created: 2, unchanged: 4 });
+    await sync.syncOnce();
+    expect(feed.asked).toEqual(["c0", "c0", "c0", "c1"]);
+  });
+
+  it("reads the whole directory when the feed cannot serve, says why, and keeps the cookie taken before that read", async () => {
+    const { directory, feed, sync } = await syncedWithFeed(3);
+    directory.users.splice(1, 1);
+    feed.next = { note: "the server asked for a full reload" };
+    feed.now = { cookie: "c5" };
+    const report = await sync.syncOnce();
+    expect(report).toMatchObject({
+      completed: true,
+      read: "full",
+      readNote: "the server asked for a full reload",
+      deleted: 1,
+      unchanged: 2,
+    });
+    // uuids, then entries: the diff mode's two reads.
+    expect(directory.reads).toBe(2);
+    feed.next = { changed: [], skipped: [], deleted: [], cookie: "c6" };
+    expect(await sync.syncOnce()).toMatchObject({ read: "content-sync" });
+    expect(feed.asked).toEqual(["c0", "c5"]);
+  });
+
+  it("does not use a cookie kept for another scope, nor one from before a full re-sync", async () => {
+    const { directory, feed, sync } = await syncedWithFeed(2);
+    feed.scope = "scope-2";
+    feed.now = { note: "no cookie today" };
+    expect(await sync.syncOnce()).toMatchObject({ read: "full", readNote: "no cookie today" });
+    expect(feed.asked).toEqual([]);
+    // No cookie was taken: the next cycle reads everything again, without a note.
+    feed.now = {};
+    const again = await sync.syncOnce();
+    expect(again.read).toBe("full");
+    expect(again.readNote).toBeUndefined();
+    feed.now = { cookie: "c1" };
+    await sync.syncOnce();
+    sync.requestResync();
+    feed.now = { cookie: "c2" };
+    directory.reads = 0;
+    expect(await sync.syncOnce()).toMatchObject({ mode: "full", read: "full", created: 2 });
+    expect(feed.asked).toEqual([]);
+    expect(directory.reads).toBe(2);
+    feed.next = { changed: [], skipped: [], deleted: [], cookie: "c3" };
+    await sync.syncOnce();
+    expect(feed.asked).toEqual(["c2"]);
   });
 });

@@ -38,6 +38,9 @@ Options:
   --once                      Run one cycle and exit
   --full                      Start with a full re-sync (after a change of filter or mapping)
   --reset-request             The application serves POST /v1/reset: send it before a full re-sync
+  --no-content-sync           Read the whole directory every cycle, even where the server offers
+                              Content Sync (RFC 4533), which update cycles otherwise use to read
+                              only what changed
   --read-user <template>      After each completed cycle, read every user back through the
                               conformance checker's read route (a URL with {uuid}) and report
                               each field that differs from the directory (--json lists the
@@ -84,6 +87,7 @@ export const syncCommand: Command = {
         once: { type: "boolean" },
         full: { type: "boolean" },
         "reset-request": { type: "boolean" },
+        "no-content-sync": { type: "boolean" },
         json: { type: "boolean" },
       },
       { defaultTimeoutMs: 30_000 },
@@ -125,6 +129,7 @@ export const syncCommand: Command = {
       state: values.state ?? "directory-sync.sqlite",
       ...(values["reset-request"] && { resetRequest: true }),
       ...(values.full && { adoptState: true }),
+      ...(values["no-content-sync"] && { contentSync: false }),
       timeoutMs,
       onProgress: showProgress,
     });
@@ -230,10 +235,12 @@ function throttledProgress(out: CommandIo["stderr"], tty: boolean): ProgressLine
 function describe(report: DirectorySyncReport, verified: VerifyReport | undefined, io: CommandIo) {
   const seconds = (report.durationMs / 1000).toFixed(2);
   const lines = [
-    `${report.mode} sync ${report.completed ? "completed" : "stopped"} in ${seconds} s: ` +
+    `${report.mode} sync ${report.completed ? "completed" : "stopped"} in ${seconds} s ` +
+      `(${report.read === "content-sync" ? "Content Sync" : "full read"}): ` +
       `${report.created} created, ${report.modified} modified, ${report.deleted} deleted, ` +
       `${report.unchanged} unchanged, ${report.failed} failed`,
   ];
+  if (report.readNote !== undefined) lines.push(`Full read: ${report.readNote}.`);
   if (report.skipped > 0) {
     lines.push(`${report.skipped} entries skipped (no uuid), such as:`);
     for (const entry of report.skippedEntries.slice(0, 5)) lines.push(`  ${entry.dn}`);
