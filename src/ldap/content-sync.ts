@@ -5,7 +5,9 @@ import type { Client, Control } from "ldapts";
 // message parser throws on it, and its client resolves a search on any message that is not an
 // entry. So the client's parser is wrapped, for the searches that carry our Sync Request Control
 // only: entries are handed to the caller as they arrive (the client never accumulates them) and
-// syncInfo messages are decoded here. No other search is touched.
+// syncInfo messages are decoded here. No other search is touched. The three RFC 4533 values are
+// decoded by the small BER reader below rather than ldapts's BerReader: ldapts is an optional
+// peer loaded on the first connection, and the decoders are tested on hand-made bytes alone.
 
 /** The Sync Request Control's OID: the root DSE lists it where Content Sync is offered. */
 export const syncRequestOid = "1.3.6.1.4.1.4203.1.9.1.1";

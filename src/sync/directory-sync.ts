@@ -117,7 +117,7 @@ export interface DirectorySync {
   ): Promise<VerifyReport>;
   /** Injects a fault into a coming message, as the platform simulator does (for tests). */
   injectFault(fault: Fault): void;
-  /** Closes the state file and the directory connection. */
+  /** Closes the state file and the directory connection; closing again does nothing. */
   close(): Promise<void>;
 }
 
@@ -150,6 +150,7 @@ export function createSourceSync(
   // The attempt count of the message a cycle stopped at, carried into the next cycle.
   let lastStop: { key: string; attempts: number } | undefined;
   let running = false;
+  let closed = false;
 
   const syncOnce = async ({ signal }: { signal?: AbortSignal } = {}) => {
     if (running) throw new Error("A cycle is running: cycles run one at a time");
@@ -365,6 +366,10 @@ export function createSourceSync(
       }),
     injectFault: (fault) => engine.injectFault(fault),
     async close() {
+      // A second close (a test's cleanup after the test's own, a signal handler racing the end
+      // of run) must not close the state file's descriptors again.
+      if (closed) return;
+      closed = true;
       http?.close();
       state.close();
       await source.close?.();

@@ -234,6 +234,16 @@ describe("createDirectorySync over a directory source", () => {
     await expect(open(directory, { target: other.url, adoptState: true })).resolves.toBeDefined();
   });
 
+  it("closes once: a second close neither throws nor leaves the state file locked", async () => {
+    const directory = memoryDirectory(people(1));
+    const sync = await open(directory);
+    await sync.syncOnce();
+    await sync.close();
+    await expect(sync.close()).resolves.toBeUndefined();
+    syncs.length = 0;
+    await expect(open(directory)).resolves.toBeDefined();
+  });
+
   it("refuses a second sync on a state file in use, which would send every change twice", async () => {
     const directory = memoryDirectory(people(1));
     await open(directory);
