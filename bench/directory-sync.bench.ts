@@ -1,7 +1,7 @@
 // The directory sync against a real slapd: an initial sync of a generated directory (100,000
 // inetOrgPerson entries by default, loaded with slapadd) into toNodeHandler over MemoryUserStore,
-// its users/s and the sync process's peak RSS; then an update cycle after 1 % of the entries
-// changed in slapd, its time.
+// its users/s and the sync process's peak RSS; then two update cycles after 1 % of the entries
+// changed in slapd, one reading only the changes (Content Sync) and one the whole directory, their times.
 //
 // Two baselines, each the same create bodies, rendered beforehand from the same directory and
 // replayed into a fresh server of the same kind through the same delivery engine (the same HTTP
@@ -140,11 +140,20 @@ async function main(): Promise<void> {
     // and cookie then take the update cycle.
     freshState();
     const uncapped = await measure("sync", slapd, folder, undefined, ["--max-semi-space-size=64"]);
-    started = performance.now();
-    const changed = await changeOnePercent(slapd, users);
-    console.log(`${changed} entries (1 %) changed in slapd in ${seconds(started)}`);
+    // Two update cycles after 1 % of the entries changed: the first reads only the changes
+    // (Content Sync, which the bench's slapd offers), the second the whole directory.
     const server = uncapped.server;
-    const update = await measure("sync", slapd, folder, server);
+    const updates: { label: string; changed: number; run: RunResult }[] = [];
+    for (const [round, label, cliArgs] of [
+      [1, "Content Sync", []],
+      [2, "full read (--no-content-sync)", ["--no-content-sync"]],
+    ] as const) {
+      started = performance.now();
+      const changed = await changeOnePercent(slapd, users, round);
+      console.log(`${changed} entries (1 %) changed in slapd in ${seconds(started)}`);
+      const run = await measure("sync", slapd, folder, server, [], [...cliArgs]);
+      updates.push({ label, changed, run });
+    }
     server.kill();
 
     const median = (values: number[]) =>
@@ -179,10 +188,12 @@ async function main(): Promise<void> {
     console.log(
       `  the sync with node --max-semi-space-size=64: ${Math.round(users / uncapped.seconds).toLocaleString("en-US")} users/s (${uncapped.seconds.toFixed(1)} s), peak RSS ${mebibytes(uncapped.peakRssBytes)}`,
     );
-    console.log(
-      `update cycle with ${changed} changed entries: ${update.seconds.toFixed(1)} s, peak RSS ${mebibytes(update.peakRssBytes)}`,
-    );
-    console.log(`  report: ${JSON.stringify(update.report)}`);
+    for (const { label, changed, run } of updates) {
+      console.log(
+        `update cycle with ${changed} changed entries, ${label}: ${run.seconds.toFixed(1)} s, peak RSS ${mebibytes(run.peakRssBytes)}`,
+      );
+      console.log(`  report: ${JSON.stringify(run.report)}`);
+    }
   } finally {
     rmSync(folder, { recursive: true, force: true });
     slapd.stop();
@@ -199,11 +210,12 @@ async function measure(
   folder: string,
   reuseServer?: RunningServer,
   nodeOptions: string[] = [],
+  cliArgs: string[] = [],
 ): Promise<RunResult & { server: RunningServer }> {
   const server = reuseServer ?? (await startServer());
   const state = join(folder, "state.sqlite");
   if (kind === "sync")
-    return { ...(await syncOnce(slapd, server.url, state, nodeOptions)), server };
+    return { ...(await syncOnce(slapd, server.url, state, nodeOptions, cliArgs)), server };
   const child = spawn(
     process.execPath,
     [
@@ -239,6 +251,7 @@ async function syncOnce(
   target: string,
   state: string,
   nodeOptions: string[],
+  cliArgs: string[],
 ): Promise<RunResult> {
   const cli = new URL("../dist/cli/index.js", import.meta.url).pathname;
   const child = spawn(
@@ -250,7 +263,7 @@ async function syncOnce(
       "sync",
       target,
       ...["--ldap-url", slapd.url, "--bind-dn", slapd.bindDn, "--base-dn", peopleDn],
-      ...["--state", state, "--once", "--json"],
+      ...["--state", state, "--once", "--json", ...cliArgs],
     ],
     {
       stdio: ["ignore", "pipe", "inherit"],
@@ -293,7 +306,12 @@ async function startServer(): Promise<RunningServer> {
 }
 
 /** Changes the mail of every hundredth person, as a directory's daily churn would. */
-async function changeOnePercent(slapd: RunningSlapd, users: number): Promise<number> {
+/** Gives every hundredth entry a new mail, different in each `round`. */
+async function changeOnePercent(
+  slapd: RunningSlapd,
+  users: number,
+  round: number,
+): Promise<number> {
   const client = new Client({ url: slapd.url });
   await client.bind(slapd.bindDn, slapd.password);
   let changed = 0;
@@ -301,7 +319,7 @@ async function changeOnePercent(slapd: RunningSlapd, users: number): Promise<num
     for (let index = 0; index < users; index += 100) {
       const modification = new Attribute({
         type: "mail",
-        values: [`changed${index}@example.test`],
+        values: [`changed${round}-${index}@example.test`],
       });
       await client.modify(person(index).dn, new Change({ operation: "replace", modification }));
       changed++;
