@@ -1,7 +1,8 @@
 // The directory sync against a real slapd: an initial sync of a generated directory (100,000
 // inetOrgPerson entries by default, loaded with slapadd) into toNodeHandler over MemoryUserStore,
 // its users/s and the sync process's peak RSS; then two update cycles after 1 % of the entries
-// changed in slapd, one reading only the changes (Content Sync) and one the whole directory, their times.
+// changed in slapd, one reading only the changes (Content Sync) and one the whole directory, and
+// their times.
 //
 // Two baselines, each the same create bodies, rendered beforehand from the same directory and
 // replayed into a fresh server of the same kind through the same delivery engine (the same HTTP
