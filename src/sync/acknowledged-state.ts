@@ -25,7 +25,7 @@ export class StateMismatchError extends Error {
  * before the next message goes, so a killed process resumes where it stopped: at worst it resends
  * the one message that was in flight. It is appended to a journal beside the database (one
  * `write`, a few microseconds, where a SQLite commit costs tens) and folded into the database a
- * thousand at a time, when a cycle starts and ends, and when the state is opened again. Neither
+ * ten thousand at a time, when a cycle starts and ends, and when the state is opened again. Neither
  * is fsynced (WAL with synchronous=NORMAL): a write survives the process being killed; a power
  * loss may undo the last few, and losing an acknowledgement only means its message is sent again,
  * which the Provisioning API takes (delivery is at least once).
@@ -64,8 +64,12 @@ CREATE TABLE IF NOT EXISTS acknowledged (uuid TEXT PRIMARY KEY NOT NULL, record 
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) STRICT;
 `;
 
-/** Acknowledgements journaled since the last fold, before they are folded into the database. */
-const foldEvery = 1000;
+/**
+ * Acknowledgements journaled since the last fold, before they are folded into the database. A
+ * fold's page writes are shared by its rows: 10,000 a fold cost 6.0 µs of CPU an acknowledgement
+ * against 7.9 µs at 1,000 (100,000 random uuids), for about 3 MB of records held until then.
+ */
+const foldEvery = 10_000;
 
 /**
  * Opens (or creates, readable by its owner only) the state file of a sync, and its journal of
