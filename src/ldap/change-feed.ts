@@ -25,6 +25,9 @@ import {
 export const maxChangedEntries = 10_000;
 
 const everyCycle = ": every cycle reads the whole directory";
+// LDAP result codes (RFC 4511) for a search over the account's limits.
+const sizeLimitExceeded = 4;
+const adminLimitExceeded = 11;
 const thisCycle = ": this cycle read the whole directory";
 
 /** What {@link createChangeFeed} reads, as the LDAP source does. */
@@ -107,6 +110,15 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
       if (code === 12) {
         return lastingNote(
           `the server does not offer Content Sync for ${baseDn} (${text})${everyCycle}`,
+        );
+      }
+      // A Content Sync refresh is one search, which paged results cannot split: an account whose
+      // paged reads are unlimited may still be held to the plain size limit, and no retry helps.
+      if (code === sizeLimitExceeded || code === adminLimitExceeded) {
+        return lastingNote(
+          `the server holds the bind account to a size limit below the directory's size (${text}); ` +
+            `Content Sync is one search, not paged: give the account no size limit (OpenLDAP: ` +
+            `limits dn.exact="<bind DN>" size=unlimited)${everyCycle}`,
         );
       }
       if (code === refreshRequired) {

@@ -627,6 +627,28 @@ describe.runIf(url || required)("directory sync against a real slapd", () => {
       });
     }, 120_000);
 
+    it("says once, with the fix, that the account's size limit keeps Content Sync out, and reads pages", async () => {
+      // Paged reads unlimited, any other search held to 5 entries: a common sync account.
+      const server = await startSlapd(25, { sizeLimit: 5 });
+      cleanups.push(() => server.stop());
+      const app = await startApp();
+      // Person 20 has a clear-text password to bind with; the root DN is exempt from limits.
+      const reader = person(20, server.peopleDn);
+      const sync = createDirectorySync({
+        ldap: { url: server.url, bindDn: reader.dn, password: "clear-20" },
+        baseDn: server.peopleDn,
+        target: app.url,
+        state: join(folder, `state-${randomUUID()}.sqlite`),
+      });
+      cleanups.push(() => sync.close());
+      const first = await sync.syncOnce();
+      expect(first).toMatchObject({ completed: true, read: "full", created: 25 });
+      expect(first.readNote).toMatch(/size limit.*limits dn\.exact="<bind DN>" size=unlimited/);
+      const second = await sync.syncOnce();
+      expect(second).toMatchObject({ completed: true, read: "full", unchanged: 25 });
+      expect(second.readNote).toBeUndefined();
+    }, 120_000);
+
     it("falls back to a full read, once, when the server refuses the cookie, and loses nothing", async () => {
       const { client, server, app, state, open, close } = await ownServer({ sessionLog: 100 });
       let sync = await open();

@@ -65,15 +65,19 @@ objectGUID:: BpazOkLGm0iEtljAONPvOQ==
  */
 export type Syncprov = { sessionLog?: number } | false;
 
-/** Starts slapd with `people` generated entries under {@link peopleDn}. */
+/**
+ * Starts slapd with `people` generated entries under {@link peopleDn}. `sizeLimit` holds every
+ * account but the root DN to that many entries a search, paged searches excepted, as deployments
+ * commonly configure a sync account; without it there is no limit.
+ */
 export async function startSlapd(
   people: number,
-  { syncprov = {} }: { syncprov?: Syncprov } = {},
+  { syncprov = {}, sizeLimit }: { syncprov?: Syncprov; sizeLimit?: number } = {},
 ): Promise<RunningSlapd> {
   const folder = mkdtempSync(join(tmpdir(), "slapd-"));
   try {
     const config = join(folder, "slapd.conf");
-    writeFileSync(config, slapdConfig(folder, syncprov));
+    writeFileSync(config, slapdConfig(folder, syncprov, sizeLimit));
     const ldif = join(folder, "data.ldif");
     writeFileSync(
       ldif,
@@ -111,13 +115,13 @@ export async function startSlapd(
   }
 }
 
-function slapdConfig(folder: string, syncprov: Syncprov): string {
+function slapdConfig(folder: string, syncprov: Syncprov, sizeLimit: number | undefined): string {
   const schemas = ["core", "cosine", "nis", "inetorgperson", "msuser"];
   return `${schemas.map((name) => `include /etc/ldap/schema/${name}.schema`).join("\n")}
 modulepath /usr/lib/ldap
 moduleload back_mdb
 ${syncprov ? "moduleload syncprov\n" : ""}pidfile ${folder}/slapd.pid
-sizelimit unlimited
+sizelimit ${sizeLimit === undefined ? "unlimited" : `size.soft=${sizeLimit} size.hard=${sizeLimit} size.prtotal=unlimited`}
 database mdb
 maxsize 4294967296
 suffix "${suffix}"
