@@ -265,11 +265,16 @@ export function createSourceSync(
         }
       }
       if (feed) {
-        // A full read: the cookie taken before it covers what it reads, and more.
         cookie.changeCookie = undefined;
-        const now = await feed.cookieNow({ signal });
-        if ("cookie" in now) nextCookie = now.cookie;
-        else if (now.note !== undefined) readNote ??= now.note;
+        // The cookie of a full read is taken before it, so that it covers what the read sees. It
+        // costs a read of every entry's uuid (a fifth of a 100,000-user initial sync), so only an
+        // update cycle takes one: the initial sync and a full re-sync send their first message at
+        // once, and the update cycle after them reads the whole directory once more for it.
+        if (mode === "update") {
+          const now = await feed.cookieNow({ signal });
+          if ("cookie" in now) nextCookie = now.cookie;
+          else if (now.note !== undefined) readNote ??= now.note;
+        }
       }
       if (cookie.resyncRequested) {
         if (options.resetRequest) yield resume({ kind: "reset" });

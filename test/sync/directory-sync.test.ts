@@ -357,7 +357,8 @@ describe("createDirectorySync over a directory source", () => {
 
 /**
  * A change feed whose answers the test scripts: `next` is what the coming `changesSince` returns,
- * `now` what `cookieNow` returns; the cookies it was asked about are kept in order.
+ * `now` what `cookieNow` returns; the cookies it was asked about are kept in order, and `taken`
+ * counts the cookies taken.
  */
 function scriptedFeed() {
   const feed = {
@@ -365,7 +366,9 @@ function scriptedFeed() {
     now: { cookie: "c0" } as { cookie: string } | { note?: string },
     next: { note: "nothing scripted" } as DirectoryChanges | { note: string },
     asked: [] as string[],
+    taken: 0,
     async cookieNow() {
+      feed.taken++;
       return feed.now;
     },
     async changesSince(cookie: string) {
@@ -376,13 +379,19 @@ function scriptedFeed() {
   return feed;
 }
 
-/** A directory with a scripted change feed, synced once (a full read that takes cookie c0). */
+/**
+ * A directory with a scripted change feed, synced: the initial sync, which takes no cookie, then
+ * an update cycle that reads the whole directory and takes cookie c0.
+ */
 async function syncedWithFeed(count: number, options: { target?: string } = {}) {
   const directory = memoryDirectory(people(count));
   const feed = scriptedFeed();
   const source: DirectorySource = Object.assign(directory, { changes: feed });
   const sync = await open(source, options);
-  expect(await sync.syncOnce()).toMatchObject({ completed: true, read: "full" });
+  expect(await sync.syncOnce()).toMatchObject({ completed: true, mode: "initial", read: "full" });
+  expect(feed.taken).toBe(0);
+  expect(await sync.syncOnce()).toMatchObject({ completed: true, mode: "update", read: "full" });
+  expect(feed.taken).toBe(1);
   app.received.length = 0;
   directory.reads = 0;
   return { directory, feed, sync };
@@ -529,9 +538,13 @@ describe("update cycles from a change feed (Content Sync)", () => {
     sync.requestResync();
     feed.now = { cookie: "c2" };
     directory.reads = 0;
+    const taken = feed.taken;
     expect(await sync.syncOnce()).toMatchObject({ mode: "full", read: "full", created: 2 });
-    expect(feed.asked).toEqual([]);
     expect(directory.reads).toBe(2);
+    // A full re-sync takes no cookie; the update cycle after it reads everything and takes c2.
+    expect(feed.taken).toBe(taken);
+    expect(await sync.syncOnce()).toMatchObject({ mode: "update", read: "full" });
+    expect(feed.asked).toEqual([]);
     feed.next = { changed: [], skipped: [], deleted: [], cookie: "c3" };
     await sync.syncOnce();
     expect(feed.asked).toEqual(["c2"]);
