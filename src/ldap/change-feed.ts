@@ -4,11 +4,11 @@ import type { ChangeFeed, DirectoryChanges, SkippedEntry } from "../sync/source.
 import {
   hookClient,
   refreshRequired,
-  type SyncDoneValue,
   type SyncSearchHandlers,
   syncRequestOid,
   syncSearch,
 } from "./content-sync.ts";
+import type { SyncDoneValue } from "./content-sync-values.ts";
 import {
   type DirectoryMapping,
   directoryUuid,

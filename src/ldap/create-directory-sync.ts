@@ -1,8 +1,5 @@
-import {
-  createSourceSync,
-  type DirectorySync,
-  type SyncTargetOptions,
-} from "../sync/directory-sync.ts";
+import { createSourceSync } from "../sync/directory-sync.ts";
+import type { DirectorySync, SyncTargetOptions } from "../sync/directory-sync-types.ts";
 import type { DirectorySource } from "../sync/source.ts";
 import { createLdapSource, type LdapConnectionOptions } from "./ldap-source.ts";
 import { type DirectoryMapping, defaultMapping } from "./mapping.ts";

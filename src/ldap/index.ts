@@ -6,7 +6,7 @@ export type {
   DirectorySyncReport,
   SyncMode,
   SyncTargetOptions,
-} from "../sync/directory-sync.ts";
+} from "../sync/directory-sync-types.ts";
 export type { Fault } from "../sync/engine.ts";
 export type { MessageKind, MessageSummary, SyncStop } from "../sync/messages.ts";
 export {

@@ -1,6 +1,9 @@
 import { readFileSync } from "node:fs";
 import type { createDirectorySync } from "../../ldap/create-directory-sync.ts";
-import type { DirectorySyncProgress, DirectorySyncReport } from "../../sync/directory-sync.ts";
+import type {
+  DirectorySyncProgress,
+  DirectorySyncReport,
+} from "../../sync/directory-sync-types.ts";
 import { connectUserReader } from "../../testing/read-user.ts";
 import type { VerifyReport } from "../../testing/verify-users.ts";
 import { parseTargetCommandLine } from "../args.ts";

@@ -1,0 +1,115 @@
+// The directory sync's public shapes: its options, its report and progress, and the sync itself.
+// directory-sync.ts holds the behaviour.
+import type { UserRecord } from "../provisioning/user-record.ts";
+import type { ProvisioningTarget } from "../testing/provisioning-target.ts";
+import type { VerifyReport } from "../testing/verify-users.ts";
+import type { Fault } from "./engine.ts";
+import type { SyncStop } from "./messages.ts";
+import type { SkippedEntry } from "./source.ts";
+
+/** Which kind of cycle ran: the first, an update against the cookie, or a full re-sync. */
+export type SyncMode = "initial" | "update" | "full";
+
+/**
+ * How a cycle read the directory: `content-sync`, only what changed since the last completed
+ * cycle (LDAP Content Sync, RFC 4533, refreshOnly); `full`, every user, diffed against the
+ * acknowledged state (the initial sync, a full re-sync, and wherever Content Sync cannot serve).
+ */
+export type DirectoryRead = "content-sync" | "full";
+
+/** How far a cycle is, reported after each page read and each acknowledged message. */
+export interface DirectorySyncProgress {
+  mode: SyncMode;
+  /** Entries read from the directory so far in this cycle's main read. */
+  read: number;
+  /** The directory's size when a first read counted it (update and full cycles). */
+  total?: number;
+  created: number;
+  modified: number;
+  deleted: number;
+  unchanged: number;
+}
+
+/** What one cycle did. */
+export interface DirectorySyncReport {
+  /** True when every change was acknowledged: the application and the directory agree. */
+  completed: boolean;
+  mode: SyncMode;
+  read: DirectoryRead;
+  /**
+   * Why this cycle read the whole directory where Content Sync was asked for: the server does
+   * not offer it or refused the cookie, too many entries changed... A lasting reason is given
+   * once, in the first cycle it applies to.
+   */
+  readNote?: string;
+  created: number;
+  modified: number;
+  deleted: number;
+  /**
+   * Users that needed no message. After a Content Sync cycle that completed, every user the
+   * application holds that this cycle did not change.
+   */
+  unchanged: number;
+  /** Entries that no message can carry (the first 100 are in `skippedEntries`). */
+  skipped: number;
+  skippedEntries: SkippedEntry[];
+  /** 1 when the cycle stopped at a message or on a directory error, else 0. */
+  failed: number;
+  /** The message the cycle stopped at; the next cycle starts again with it. */
+  stoppedAt?: SyncStop;
+  /** Why the directory could not be read; nothing after the failure was sent. */
+  directoryError?: string;
+  durationMs: number;
+}
+
+/** The options every directory sync takes, whatever its source. */
+export interface SyncTargetOptions {
+  /** The Provisioning API's base URL (it may carry a path), or a handler called in-process. */
+  target: ProvisioningTarget;
+  /** The SQLite file that holds the cookie (created when missing; `:memory:` for tests). */
+  state: string;
+  /**
+   * The application serves `POST /v1/reset` (the release's `identity.enable_reset_request`): a
+   * full re-sync sends it first. Off by default, as the spec's four endpoints do not include it.
+   */
+  resetRequest?: boolean;
+  /** How long one call may take before it counts as a failure (default 30 s). */
+  timeoutMs?: number;
+  onProgress?(progress: DirectorySyncProgress): void;
+}
+
+/** A directory kept in sync with a Provisioning API: see `createDirectorySync`. */
+export interface DirectorySync {
+  /**
+   * Runs one cycle: ping, deletions, then creates and modifies in the directory's order, one at a
+   * time, until one fails. Rejects only for a failure retrying cannot fix (a fatal
+   * {@link DirectoryError}); any other failure is in the report.
+   */
+  syncOnce(options?: { signal?: AbortSignal }): Promise<DirectorySyncReport>;
+  /** Runs a cycle every `intervalMs` until `signal` aborts; rejects as syncOnce does. */
+  run(options: {
+    intervalMs: number;
+    signal?: AbortSignal;
+    onCycle?(report: DirectorySyncReport): void;
+  }): Promise<void>;
+  /**
+   * Makes the next cycle a full re-sync, for when the filter or the mapping changed: `POST
+   * /v1/reset` when the application opted in, then a create for every user, deletes for users
+   * gone. The request is kept in the state file until that cycle starts.
+   */
+  requestResync(): void;
+  /**
+   * Reads every directory user back from the application through `readUser` (the conformance
+   * checker's read route), a few at a time, and lists each field that differs, the password and
+   * its format aside; see {@link VerifyReport}. It sees the users the directory has, not extra
+   * users the application holds.
+   */
+  verify(
+    readUser: (uuid: string) => Promise<UserRecord | undefined>,
+    options?: { signal?: AbortSignal },
+  ): Promise<VerifyReport>;
+  /** Injects a fault into a coming message, as the platform simulator does (for tests). */
+  injectFault(fault: Fault): void;
+  /** Closes the state file and the directory connection; closing again does nothing. */
+  close(): Promise<void>;
+}
