@@ -203,6 +203,26 @@ describe("handler.stats()", () => {
   });
 });
 
+describe("handler.stats(), what it counts under", () => {
+  // Catches: the counters keyed by route alone (a GET on the delete route counted as "user") or
+  // by path (the uuid "create" counted as a create).
+  it("counts a request under the operation its route and method name", async () => {
+    const handler = createProvisioningHandler({ store: new MemoryUserStore() });
+    await call(handler, "DELETE", "/v1/user/create");
+    await call(handler, "GET", "/v1/user/u1");
+    expect(handler.stats().messages).toEqual({ delete: { "204": 1, "405": 1 } });
+  });
+
+  // Catches: a HEAD answer's body dropped before the counters read its error code ("unknown").
+  it("keeps the error code of a HEAD answer, whose body is dropped", async () => {
+    const store = Object.assign(new MemoryUserStore(), { ready: () => false });
+    const handler = createProvisioningHandler({ store });
+    const head = await call(handler, "HEAD", "/v1/ping");
+    expect([head.status, head.body]).toEqual([503, undefined]);
+    expect(handler.stats().lastError).toMatchObject({ code: "not_ready", status: 503 });
+  });
+});
+
 describe("OpenTelemetry on the handler", () => {
   let otel: ReturnType<typeof installInMemoryOpenTelemetry>;
   beforeAll(() => {
