@@ -42,6 +42,36 @@ describe("routes", () => {
     expect(errorOf(await call(handler, "GET", "/ldap/auth/v2/ping")).error).toBe("not_found");
   });
 
+  // Catches: a router that strips basePath.length characters without checking they are the base
+  // path, and one that strips a single trailing slash of the base path.
+  it("never routes a path outside the base path, even one as long", async () => {
+    const { handler, store } = setup({ basePath: "/ldap//" });
+    expect(handler.basePath).toBe("/ldap");
+    await store.upsert({ uuid: "u1" });
+    expect((await call(handler, "GET", "/other/v1/ping")).status).toBe(404);
+    expect((await call(handler, "DELETE", "/xxxxx/v1/user/u1")).status).toBe(404);
+    expect(store.get("u1")).toEqual({ uuid: "u1" });
+  });
+
+  // Catches: a router that takes "/v1/user//" as a delete of the empty uuid.
+  it("gives no route to an empty uuid in the path", async () => {
+    const deleted: string[] = [];
+    const store = new MemoryUserStore();
+    const { handler } = setup({
+      store: {
+        upsert: (patch) => store.upsert(patch),
+        delete: async (uuid) => {
+          deleted.push(uuid);
+          return store.delete(uuid);
+        },
+      },
+    });
+    expect(handler.owns("/v1/user//")).toBe(false);
+    const response = await call(handler, "DELETE", "/v1/user//");
+    expect([response.status, errorOf(response).error]).toEqual([404, "not_found"]);
+    expect(deleted).toEqual([]);
+  });
+
   it("owns only its routes without a base path, so the application's own /v1 routes work", () => {
     const { handler } = setup();
     for (const path of ["/v1/ping", "/v1/user/create?x=1", "/v1/user/u1", "/v1/ping/"]) {
@@ -167,6 +197,48 @@ describe("bodies", () => {
         : await call(handler, "POST", "/v1/user/create", body);
     expect([response.status, errorOf(response).error]).toEqual([400, code]);
     expect(store.list()).toEqual([]);
+  });
+
+  // Catches: a body read that assumes bytes are there and crashes into a 500.
+  it("answers 400, not 500, to a POST with no body at all", async () => {
+    const { handler, onError } = setup();
+    const response = await handler.handle({ method: "POST", path: "/v1/user/create", headers: {} });
+    expect([response.status, errorOf(response).error]).toEqual([400, "invalid_json"]);
+    expect(onError).not.toHaveBeenCalled();
+  });
+
+  // Catches: a limit checked with >= (a body of exactly bodyLimit bytes refused).
+  it("accepts a body of exactly bodyLimit bytes, and refuses one byte more", async () => {
+    const body = '{"uuid":"u1"}';
+    const { handler, store } = setup({ bodyLimit: body.length });
+    expect((await call(handler, "POST", "/v1/user/create", body)).status).toBe(201);
+    expect((await call(handler, "POST", "/v1/user/create", `${body} `)).status).toBe(413);
+    expect(store.list()).toEqual([{ uuid: "u1" }]);
+  });
+
+  // Catches: an exception while reading a parsed body escaping handle() (which must never
+  // reject), or reported without its operation.
+  it("answers 500 when reading a framework's parsed body throws, and reports it", async () => {
+    const { handler, onError } = setup();
+    const failure = new Error("getter failed");
+    const json = {
+      uuid: "u1",
+      get email(): string {
+        throw failure;
+      },
+    };
+    const response = await handler.handle({
+      method: "POST",
+      path: "/v1/user/modify",
+      headers: {},
+      json,
+    });
+    expect([response.status, errorOf(response).error]).toEqual([500, "internal_error"]);
+    expect(onError).toHaveBeenCalledWith(failure, {
+      operation: "modify",
+      uuid: undefined,
+      status: 500,
+    });
   });
 
   it("accepts a value nested 64 deep", async () => {
@@ -371,6 +443,40 @@ describe("hooks", () => {
     ]);
   });
 
+  // Catches: a transform not told which operation it rewrites.
+  it("tells transform the operation", async () => {
+    const seen: unknown[] = [];
+    const { handler } = setup({
+      transform: (patch, context) => {
+        seen.push(context);
+        return patch;
+      },
+    });
+    await call(handler, "POST", "/v1/user/create", { uuid: "u1" });
+    await call(handler, "POST", "/v1/user/modify", { uuid: "u1" });
+    expect(seen).toEqual([{ operation: "create" }, { operation: "modify" }]);
+  });
+
+  // Catches: an onChange failure after a reset escaping, or answered as the store's 503.
+  it("answers 500 when onChange fails on a reset, which the store has done", async () => {
+    const failure = new Error("audit down");
+    const { handler, onError, store } = setup({
+      reset: true,
+      onChange: (change) => {
+        if (change.type === "reset") throw failure;
+      },
+    });
+    await store.upsert({ uuid: "gone" });
+    const response = await call(handler, "POST", "/v1/reset");
+    expect([response.status, errorOf(response).error]).toEqual([500, "internal_error"]);
+    expect(onError).toHaveBeenCalledWith(failure, {
+      operation: "reset",
+      uuid: undefined,
+      status: 500,
+    });
+    expect(store.list()).toEqual([]);
+  });
+
   it("refuses a transform that changes the uuid", async () => {
     const { handler, onError, store } = setup({
       transform: (patch) => ({ ...patch, uuid: "other" }),
@@ -465,6 +571,17 @@ describe("authorize", () => {
     expect((await call(setup().handler, "GET", "/v1/ping")).status).toBe(204);
   });
 
+  // Catches: a guard given Web Headers as they are, where request.headers[name] finds nothing.
+  it("gives the guard a record when the adapter passed Web Headers", async () => {
+    const { handler } = setup({ authorize: (request) => request.headers["x-ok"] === "yes" });
+    const response = await handler.handle({
+      method: "GET",
+      path: "/v1/ping",
+      headers: new Headers({ "X-OK": "yes" }),
+    });
+    expect(response.status).toBe(204);
+  });
+
   it("answers 500 when the guard throws", async () => {
     const { handler, onError } = setup({
       authorize: () => {
@@ -493,6 +610,8 @@ describe("authorize", () => {
     await call(handler, "POST", "/v1/user/create", { uuid: "u1" });
     // The uuid "create": a delete, though its path is the create route's.
     await call(handler, "DELETE", "/v1/user/create");
-    expect(operations).toEqual(["modify", "create", "delete"]);
+    // The delete route with another method: still "delete", never a name outside the union.
+    await call(handler, "GET", "/v1/user/u1");
+    expect(operations).toEqual(["modify", "create", "delete", "delete"]);
   });
 });
