@@ -127,6 +127,36 @@ describe("numbers keep the text they were sent as", () => {
     expect(store.get("u2")).toBeUndefined();
   });
 
+  // Catches: every non-string value of a parsed body refused as if it held a number.
+  it("takes a body a parser in front parsed when it holds no number", async () => {
+    const { handler, store } = setup();
+    const response = await handler.handle({
+      method: "POST",
+      path: "/v1/user/create",
+      headers: {},
+      json: { uuid: "u1", username: true, memberOf: ["g1", { admin: false }], manager: null },
+    });
+    expect(response.status).toBe(201);
+    expect(store.get("u1")).toEqual({
+      uuid: "u1",
+      username: "true",
+      extra: { memberOf: ["g1", { admin: false }] },
+    });
+  });
+
+  // Catches: for-in reading inherited keys, so that a polluted prototype (or a parser's object
+  // with one) writes fields nobody sent.
+  it("stores only a parsed body's own keys", async () => {
+    const { handler, store } = setup();
+    const json = Object.assign(Object.create({ email: "injected@evil.example", role: "admin" }), {
+      uuid: "u1",
+    });
+    expect(
+      (await handler.handle({ method: "POST", path: "/v1/user/create", headers: {}, json })).status,
+    ).toBe(201);
+    expect(store.get("u1")).toEqual({ uuid: "u1" });
+  });
+
   it("refuses a number a body parser in front already parsed, whose text is gone", async () => {
     const { handler, store } = setup();
     const response = await handler.handle({
