@@ -457,26 +457,6 @@ describe("hooks", () => {
     expect(seen).toEqual([{ operation: "create" }, { operation: "modify" }]);
   });
 
-  // Catches: an onChange failure after a reset escaping, or answered as the store's 503.
-  it("answers 500 when onChange fails on a reset, which the store has done", async () => {
-    const failure = new Error("audit down");
-    const { handler, onError, store } = setup({
-      reset: true,
-      onChange: (change) => {
-        if (change.type === "reset") throw failure;
-      },
-    });
-    await store.upsert({ uuid: "gone" });
-    const response = await call(handler, "POST", "/v1/reset");
-    expect([response.status, errorOf(response).error]).toEqual([500, "internal_error"]);
-    expect(onError).toHaveBeenCalledWith(failure, {
-      operation: "reset",
-      uuid: undefined,
-      status: 500,
-    });
-    expect(store.list()).toEqual([]);
-  });
-
   it("refuses a transform that changes the uuid", async () => {
     const { handler, onError, store } = setup({
       transform: (patch) => ({ ...patch, uuid: "other" }),
@@ -499,17 +479,36 @@ describe("hooks", () => {
     expect(store.list()).toHaveLength(1);
   });
 
-  it("answers 500, not 503, when onReset fails: the application's hook is not the store", async () => {
-    const failure = new Error("hook broke");
-    const { handler, onError } = setup({ onReset: () => Promise.reject(failure) });
-    const response = await call(handler, "POST", "/v1/reset");
-    expect([response.status, errorOf(response).error]).toEqual([500, "internal_error"]);
-    expect(onError).toHaveBeenCalledWith(failure, {
-      operation: "reset",
-      uuid: undefined,
-      status: 500,
-    });
-  });
+  // Catches: a hook's failure on a reset answered as the store's retriable 503, or, for onChange,
+  // escaping after the store's reset is done.
+  it.each([
+    ["onReset", (failure: Error) => ({ onReset: () => Promise.reject(failure) }), ["kept"]],
+    [
+      "onChange after the store's reset",
+      (failure: Error) => ({
+        reset: true,
+        onChange: (change: ProvisioningChange) => {
+          if (change.type === "reset") throw failure;
+        },
+      }),
+      [],
+    ],
+  ])(
+    "answers 500, not 503, when %s fails: the application's hook is not the store",
+    async (_hook, hooks, left) => {
+      const failure = new Error("hook broke");
+      const { handler, onError, store } = setup(hooks(failure));
+      await store.upsert({ uuid: "kept" });
+      const response = await call(handler, "POST", "/v1/reset");
+      expect([response.status, errorOf(response).error]).toEqual([500, "internal_error"]);
+      expect(onError).toHaveBeenCalledWith(failure, {
+        operation: "reset",
+        uuid: undefined,
+        status: 500,
+      });
+      expect(store.list().map((user) => user.uuid)).toEqual(left);
+    },
+  );
 });
 
 describe("reset is opt-in", () => {
