@@ -48,8 +48,9 @@ describe("routes", () => {
     const { handler, store } = setup({ basePath: "/ldap//" });
     expect(handler.basePath).toBe("/ldap");
     await store.upsert({ uuid: "u1" });
-    expect((await call(handler, "GET", "/other/v1/ping")).status).toBe(404);
-    expect((await call(handler, "DELETE", "/xxxxx/v1/user/u1")).status).toBe(404);
+    // "/abcd" is as long as "/ldap": cutting five characters would leave an API path.
+    expect((await call(handler, "GET", "/abcd/v1/ping")).status).toBe(404);
+    expect((await call(handler, "DELETE", "/abcd/v1/user/u1")).status).toBe(404);
     expect(store.get("u1")).toEqual({ uuid: "u1" });
   });
 
@@ -189,6 +190,11 @@ describe("bodies", () => {
       `{"uuid":"u1","x":${"[".repeat(65)}${"]".repeat(65)}}`,
       "invalid_user",
     ],
+    [
+      "an object nested 65 deep",
+      `{"uuid":"u1","x":${'{"a":'.repeat(64)}{}${"}".repeat(64)}}`,
+      "invalid_user",
+    ],
   ])("answers 400 to %s, storing nothing", async (_name, body, code) => {
     const { handler, store } = setup();
     const response =
@@ -245,6 +251,8 @@ describe("bodies", () => {
     const { handler } = setup();
     const deep = `{"uuid":"u1","x":${"[".repeat(64)}${"]".repeat(64)}}`;
     expect((await call(handler, "POST", "/v1/user/create", deep)).status).toBe(201);
+    const objects = `{"uuid":"u2","x":${'{"a":'.repeat(63)}{}${"}".repeat(63)}}`;
+    expect((await call(handler, "POST", "/v1/user/create", objects)).status).toBe(201);
   });
 
   it("reads the body as JSON whatever the content type says, and still refuses what is not JSON", async () => {

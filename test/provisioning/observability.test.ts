@@ -384,10 +384,26 @@ describe("OpenTelemetry on the handler", () => {
         })),
       ),
     );
+    const failing = createProvisioningHandler({
+      store,
+      basePath: "/named",
+      transform: () => {
+        throw new Error("hook broke");
+      },
+      logger: recordingLogger().logger,
+    });
+    expect((await call(failing, "POST", "/named/v1/user/modify", { uuid: "u-1" })).status).toBe(
+      500,
+    );
     const durations = await otel.metric("http.server.request.duration");
-    const refused = durations.find((point) => point.attributes["http.request.method"] === "PUT");
-    expect(refused?.attributes["http.response.status_code"]).toBe(405);
-    expect(refused?.attributes).not.toHaveProperty("error.type");
+    const byMethod = (method: string) =>
+      durations.find((point) => point.attributes["http.request.method"] === method)?.attributes;
+    expect(byMethod("PUT")?.["http.response.status_code"]).toBe(405);
+    expect(byMethod("PUT")).not.toHaveProperty("error.type");
+    const failed = durations.find(
+      (point) => point.attributes["http.route"] === "/named/v1/user/modify",
+    );
+    expect(failed?.attributes["error.type"]).toBe("500");
   });
 
   // Catches: uuid extraction that throws on a null record or an unknown route (handle() must never

@@ -21,6 +21,7 @@ describe("reportError", () => {
   const token = "tok-5f2a9c7e1b";
   const headerForms: [string, RequestHeaders][] = [
     ["a record", { authorization: `Bearer ${token}` }],
+    ["a record, two spaces after the scheme", { authorization: `Bearer  ${token}` }],
     // Node's rawHeaders, as the Node adapter passes them.
     ["a raw list", ["Host", "app", "Authorization", `Bearer ${token}`]],
     ["Web Headers", new Headers({ authorization: `Bearer ${token}` })],
@@ -77,6 +78,6 @@ describe("reportError", () => {
     expect(stack).toContain("report-error.test.ts");
     expect(stack).toContain("insert failed: [redacted]");
     expect(stack).not.toContain(password);
-    expect(report("boom", {}).error).toEqual({ name: "string", message: "boom" });
+    expect(report("boom", {}).error).toStrictEqual({ name: "string", message: "boom" });
   });
 });

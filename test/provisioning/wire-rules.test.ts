@@ -120,6 +120,8 @@ describe("numbers keep the text they were sent as", () => {
     for (const changed of [
       '{"uuid":"u2","big":12345678901234567890}',
       '{"uuid":"u2","x":[1.50]}',
+      '{"uuid":"u2","x":["a",1.50]}',
+      '{"uuid":"u2","x":{"a":"b","c":1.50}}',
     ]) {
       const response = await call(handler, "POST", "/v1/user/create", changed);
       expect([response.status, errorOf(response).error]).toEqual([400, "invalid_user"]);
@@ -148,13 +150,15 @@ describe("numbers keep the text they were sent as", () => {
   // with one) writes fields nobody sent.
   it("stores only a parsed body's own keys", async () => {
     const { handler, store } = setup();
+    // An inherited number would be refused as one whose text is gone, at any depth.
     const json = Object.assign(Object.create({ email: "injected@evil.example", role: "admin" }), {
       uuid: "u1",
+      groups: Object.create({ level: 1.5 }),
     });
     expect(
       (await handler.handle({ method: "POST", path: "/v1/user/create", headers: {}, json })).status,
     ).toBe(201);
-    expect(store.get("u1")).toEqual({ uuid: "u1" });
+    expect(store.get("u1")).toEqual({ uuid: "u1", extra: { groups: {} } });
   });
 
   it("refuses a number a body parser in front already parsed, whose text is gone", async () => {
@@ -179,6 +183,9 @@ describe("strings that cannot be stored as sent", () => {
     ["a lone surrogate in an unknown field's name", '{"uuid":"u1","\\ud800":"x"}'],
     ["a lone surrogate nested in extra", '{"uuid":"u1","groups":[{"name":"\\ud800"}]}'],
     ["a lone surrogate in a nested key", '{"uuid":"u1","groups":{"\\udfff":1}}'],
+    // After a good value: the check must not stop at the first element or key.
+    ["a lone surrogate after a good element", '{"uuid":"u1","groups":["ok","\\ud800"]}'],
+    ["a lone surrogate after a good key", '{"uuid":"u1","groups":{"a":"ok","b":"\\ud800"}}'],
     ["U+0000 in a field", '{"uuid":"u1","email":"a\\u0000b"}'],
     ["U+0000 in the uuid", '{"uuid":"u\\u0000"}'],
   ])("answers 400 to %s", async (_name, body) => {

@@ -19,7 +19,8 @@ describe("numbers on a runtime whose JSON.parse gives no source text", () => {
     const number = await call(handler, "POST", "/v1/user/create", '{"uuid":"u1","user_id":1.50}');
     expect([number.status, errorOf(number).error]).toEqual([400, "invalid_user"]);
     expect(errorOf(number).message).toContain("no source text");
-    expect((await call(handler, "POST", "/v1/user/create", '{"uuid":"u2"}')).status).toBe(201);
-    expect(store.list().map((user) => user.uuid)).toEqual(["u2"]);
+    const strings = '{"uuid":"u2","groups":["a",{"b":null}]}';
+    expect((await call(handler, "POST", "/v1/user/create", strings)).status).toBe(201);
+    expect(store.list()).toEqual([{ uuid: "u2", extra: { groups: ["a", { b: null }] } }]);
   });
 });
