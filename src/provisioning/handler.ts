@@ -78,7 +78,10 @@ export function createProvisioningHandler(
   /** Every request's one way in, counted and (with OpenTelemetry) traced. */
   function handle(request: ProvisioningRequest): Promise<ProvisioningResponse> {
     const found = router.route(request.path);
-    return observer.observe(request, found, () => respond(found, request));
+    const answer = observer.observe(request, found, () => respond(found, request));
+    // A HEAD answer has no body; the status and headers are those GET would have. The body goes
+    // after the counters have read its error code.
+    return request.method === "HEAD" ? answer.then(withoutBody) : answer;
   }
 
   /** Refusals, then the guard, then dispatch. */
@@ -86,14 +89,9 @@ export function createProvisioningHandler(
     found: Route | undefined,
     request: ProvisioningRequest,
   ): Promise<ProvisioningResponse> {
-    let answer: Promise<ProvisioningResponse>;
-    if (found === undefined) answer = Promise.resolve(notFound);
-    else if (!allowBrowsers && fromBrowser(request.headers))
-      answer = Promise.resolve(browserRefused);
-    else if (authorize === undefined) answer = dispatch(found, request);
-    else answer = guarded(found, request);
-    // A HEAD answer has no body; the status and headers are those GET would have.
-    return request.method === "HEAD" ? answer.then(withoutBody) : answer;
+    if (found === undefined) return Promise.resolve(notFound);
+    if (!allowBrowsers && fromBrowser(request.headers)) return Promise.resolve(browserRefused);
+    return authorize === undefined ? dispatch(found, request) : guarded(found, request);
   }
 
   async function guarded(

@@ -9,9 +9,8 @@ const request = (extra: Partial<GuardedRequest>): GuardedRequest => ({
 });
 
 describe("sharedSecret", () => {
-  const guard = sharedSecret({ header: "X-Provisioning-Token", secret: "s3cret-token" });
-
   it("accepts exactly the secret, in the named header (any case)", async () => {
+    const guard = sharedSecret({ header: "X-Provisioning-Token", secret: "s3cret-token" });
     expect(await guard(request({ headers: { "x-provisioning-token": "s3cret-token" } }))).toBe(
       true,
     );

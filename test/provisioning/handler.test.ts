@@ -42,6 +42,37 @@ describe("routes", () => {
     expect(errorOf(await call(handler, "GET", "/ldap/auth/v2/ping")).error).toBe("not_found");
   });
 
+  // Catches: a router that strips basePath.length characters without checking they are the base
+  // path, and one that strips a single trailing slash of the base path.
+  it("never routes a path outside the base path, even one as long", async () => {
+    const { handler, store } = setup({ basePath: "/ldap//" });
+    expect(handler.basePath).toBe("/ldap");
+    await store.upsert({ uuid: "u1" });
+    // "/abcd" is as long as "/ldap": cutting five characters would leave an API path.
+    expect((await call(handler, "GET", "/abcd/v1/ping")).status).toBe(404);
+    expect((await call(handler, "DELETE", "/abcd/v1/user/u1")).status).toBe(404);
+    expect(store.get("u1")).toEqual({ uuid: "u1" });
+  });
+
+  // Catches: a router that takes "/v1/user//" as a delete of the empty uuid.
+  it("gives no route to an empty uuid in the path", async () => {
+    const deleted: string[] = [];
+    const store = new MemoryUserStore();
+    const { handler } = setup({
+      store: {
+        upsert: (patch) => store.upsert(patch),
+        delete: async (uuid) => {
+          deleted.push(uuid);
+          return store.delete(uuid);
+        },
+      },
+    });
+    expect(handler.owns("/v1/user//")).toBe(false);
+    const response = await call(handler, "DELETE", "/v1/user//");
+    expect([response.status, errorOf(response).error]).toEqual([404, "not_found"]);
+    expect(deleted).toEqual([]);
+  });
+
   it("owns only its routes without a base path, so the application's own /v1 routes work", () => {
     const { handler } = setup();
     for (const path of ["/v1/ping", "/v1/user/create?x=1", "/v1/user/u1", "/v1/ping/"]) {
@@ -159,6 +190,11 @@ describe("bodies", () => {
       `{"uuid":"u1","x":${"[".repeat(65)}${"]".repeat(65)}}`,
       "invalid_user",
     ],
+    [
+      "an object nested 65 deep",
+      `{"uuid":"u1","x":${'{"a":'.repeat(64)}{}${"}".repeat(64)}}`,
+      "invalid_user",
+    ],
   ])("answers 400 to %s, storing nothing", async (_name, body, code) => {
     const { handler, store } = setup();
     const response =
@@ -169,10 +205,54 @@ describe("bodies", () => {
     expect(store.list()).toEqual([]);
   });
 
+  // Catches: a body read that assumes bytes are there and crashes into a 500.
+  it("answers 400, not 500, to a POST with no body at all", async () => {
+    const { handler, onError } = setup();
+    const response = await handler.handle({ method: "POST", path: "/v1/user/create", headers: {} });
+    expect([response.status, errorOf(response).error]).toEqual([400, "invalid_json"]);
+    expect(onError).not.toHaveBeenCalled();
+  });
+
+  // Catches: a limit checked with >= (a body of exactly bodyLimit bytes refused).
+  it("accepts a body of exactly bodyLimit bytes, and refuses one byte more", async () => {
+    const body = '{"uuid":"u1"}';
+    const { handler, store } = setup({ bodyLimit: body.length });
+    expect((await call(handler, "POST", "/v1/user/create", body)).status).toBe(201);
+    expect((await call(handler, "POST", "/v1/user/create", `${body} `)).status).toBe(413);
+    expect(store.list()).toEqual([{ uuid: "u1" }]);
+  });
+
+  // Catches: an exception while reading a parsed body escaping handle() (which must never
+  // reject), or reported without its operation.
+  it("answers 500 when reading a framework's parsed body throws, and reports it", async () => {
+    const { handler, onError } = setup();
+    const failure = new Error("getter failed");
+    const json = {
+      uuid: "u1",
+      get email(): string {
+        throw failure;
+      },
+    };
+    const response = await handler.handle({
+      method: "POST",
+      path: "/v1/user/modify",
+      headers: {},
+      json,
+    });
+    expect([response.status, errorOf(response).error]).toEqual([500, "internal_error"]);
+    expect(onError).toHaveBeenCalledWith(failure, {
+      operation: "modify",
+      uuid: undefined,
+      status: 500,
+    });
+  });
+
   it("accepts a value nested 64 deep", async () => {
     const { handler } = setup();
     const deep = `{"uuid":"u1","x":${"[".repeat(64)}${"]".repeat(64)}}`;
     expect((await call(handler, "POST", "/v1/user/create", deep)).status).toBe(201);
+    const objects = `{"uuid":"u2","x":${'{"a":'.repeat(63)}{}${"}".repeat(63)}}`;
+    expect((await call(handler, "POST", "/v1/user/create", objects)).status).toBe(201);
   });
 
   it("reads the body as JSON whatever the content type says, and still refuses what is not JSON", async () => {
@@ -371,6 +451,20 @@ describe("hooks", () => {
     ]);
   });
 
+  // Catches: a transform not told which operation it rewrites.
+  it("tells transform the operation", async () => {
+    const seen: unknown[] = [];
+    const { handler } = setup({
+      transform: (patch, context) => {
+        seen.push(context);
+        return patch;
+      },
+    });
+    await call(handler, "POST", "/v1/user/create", { uuid: "u1" });
+    await call(handler, "POST", "/v1/user/modify", { uuid: "u1" });
+    expect(seen).toEqual([{ operation: "create" }, { operation: "modify" }]);
+  });
+
   it("refuses a transform that changes the uuid", async () => {
     const { handler, onError, store } = setup({
       transform: (patch) => ({ ...patch, uuid: "other" }),
@@ -393,17 +487,36 @@ describe("hooks", () => {
     expect(store.list()).toHaveLength(1);
   });
 
-  it("answers 500, not 503, when onReset fails: the application's hook is not the store", async () => {
-    const failure = new Error("hook broke");
-    const { handler, onError } = setup({ onReset: () => Promise.reject(failure) });
-    const response = await call(handler, "POST", "/v1/reset");
-    expect([response.status, errorOf(response).error]).toEqual([500, "internal_error"]);
-    expect(onError).toHaveBeenCalledWith(failure, {
-      operation: "reset",
-      uuid: undefined,
-      status: 500,
-    });
-  });
+  // Catches: a hook's failure on a reset answered as the store's retriable 503, or, for onChange,
+  // escaping after the store's reset is done.
+  it.each([
+    ["onReset", (failure: Error) => ({ onReset: () => Promise.reject(failure) }), ["kept"]],
+    [
+      "onChange after the store's reset",
+      (failure: Error) => ({
+        reset: true,
+        onChange: (change: ProvisioningChange) => {
+          if (change.type === "reset") throw failure;
+        },
+      }),
+      [],
+    ],
+  ])(
+    "answers 500, not 503, when %s fails: the application's hook is not the store",
+    async (_hook, hooks, left) => {
+      const failure = new Error("hook broke");
+      const { handler, onError, store } = setup(hooks(failure));
+      await store.upsert({ uuid: "kept" });
+      const response = await call(handler, "POST", "/v1/reset");
+      expect([response.status, errorOf(response).error]).toEqual([500, "internal_error"]);
+      expect(onError).toHaveBeenCalledWith(failure, {
+        operation: "reset",
+        uuid: undefined,
+        status: 500,
+      });
+      expect(store.list().map((user) => user.uuid)).toEqual(left);
+    },
+  );
 });
 
 describe("reset is opt-in", () => {
@@ -465,6 +578,17 @@ describe("authorize", () => {
     expect((await call(setup().handler, "GET", "/v1/ping")).status).toBe(204);
   });
 
+  // Catches: a guard given Web Headers as they are, where request.headers[name] finds nothing.
+  it("gives the guard a record when the adapter passed Web Headers", async () => {
+    const { handler } = setup({ authorize: (request) => request.headers["x-ok"] === "yes" });
+    const response = await handler.handle({
+      method: "GET",
+      path: "/v1/ping",
+      headers: new Headers({ "X-OK": "yes" }),
+    });
+    expect(response.status).toBe(204);
+  });
+
   it("answers 500 when the guard throws", async () => {
     const { handler, onError } = setup({
       authorize: () => {
@@ -493,6 +617,8 @@ describe("authorize", () => {
     await call(handler, "POST", "/v1/user/create", { uuid: "u1" });
     // The uuid "create": a delete, though its path is the create route's.
     await call(handler, "DELETE", "/v1/user/create");
-    expect(operations).toEqual(["modify", "create", "delete"]);
+    // The delete route with another method: still "delete", never a name outside the union.
+    await call(handler, "GET", "/v1/user/u1");
+    expect(operations).toEqual(["modify", "create", "delete", "delete"]);
   });
 });

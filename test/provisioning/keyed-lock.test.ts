@@ -54,4 +54,18 @@ describe("KeyedLock", () => {
     }
     expect(lock.size).toBe(0);
   });
+
+  // Catches: a key released while another is held staying in the map (memory growing with every
+  // uuid seen while the platform sends several messages at once).
+  it("forgets keys released while another key is held", () => {
+    const lock = new KeyedLock();
+    lock.acquire("held");
+    for (let index = 0; index < 1000; index++) {
+      lock.acquire(`user-${index}`);
+      lock.release(`user-${index}`);
+    }
+    expect(lock.size).toBe(1);
+    lock.release("held");
+    expect(lock.size).toBe(0);
+  });
 });

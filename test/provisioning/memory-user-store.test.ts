@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MemoryUserStore } from "../../src/provisioning/index.ts";
+import { MemoryUserStore, userRecordSchema } from "../../src/provisioning/index.ts";
 
 describe("MemoryUserStore", () => {
   it("creates, then merges: absent fields keep their value, null clears", async () => {
@@ -52,5 +52,22 @@ describe("MemoryUserStore", () => {
     expect(await store.delete("a")).toEqual({ deleted: false });
     await store.reset();
     expect(store.list()).toEqual([]);
+  });
+
+  // Catches: a merge that drops the stored extra when a patch brings none, and one that leaves an
+  // empty `extra: {}` (or `extra: undefined`, which userRecordSchema refuses) behind.
+  it("keeps extra through a patch without one, and drops it once its last key is cleared", async () => {
+    const store = new MemoryUserStore();
+    await store.upsert({ uuid: "u1", extra: { dept: "R&D" } });
+    expect((await store.upsert({ uuid: "u1", username: "bob" })).user).toEqual({
+      uuid: "u1",
+      username: "bob",
+      extra: { dept: "R&D" },
+    });
+    const { user } = await store.upsert({ uuid: "u1", extra: { dept: null } });
+    expect(Object.keys(user)).toEqual(["uuid", "username"]);
+    const stored = store.get("u1");
+    expect(Object.keys(stored ?? {})).toEqual(["uuid", "username"]);
+    expect(userRecordSchema.safeParse(stored).success).toBe(true);
   });
 });

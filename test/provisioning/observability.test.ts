@@ -203,6 +203,26 @@ describe("handler.stats()", () => {
   });
 });
 
+describe("handler.stats(), what it counts under", () => {
+  // Catches: the counters keyed by route alone (a GET on the delete route counted as "user") or
+  // by path (the uuid "create" counted as a create).
+  it("counts a request under the operation its route and method name", async () => {
+    const handler = createProvisioningHandler({ store: new MemoryUserStore() });
+    await call(handler, "DELETE", "/v1/user/create");
+    await call(handler, "GET", "/v1/user/u1");
+    expect(handler.stats().messages).toEqual({ delete: { "204": 1, "405": 1 } });
+  });
+
+  // Catches: a HEAD answer's body dropped before the counters read its error code ("unknown").
+  it("keeps the error code of a HEAD answer, whose body is dropped", async () => {
+    const store = Object.assign(new MemoryUserStore(), { ready: () => false });
+    const handler = createProvisioningHandler({ store });
+    const head = await call(handler, "HEAD", "/v1/ping");
+    expect([head.status, head.body]).toEqual([503, undefined]);
+    expect(handler.stats().lastError).toMatchObject({ code: "not_ready", status: 503 });
+  });
+});
+
 describe("OpenTelemetry on the handler", () => {
   let otel: ReturnType<typeof installInMemoryOpenTelemetry>;
   beforeAll(() => {
@@ -284,6 +304,142 @@ describe("OpenTelemetry on the handler", () => {
       "a/b",
     ]);
     expect(otel.spans()[2]?.attributes["url.path"]).toBe("/v1/user/a%2Fb");
+  });
+
+  // Catches: the health counters skipped on the OpenTelemetry path.
+  it("still counts stats when OpenTelemetry is there", async () => {
+    const handler = createProvisioningHandler({ store: new MemoryUserStore() });
+    await call(handler, "GET", "/v1/ping");
+    expect(handler.stats().messages).toEqual({ ping: { "204": 1 } });
+  });
+
+  // Catches: url.path carrying the query string (which semantic conventions keep apart, and
+  // which may hold a token).
+  it("leaves the query out of url.path", async () => {
+    const handler = createProvisioningHandler({ store: new MemoryUserStore() });
+    await call(handler, "GET", "/v1/ping?token=abc");
+    expect(otel.spans()[0]?.attributes["url.path"]).toBe("/v1/ping");
+  });
+
+  // Catches: durations in milliseconds or from a wrong origin, and buckets other than the advised
+  // ones. The clock is performance.now, moved only by the store.
+  it("measures the request and the store in seconds, in the advised buckets", async () => {
+    let clock = 1_000_000;
+    const now = vi.spyOn(performance, "now").mockImplementation(() => clock);
+    try {
+      const memory = new MemoryUserStore();
+      const store: UserStore = {
+        upsert: (patch) => {
+          clock += 250;
+          return memory.upsert(patch);
+        },
+        delete: (uuid) => memory.delete(uuid),
+      };
+      const handler = createProvisioningHandler({ store, basePath: "/timed" });
+      const before = await otel.histogram("platform_integration.provisioning.store.duration");
+      const upsertSum = () =>
+        before?.points.find(
+          (point) => point.attributes["platform_integration.store.method"] === "upsert",
+        )?.sum ?? 0;
+      const upsertBefore = upsertSum();
+      expect((await call(handler, "POST", "/timed/v1/user/create", { uuid: "u-1" })).status).toBe(
+        201,
+      );
+      const request = await otel.histogram("http.server.request.duration");
+      expect(request?.unit).toBe("s");
+      expect(
+        request?.points.find((point) => point.attributes["http.route"] === "/timed/v1/user/create"),
+      ).toMatchObject({
+        count: 1,
+        sum: 0.25,
+        boundaries: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      });
+      const after = await otel.histogram("platform_integration.provisioning.store.duration");
+      expect(after?.unit).toBe("s");
+      const upsert = after?.points.find(
+        (point) => point.attributes["platform_integration.store.method"] === "upsert",
+      );
+      expect((upsert?.sum ?? 0) - upsertBefore).toBeCloseTo(0.25, 9);
+      expect(upsert?.boundaries).toEqual(request?.points[0]?.boundaries);
+    } finally {
+      now.mockRestore();
+    }
+  });
+
+  // Catches: a store call timed under the wrong method name, a successful one given an
+  // error.type or not recorded, and error.type on the duration of an answer below 500.
+  it("names each store method, and marks only failures and 5xx answers as errors", async () => {
+    const store = Object.assign(new MemoryUserStore(), { ready: () => true });
+    const handler = createProvisioningHandler({ store, reset: true, basePath: "/named" });
+    await call(handler, "GET", "/named/v1/ping");
+    await call(handler, "POST", "/named/v1/user/create", { uuid: "u-1" });
+    await call(handler, "DELETE", "/named/v1/user/u-1");
+    await call(handler, "POST", "/named/v1/reset");
+    await call(handler, "PUT", "/named/v1/reset");
+    const methods = await otel.metric("platform_integration.provisioning.store.duration");
+    expect(methods.map((point) => point.attributes)).toEqual(
+      expect.arrayContaining(
+        ["ready", "upsert", "delete", "reset"].map((method) => ({
+          "platform_integration.store.method": method,
+        })),
+      ),
+    );
+    const failing = createProvisioningHandler({
+      store,
+      basePath: "/named",
+      transform: () => {
+        throw new Error("hook broke");
+      },
+      logger: recordingLogger().logger,
+    });
+    expect((await call(failing, "POST", "/named/v1/user/modify", { uuid: "u-1" })).status).toBe(
+      500,
+    );
+    const durations = await otel.metric("http.server.request.duration");
+    const byMethod = (method: string) =>
+      durations.find((point) => point.attributes["http.request.method"] === method)?.attributes;
+    expect(byMethod("PUT")?.["http.response.status_code"]).toBe(405);
+    expect(byMethod("PUT")).not.toHaveProperty("error.type");
+    const failed = durations.find(
+      (point) => point.attributes["http.route"] === "/named/v1/user/modify",
+    );
+    expect(failed?.attributes["error.type"]).toBe("500");
+  });
+
+  // Catches: uuid extraction that throws on a null record or an unknown route (handle() must never
+  // reject), reads a uuid from a route that names none, records a non-string "uuid", or prefers
+  // the raw bytes over the body a framework parsed (which is what is stored).
+  it("records with includeUuid only the string uuids of what the request stores or deletes", async () => {
+    const handler = createProvisioningHandler({
+      store: new MemoryUserStore(),
+      reset: true,
+      telemetry: { includeUuid: true },
+    });
+    const encoder = new TextEncoder();
+    expect((await call(handler, "GET", "/v1/ping")).status).toBe(204);
+    expect((await call(handler, "GET", "/v1/nowhere")).status).toBe(404);
+    expect((await call(handler, "POST", "/v1/reset", { uuid: "r-1" })).status).toBe(204);
+    expect((await call(handler, "POST", "/v1/user/create", "null")).status).toBe(400);
+    expect((await call(handler, "POST", "/v1/user/create", "[null]")).status).toBe(400);
+    const mixed = [{ uuid: "a-1" }, { uuid: 7 }];
+    expect((await call(handler, "POST", "/v1/user/create", mixed)).status).toBe(400);
+    const parsed = await handler.handle({
+      method: "POST",
+      path: "/v1/user/modify",
+      headers: {},
+      json: { uuid: "j-1" },
+      body: encoder.encode('{"uuid":"b-1"}'),
+    });
+    expect(parsed.status).toBe(204);
+    expect(otel.spans().map((span) => span.attributes["user.id"])).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      "a-1",
+      "j-1",
+    ]);
   });
 
   it("marks a 503 as an error, and measures operations, durations and the store", async () => {

@@ -1,8 +1,10 @@
 import * as api from "@opentelemetry/api";
 import {
   AggregationTemporality,
+  type Histogram,
   InMemoryMetricExporter,
   MeterProvider,
+  type MetricData,
   PeriodicExportingMetricReader,
 } from "@opentelemetry/sdk-metrics";
 import {
@@ -36,30 +38,42 @@ export function installInMemoryOpenTelemetry() {
   api.trace.setGlobalTracerProvider(tracerProvider);
   api.metrics.setGlobalMeterProvider(meterProvider);
   useOpenTelemetry(api);
+  /** The metrics named `name`, after a collection. */
+  async function collect(name: string): Promise<MetricData[]> {
+    metricExporter.reset();
+    await reader.forceFlush();
+    return metricExporter
+      .getMetrics()
+      .flatMap((resource) => resource.scopeMetrics)
+      .flatMap((scope) => scope.metrics)
+      .filter((metric) => metric.descriptor.name === name);
+  }
   return {
     api,
     spans: () => spans.getFinishedSpans(),
     resetSpans: () => spans.reset(),
     /** Every point of the metric `name`, after a collection. */
     async metric(name: string): Promise<Point[]> {
-      metricExporter.reset();
-      await reader.forceFlush();
-      const points: Point[] = [];
-      for (const resource of metricExporter.getMetrics()) {
-        for (const scope of resource.scopeMetrics) {
-          for (const metric of scope.metrics) {
-            if (metric.descriptor.name !== name) continue;
-            for (const point of metric.dataPoints) {
-              const value = point.value as number | { count: number };
-              points.push({
-                attributes: point.attributes,
-                value: typeof value === "number" ? value : value.count,
-              });
-            }
-          }
-        }
-      }
-      return points;
+      return (await collect(name)).flatMap((metric) =>
+        metric.dataPoints.map((point) => {
+          const value = point.value as number | { count: number };
+          return {
+            attributes: point.attributes,
+            value: typeof value === "number" ? value : value.count,
+          };
+        }),
+      );
+    },
+    /** The histogram `name` after a collection: its unit, and each point's count, sum and buckets. */
+    async histogram(name: string) {
+      const [metric] = await collect(name);
+      if (metric === undefined) return undefined;
+      const points = metric.dataPoints.map((point) => {
+        const value = point.value as Histogram;
+        const { count, sum, buckets } = value;
+        return { attributes: point.attributes, count, sum, boundaries: buckets.boundaries };
+      });
+      return { unit: metric.descriptor.unit, points };
     },
     async stop() {
       await meterProvider.shutdown();
