@@ -133,6 +133,17 @@ function toPatch(
       patch[field] = value;
       continue;
     }
+    // A body parser that keeps big integers exact (json-bigint) hands over a BigInt, on which
+    // JSON.stringify throws. Its text is exact: a documented field keeps it, and extra takes it as
+    // a number where that is exact, under the rule for any number there.
+    if (typeof value === "bigint") {
+      if (field !== undefined) patch[field] = String(value);
+      else if (Number.isSafeInteger(Number(value))) {
+        extra ??= [];
+        extra.push([key, Number(value)]);
+      } else return unstorableNumber(key, "send it as a string");
+      continue;
+    }
     if (typeof value !== "string" && value !== null) {
       const found = inspect(value, maxDepth, checkStrings);
       if (found & deep) {
@@ -142,16 +153,15 @@ function toPatch(
         );
       }
       if (found & badString) return unstorableString();
+      if (found & big) return unstorableNumber(key, mountBeforeTheParser);
       if (found & (number | raw)) {
         if (numbers === "plain") return reparseKeepingNumbers;
         if (numbers === "lost" || (field === undefined && found & raw)) {
-          return new ProvisioningError(
-            "invalid_user",
-            `The number in "${key}" cannot be stored as it was written: ${
-              numbers === "lost"
-                ? "its text is gone (a body parser in front of the Provisioning API parsed it, or this runtime's JSON.parse gives no source text, as Node 22+, Bun and Deno do); mount the API before the parser"
-                : "send it as a string"
-            }`,
+          return unstorableNumber(
+            key,
+            numbers === "lost"
+              ? "its text is gone (a body parser in front of the Provisioning API parsed it, or this runtime's JSON.parse gives no source text, as Node 22+, Bun and Deno do); mount the API before the parser"
+              : "send it as a string",
           );
         }
       }
@@ -164,14 +174,24 @@ function toPatch(
   return patch;
 }
 
+const unstorableNumber = (key: string, reason: string) =>
+  new ProvisioningError(
+    "invalid_user",
+    `The number in "${key}" cannot be stored as it was written: ${reason}`,
+  );
+const mountBeforeTheParser =
+  "a body parser in front of the Provisioning API made a BigInt of it inside a nested value; mount the API before the parser";
+
 const deep = 1;
 const number = 2;
 const raw = 4;
 const badString = 8;
+const big = 16;
 
-/** What a non-string value holds, as the flags above; stops at the first depth or string fault. */
+/** What a non-string value holds, as the flags above; stops at the first depth, string or BigInt fault. */
 function inspect(value: unknown, depth: number, checkStrings: boolean): number {
   if (typeof value === "number") return number;
+  if (typeof value === "bigint") return big;
   if (typeof value === "string") return checkStrings && !storable(value) ? badString : 0;
   if (typeof value !== "object" || value === null) return 0;
   if (rawJson?.isRawJSON(value)) return raw;
@@ -180,14 +200,14 @@ function inspect(value: unknown, depth: number, checkStrings: boolean): number {
   if (Array.isArray(value)) {
     for (const child of value) {
       found |= inspect(child, depth - 1, checkStrings);
-      if (found & (deep | badString)) return found;
+      if (found & (deep | badString | big)) return found;
     }
   } else {
     for (const key in value) {
       if (!Object.hasOwn(value, key)) continue;
       if (checkStrings && !storable(key)) return badString;
       found |= inspect((value as Record<string, unknown>)[key], depth - 1, checkStrings);
-      if (found & (deep | badString)) return found;
+      if (found & (deep | badString | big)) return found;
     }
   }
   return found;

@@ -175,6 +175,41 @@ describe("numbers keep the text they were sent as", () => {
   });
 });
 
+describe("big integers a body parser in front made BigInts of", () => {
+  const create = (json: unknown) => ({
+    method: "POST",
+    path: "/v1/user/create",
+    headers: {},
+    json,
+  });
+
+  it("keeps them as written, in a documented field and in extra, instead of failing with a 500", async () => {
+    const { handler, store } = setup();
+    const response = await handler.handle(
+      create({ uuid: "u1", user_id: 12345678901234567890n, uid_number: -7n }),
+    );
+    expect(response.status).toBe(201);
+    const user = store.get("u1");
+    expect(user?.userId).toBe("12345678901234567890");
+    // A JSON number, exactly as written, wherever the store serializes extra.
+    expect(JSON.stringify(user?.extra)).toBe('{"uid_number":-7}');
+  });
+
+  it("refuses one that extra could not keep exactly, or nested in a value, as for any number", async () => {
+    const { handler, store } = setup();
+    for (const [json, fix] of [
+      [{ uuid: "u1", uid_number: 12345678901234567890n }, "send it as a string"],
+      [{ uuid: "u1", groups: [1, 2n] }, "mount the API before the parser"],
+      [{ uuid: "u1", first_name: { id: 3n } }, "mount the API before the parser"],
+    ] as const) {
+      const response = await handler.handle(create(json));
+      expect([response.status, errorOf(response).error]).toEqual([400, "invalid_user"]);
+      expect(errorOf(response).message).toContain(fix);
+    }
+    expect(store.list()).toEqual([]);
+  });
+});
+
 describe("strings that cannot be stored as sent", () => {
   it.each([
     ["a lone high surrogate in the uuid", '{"uuid":"\\ud800"}'],
