@@ -86,6 +86,21 @@ describe("send()", () => {
     });
     expect(calls()).toBe(1);
   });
+
+  it("makes one attempt, even at a status that record() retries", async () => {
+    const { calls } = serveEvents(() => new HttpResponse(null, { status: 503 }), created);
+    const sent = createAuditClient({ baseUrl, ...fast }).send(login);
+    await expect(sent).rejects.toMatchObject({ status: 503 });
+    expect(calls()).toBe(1);
+  });
+
+  it("honours the caller's signal: an aborted call rejects with its reason and sends nothing", async () => {
+    const { calls } = serveEvents(created);
+    const reason = new Error("the caller gave up");
+    const sent = createAuditClient({ baseUrl }).send(login, { signal: AbortSignal.abort(reason) });
+    await expect(sent).rejects.toBe(reason);
+    expect(calls()).toBe(0);
+  });
 });
 
 describe("record()", () => {
