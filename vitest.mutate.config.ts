@@ -7,8 +7,12 @@ import base from "./vitest.config.ts";
 const tests: Record<string, string[]> = {
   // The provisioning core, and the Node, Fastify and Koa adapters that serve it.
   provisioning: ["test/provisioning/**/*.test.ts", "test/adapters/**/*.test.ts"],
-  // The audit client, its delivery and its spool.
-  audit: ["test/clients/audit/**/*.test.ts"],
+  // The audit client, its delivery and its spool; and its stats, default logging and metrics
+  // (telemetry.ts), which the clients' observability tests pin.
+  audit: [
+    "test/clients/audit/**/*.test.ts",
+    "test/clients/observability/clients-observability.test.ts",
+  ],
   // The shared client layer: HTTP, errors, options, retry policy, base URL, TLS.
   "integration-api": ["test/clients/integration-api/**/*.test.ts"],
   ip: ["test/internal/ip/**/*.test.ts"],
