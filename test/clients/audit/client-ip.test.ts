@@ -99,6 +99,17 @@ describe("clientIp", () => {
     expect(clientIp(request, { trustProxy: 1 })).toBe("6.6.6.6");
   });
 
+  it("reads quoted Forwarded values whole: commas, semicolons and escaped quotes inside them", () => {
+    // Two elements; a split that ignored quotes or escapes would find more, and the rightmost
+    // would not be an address.
+    const forwarded =
+      'for=198.51.100.7;note="a, b; c", for="10.0.0.\\2";note="say \\"hi, there\\""';
+    const request = nodeRequest("10.0.0.1", { forwarded });
+    expect(clientIp(request, { trustProxy: "10.0.0.0/8", header: "forwarded" })).toBe(
+      "198.51.100.7",
+    );
+  });
+
   it("is undefined when a trusted proxy reports something other than an address", () => {
     for (const forwarded of ["for=unknown", 'for="_hidden"', "proto=https"]) {
       expect(
@@ -108,6 +119,10 @@ describe("clientIp", () => {
     }
     expect(
       clientIp(nodeRequest("10.0.0.1", { "x-forwarded-for": "not-an-ip" }), { trustProxy: 1 }),
+    ).toBeUndefined();
+    // An IPv6 address whose bracket is not closed: not "2001:db8::" (the text minus its ends).
+    expect(
+      clientIp(nodeRequest("10.0.0.1", { "x-forwarded-for": "[2001:db8::5" }), { trustProxy: 1 }),
     ).toBeUndefined();
   });
 
