@@ -1,10 +1,19 @@
-import { readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { SpoolLockedError } from "../../../../src/clients/audit/spool/spool-lock.ts";
 import { startNode } from "./node-child.ts";
 import { openSpool, tempDir } from "./spool-helpers.ts";
+
+// The spool reaches node:fs through process.getBuiltinModule: the same object require() returns.
+const fs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
+
+afterEach(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+});
 
 const holdSpool = (dir: string) => `
   const { Spool } = await import(src + "clients/audit/spool/spool.ts");
@@ -79,5 +88,71 @@ describe("the spool's lock", () => {
     const dir = tempDir();
     writeFileSync(join(dir, "lock"), '{"pid": 12');
     expect(() => openSpool(dir)).not.toThrow();
+  });
+
+  it("leaves alone, when it closes, a lock that another host took over meanwhile", async () => {
+    const dir = tempDir();
+    const { spool } = openSpool(dir);
+    const theirs = JSON.stringify({ pid: 7, host: "replica-b", token: "b" });
+    writeFileSync(join(dir, "lock"), theirs);
+    await spool.close();
+    expect(readFileSync(join(dir, "lock"), "utf8")).toBe(theirs);
+  });
+
+  it("gives way when another process takes a stale lock over while it does the same", () => {
+    const dir = tempDir();
+    const lock = join(dir, "lock");
+    writeFileSync(lock, JSON.stringify({ pid: 1, host: "replica-b", token: "stale" }));
+    const old = new Date(Date.now() - 120_000);
+    utimesSync(lock, old, old);
+    // Between this process reading the stale lock and moving it aside, replica C replaces it.
+    const winner = JSON.stringify({ pid: 3, host: "replica-c", token: "c" });
+    const rename = fs.renameSync;
+    vi.spyOn(fs, "renameSync").mockImplementationOnce((from, to) => {
+      writeFileSync(lock, winner);
+      rename(from, to);
+    });
+    expect(() => openSpool(dir)).toThrow(
+      /in use by process 3 on replica-c \(it took the lock over just now\)/,
+    );
+    expect(readFileSync(lock, "utf8")).toBe(winner);
+  });
+
+  it("gives way when another process creates the lock between the stale one's removal and its own", () => {
+    const dir = tempDir();
+    const lock = join(dir, "lock");
+    writeFileSync(lock, '{"pid": 12'); // torn: nobody's
+    const winner = JSON.stringify({ pid: 3, host: "replica-c", token: "c" });
+    const rm = fs.rmSync;
+    vi.spyOn(fs, "rmSync").mockImplementationOnce((path, options) => {
+      rm(path, options);
+      writeFileSync(lock, winner);
+    });
+    expect(() => openSpool(dir)).toThrow(
+      /in use by process 3 on replica-c \(it took the lock over just now\)/,
+    );
+    expect(readFileSync(lock, "utf8")).toBe(winner);
+  });
+
+  it("passes on an error other than an existing lock file", () => {
+    const dir = tempDir();
+    const denied = Object.assign(new Error("EACCES: permission denied"), { code: "EACCES" });
+    vi.spyOn(fs, "writeFileSync").mockImplementationOnce(() => {
+      throw denied;
+    });
+    expect(() => openSpool(dir)).toThrow(denied);
+    expect(existsSync(join(dir, "lock"))).toBe(false);
+  });
+
+  it("refreshes its lock file's time every 10 s, so that other hosts see it alive", () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "Date"] });
+    vi.setSystemTime(new Date("2030-01-01T00:00:00Z"));
+    const dir = tempDir();
+    openSpool(dir);
+    const mtime = () => statSync(join(dir, "lock")).mtimeMs;
+    vi.advanceTimersByTime(9_999);
+    expect(mtime()).toBeLessThan(Date.parse("2030-01-01T00:00:00Z"));
+    vi.advanceTimersByTime(1);
+    expect(mtime()).toBe(Date.parse("2030-01-01T00:00:10Z"));
   });
 });
