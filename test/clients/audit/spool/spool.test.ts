@@ -17,6 +17,7 @@ import { appendAll, bodies, openSpool, takeAll, tempDir } from "./spool-helpers.
 const fs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
 
 afterEach(() => {
+  vi.useRealTimers();
   vi.restoreAllMocks();
 });
 
@@ -190,5 +191,98 @@ describe("Spool", () => {
     expect(takeAll(spool)).toEqual([...bodies(2), ...bodies(2, 5)]);
     expect(segmentFiles(dir)).toHaveLength(2);
     expect(readFileSync(join(dir, segmentFiles(dir)[0]!)).includes("torn")).toBe(false);
+  });
+
+  it("reads an earlier process's segments back oldest first, whatever the directory's order", async () => {
+    const dir = tempDir();
+    const first = openSpool(dir, { segmentBytes: 100 });
+    for (let round = 0; round < 12; round++) {
+      appendAll(first.spool, bodies(3, round * 3));
+      await first.spool.persisted();
+    }
+    await first.spool.close();
+    expect(segmentFiles(dir).length).toBeGreaterThan(10);
+    // In whatever order the directory lists them (ext4 lists by hash): here, newest first.
+    const readdir = fs.readdirSync;
+    vi.spyOn(fs, "readdirSync").mockImplementation(((path: string) =>
+      (readdir(path) as string[]).sort().reverse()) as typeof fs.readdirSync);
+    expect(takeAll(openSpool(dir).spool)).toEqual(bodies(36));
+  });
+
+  it("fills a segment up to segmentBytes exactly before it starts the next", async () => {
+    const { spool } = openSpool(tempDir(), { segmentBytes: segmentMagic.length + 2 * (8 + 16) });
+    for (const body of bodies(3)) {
+      spool.append(body, 16); // each record is 8 + 16 bytes
+      await spool.persisted();
+      if (body === bodies(2)[1]) expect(spool.stats().segments).toBe(1);
+    }
+    expect(spool.stats().segments).toBe(2);
+  });
+
+  it("writes no acknowledgement for a segment deleted before the commit", async () => {
+    const dir = tempDir();
+    // Two records per segment: the first segment holds a.0 and a.1.
+    const { spool } = openSpool(dir, { segmentBytes: segmentMagic.length + 2 * (8 + 16) });
+    for (let round = 0; round < 3; round++) {
+      appendAll(spool, bodies(1, round));
+      await spool.persisted();
+    }
+    const [one, two] = spool.take(2);
+    spool.ack(one!); // waits for the next commit
+    spool.ack(two!); // the segment is done, and deleted at once
+    appendAll(spool, bodies(1, 9));
+    await spool.persisted();
+    expect(readdirSync(dir).filter((name) => name.endsWith(".ack"))).toEqual([]);
+    expect(segmentFiles(dir)).toHaveLength(1);
+  });
+
+  it("syncs the directory once per new segment, so that a crash cannot lose a segment's name", async () => {
+    const dir = tempDir();
+    const { spool } = openSpool(dir, { segmentBytes: 60 });
+    const fsync = vi.spyOn(fs, "fsyncSync");
+    for (let round = 0; round < 4; round++) {
+      appendAll(spool, bodies(1, round));
+      await spool.persisted();
+    }
+    expect(segmentFiles(dir)).toHaveLength(2);
+    expect(fsync).toHaveBeenCalledTimes(2);
+  });
+
+  it("drops a batch whose fdatasync fails as spool_failed, and never hands it out", async () => {
+    const dir = tempDir();
+    const { spool, events } = openSpool(dir);
+    appendAll(spool, bodies(1));
+    await spool.persisted();
+    const failure = Object.assign(new Error("EIO: i/o error, fdatasync"), { code: "EIO" });
+    vi.spyOn(fs, "fdatasync").mockImplementationOnce(((_fd: number, done: (e: Error) => void) =>
+      setImmediate(() => done(failure))) as typeof fs.fdatasync);
+    appendAll(spool, bodies(2, 1));
+    await expect(spool.persisted()).resolves.toBe(false);
+    expect(events.failed).toEqual([
+      { bodies: bodies(2, 1), reason: "spool_failed", error: failure },
+    ]);
+    expect(spool.stats().events).toBe(1);
+    appendAll(spool, bodies(1, 3));
+    await spool.persisted();
+    expect(takeAll(spool)).toEqual([...bodies(1), ...bodies(1, 3)]);
+  });
+
+  it("with commitDelayMs, waits that long for more records, then commits them together", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout"] });
+    const { spool } = openSpool(tempDir(), { commitDelayMs: 50 });
+    const fdatasync = vi.spyOn(fs, "fdatasync");
+    appendAll(spool, bodies(1));
+    const first = spool.persisted();
+    await new Promise((resolve) => setImmediate(resolve));
+    vi.advanceTimersByTime(49);
+    appendAll(spool, bodies(1, 1));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(fdatasync).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1);
+    vi.useRealTimers();
+    await expect(first).resolves.toBe(true);
+    await expect(spool.persisted()).resolves.toBe(true);
+    expect(fdatasync).toHaveBeenCalledTimes(1);
+    expect(takeAll(spool)).toEqual(bodies(2));
   });
 });
