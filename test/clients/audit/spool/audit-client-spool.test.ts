@@ -103,6 +103,17 @@ describe("createAuditClient({ spool })", () => {
     expect(server.received).toEqual(['{"action":"bad"}', '{"action":"good"}']);
   });
 
+  it("feeds its bounded buffer from disk as room frees up, and flush() waits for every event", async () => {
+    const server = await api();
+    // Room in memory for one event at a time, counted by its JSON's bytes.
+    const maxQueueBytes = '{"action":"a.0"}'.length;
+    const audit = client({ baseUrl: server.url, spool: tempDir(), maxQueueBytes, concurrency: 1 });
+    for (let index = 0; index < 5; index++) audit.record({ action: `a.${index}` });
+    await expect(audit.flush()).resolves.toBe(true);
+    expect(server.received).toEqual([0, 1, 2, 3, 4].map((index) => `{"action":"a.${index}"}`));
+    expect(audit.stats()).toMatchObject({ spooled: 0, delivered: 5, queued: 0, bytes: 0 });
+  });
+
   it("drops what does not fit as spool_full, and persisted() says so", async () => {
     const drops: AuditDrop[] = [];
     const audit = client({
