@@ -8,6 +8,7 @@ import {
   isConfigurationError,
   isHttpError,
 } from "../../../src/clients/audit/index.ts";
+import { createFakeIntegrationApi } from "../../../src/testing/fake-integration-api.ts";
 import { useMswServer } from "../integration-api/msw-server.ts";
 
 const baseUrl = "https://integration.test";
@@ -403,6 +404,45 @@ describe("flush() and close()", () => {
       "b",
     ]);
     expect(audit.stats()).toMatchObject({ queued: 0, inFlight: 0, bytes: 0, dropped: 2 });
+  });
+
+  it("close() aborts a delivery in flight instead of waiting for its answer", async () => {
+    const { drops, onDrop } = collectDrops();
+    // Answers nothing until the request is aborted.
+    const fetch = (request: Request) =>
+      new Promise<Response>((_resolve, reject) => {
+        request.signal.addEventListener("abort", () => reject(request.signal.reason));
+      });
+    const audit = createAuditClient({ baseUrl, fetch, timeoutMs: 600_000, onDrop });
+    audit.record({ action: "a" });
+    await Promise.resolve();
+    expect(audit.stats().inFlight).toBe(1);
+    expect(await audit.close({ timeoutMs: 0 })).toBe(false);
+    expect(drops).toMatchObject([{ reason: "closed", count: 1, events: [{ action: "a" }] }]);
+    expect(audit.stats()).toMatchObject({ inFlight: 0, dropped: 1 });
+  });
+
+  it("close() cuts a backoff short: the event is dropped at once, not after the delay", async () => {
+    vi.spyOn(Math, "random").mockReturnValue(1);
+    const api = createFakeIntegrationApi();
+    api.failNext(1, { status: 503 });
+    const { drops, onDrop } = collectDrops();
+    let failed: () => void = () => {};
+    const firstFailure = new Promise<void>((resolve) => {
+      failed = resolve;
+    });
+    const audit = createAuditClient({
+      baseUrl,
+      fetch: api.fetch,
+      retry: { baseDelayMs: 600_000, maxDelayMs: 600_000 },
+      onDrop,
+      onError: () => failed(),
+    });
+    audit.record({ action: "a" });
+    await firstFailure;
+    expect(await audit.close({ timeoutMs: 0 })).toBe(false);
+    expect(drops).toMatchObject([{ reason: "closed", count: 1, events: [{ action: "a" }] }]);
+    expect(api.auditEvents).toEqual([]);
   });
 
   it("hands waitUntil a promise that settles once the queue is empty", async () => {
