@@ -143,6 +143,23 @@ describe("record()", () => {
     expect(audit.stats().queued).toBe(0);
   });
 
+  it("refuses a bad option at creation, naming it; flushTimeoutMs may be Infinity", () => {
+    for (const name of [
+      "concurrency",
+      "maxEventBytes",
+      "maxQueueEvents",
+      "maxQueueBytes",
+      "flushTimeoutMs",
+    ]) {
+      expect(() => createAuditClient({ baseUrl, [name]: -1 }), name).toThrow(
+        new RegExp(`^${name} must be`),
+      );
+    }
+    expect(() =>
+      createAuditClient({ baseUrl, flushTimeoutMs: Number.POSITIVE_INFINITY }),
+    ).not.toThrow();
+  });
+
   it("caps the size of one event, counting UTF-8 bytes", async () => {
     const { bodies } = serveEvents(created);
     const audit = createAuditClient({ baseUrl, maxEventBytes: 100 });

@@ -37,6 +37,10 @@ describe("clientIp", () => {
     expect(clientIp(nodeRequest(undefined))).toBeUndefined();
   });
 
+  it("answers the trusted proxy's own address when it sent no forwarding header", () => {
+    expect(clientIp(nodeRequest("10.0.0.1"), { trustProxy: 1 })).toBe("10.0.0.1");
+  });
+
   it("unwraps one hop per trusted proxy, from the right", () => {
     const request = nodeRequest("10.0.0.1", {
       "x-forwarded-for": "6.6.6.6, 198.51.100.7, 10.0.0.2",

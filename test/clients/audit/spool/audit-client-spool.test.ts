@@ -1,6 +1,7 @@
 import { appendFileSync, readdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   type AuditDrop,
   createAuditClient,
@@ -10,9 +11,13 @@ import { type LocalServer, startServer } from "../../integration-api/local-serve
 import { startNode } from "./node-child.ts";
 import { tempDir } from "./spool-helpers.ts";
 
+// The spool reaches node:fs through process.getBuiltinModule: the same object require() returns.
+const fs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
+
 const servers: LocalServer[] = [];
 const clients: { close(options?: { timeoutMs?: number }): Promise<boolean> }[] = [];
 afterEach(async () => {
+  vi.restoreAllMocks();
   await Promise.all(clients.splice(0).map((client) => client.close({ timeoutMs: 0 })));
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
@@ -126,6 +131,32 @@ describe("createAuditClient({ spool })", () => {
     audit.record({ action: "a.3" });
     await expect(audit.persisted()).resolves.toBe(false);
     expect(drops).toEqual([{ reason: "spool_full", count: 1, events: [{ action: "a.3" }] }]);
+  });
+
+  it("reports events the spool could not write as drops, with the write's error", async () => {
+    const full = Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC" });
+    vi.spyOn(fs, "write").mockImplementationOnce(((...args: unknown[]) => {
+      const done = args.at(-1) as (error: Error | null, written: number) => void;
+      setImmediate(() => done(full, 0));
+    }) as typeof fs.write);
+    const drops: AuditDrop[] = [];
+    const audit = client({
+      baseUrl: await downUrl(),
+      spool: tempDir(),
+      onDrop: (drop) => drops.push(drop),
+    });
+    audit.record({ action: "a.1" });
+    audit.record({ action: "a.2" });
+    await expect(audit.persisted()).resolves.toBe(false);
+    expect(drops).toEqual([
+      {
+        reason: "spool_full",
+        count: 2,
+        events: [{ action: "a.1" }, { action: "a.2" }],
+        error: full,
+      },
+    ]);
+    expect(audit.stats()).toMatchObject({ spooled: 0, dropped: 2 });
   });
 
   it("refuses a second client on the same directory, and bad spool options, with the fix", () => {
