@@ -254,8 +254,9 @@ describe("Spool", () => {
     appendAll(spool, bodies(1));
     await spool.persisted();
     const failure = Object.assign(new Error("EIO: i/o error, fdatasync"), { code: "EIO" });
-    vi.spyOn(fs, "fdatasync").mockImplementationOnce(((_fd: number, done: (e: Error) => void) =>
-      setImmediate(() => done(failure))) as typeof fs.fdatasync);
+    vi.spyOn(fs, "fdatasync").mockImplementationOnce(((_fd: number, done: (e: Error) => void) => {
+      setImmediate(() => done(failure));
+    }) as typeof fs.fdatasync);
     appendAll(spool, bodies(2, 1));
     await expect(spool.persisted()).resolves.toBe(false);
     expect(events.failed).toEqual([
