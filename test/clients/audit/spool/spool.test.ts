@@ -154,6 +154,8 @@ describe("Spool", () => {
     const dir = tempDir();
     writeFileSync(join(dir, "0000000000000001.seg"), "PIAUDIT9 something else");
     expect(() => openSpool(dir)).toThrow(/is not an audit spool segment of this version/);
+    writeFileSync(join(dir, "0000000000000001.seg"), "PIAUDIT9"); // as long as the magic
+    expect(() => openSpool(dir)).toThrow(/is not an audit spool segment of this version/);
     // The refused open released its lock.
     writeFileSync(join(dir, "0000000000000001.seg"), segmentMagic);
     expect(() => openSpool(dir)).not.toThrow();
@@ -285,5 +287,35 @@ describe("Spool", () => {
     await expect(spool.persisted()).resolves.toBe(true);
     expect(fdatasync).toHaveBeenCalledTimes(1);
     expect(takeAll(spool)).toEqual(bodies(2));
+  });
+
+  it("counts only acknowledgements of readable records towards deleting a segment", async () => {
+    const dir = tempDir();
+    const first = openSpool(dir);
+    appendAll(first.spool, bodies(2));
+    await first.spool.persisted();
+    first.spool.ack(first.spool.take(1)[0]!);
+    await first.spool.close();
+    // A damaged ack file: an offset where no record starts.
+    const ackFile = join(dir, segmentFiles(dir)[0]!.replace(".seg", ".ack"));
+    const bogus = Buffer.alloc(4);
+    bogus.writeUInt32LE(12_345);
+    appendFileSync(ackFile, bogus);
+    const second = openSpool(dir);
+    expect(takeAll(second.spool)).toEqual(bodies(1, 1));
+    expect(segmentFiles(dir)).toHaveLength(1);
+  });
+
+  it("deletes at open a segment whose records were all acknowledged before it was sealed", async () => {
+    const dir = tempDir();
+    const first = openSpool(dir);
+    appendAll(first.spool, bodies(2));
+    await first.spool.persisted();
+    for (const record of first.spool.take(2)) first.spool.ack(record);
+    await first.spool.close();
+    expect(segmentFiles(dir)).toHaveLength(1); // it was still open
+    const second = openSpool(dir);
+    expect(second.spool.stats()).toMatchObject({ events: 0, segments: 0 });
+    expect(readdirSync(dir).filter((name) => /\.(seg|ack)$/.test(name))).toEqual([]);
   });
 });
