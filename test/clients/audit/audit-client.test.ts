@@ -10,6 +10,7 @@ import {
 } from "../../../src/clients/audit/index.ts";
 import { createFakeIntegrationApi } from "../../../src/testing/fake-integration-api.ts";
 import { useMswServer } from "../integration-api/msw-server.ts";
+import { collectDrops, hangingFetch } from "./test-doubles.ts";
 
 const baseUrl = "https://integration.test";
 const eventUrl = `${baseUrl}/audit/v1/event`;
@@ -45,11 +46,6 @@ const created = () =>
 function watchDelays(): () => number[] {
   const timers = vi.spyOn(globalThis, "setTimeout");
   return () => timers.mock.calls.map(([, delay]) => delay ?? 0).filter((delay) => delay < 1_000);
-}
-
-function collectDrops() {
-  const drops: AuditDrop[] = [];
-  return { drops, onDrop: (drop: AuditDrop) => void drops.push(drop) };
 }
 
 describe("send()", () => {
@@ -425,12 +421,7 @@ describe("flush() and close()", () => {
 
   it("close() aborts a delivery in flight instead of waiting for its answer", async () => {
     const { drops, onDrop } = collectDrops();
-    // Answers nothing until the request is aborted.
-    const fetch = (request: Request) =>
-      new Promise<Response>((_resolve, reject) => {
-        request.signal.addEventListener("abort", () => reject(request.signal.reason));
-      });
-    const audit = createAuditClient({ baseUrl, fetch, timeoutMs: 600_000, onDrop });
+    const audit = createAuditClient({ baseUrl, fetch: hangingFetch, timeoutMs: 600_000, onDrop });
     audit.record({ action: "a" });
     await Promise.resolve();
     expect(audit.stats().inFlight).toBe(1);

@@ -3,13 +3,10 @@
 // captured instead of installed, and called as Node would.
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { unwatchExit, watchExit } from "../../../src/clients/audit/exit-hooks.ts";
-import {
-  type AuditDrop,
-  createAuditClient,
-  isConfigurationError,
-} from "../../../src/clients/audit/index.ts";
+import { createAuditClient, isConfigurationError } from "../../../src/clients/audit/index.ts";
 import { createFakeIntegrationApi } from "../../../src/testing/fake-integration-api.ts";
 import { tempDir } from "./spool/spool-helpers.ts";
+import { collectDrops, hangingFetch } from "./test-doubles.ts";
 
 const baseUrl = "http://platform.test:9880";
 const listeners = new Map<string, () => void>();
@@ -34,17 +31,6 @@ function emit(event: "beforeExit" | "exit"): void {
   const listener = listeners.get(event);
   if (listener === undefined) throw new Error(`no ${event} listener was installed`);
   listener();
-}
-
-/** A fetch that never answers until its signal aborts: every delivery stays in flight. */
-const hangingFetch = (request: Request) =>
-  new Promise<Response>((_resolve, reject) => {
-    request.signal.addEventListener("abort", () => reject(request.signal.reason));
-  });
-
-function collectDrops() {
-  const drops: AuditDrop[] = [];
-  return { drops, onDrop: (drop: AuditDrop) => void drops.push(drop) };
 }
 
 describe("the audit client at process exit", () => {

@@ -2,18 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAuditClient } from "../../../src/clients/audit/index.ts";
 import { loadOpenTelemetry } from "../../../src/internal/telemetry.ts";
 import { installInMemoryOpenTelemetry } from "../../support/open-telemetry.ts";
+import { hangingFetch } from "./test-doubles.ts";
 
 let otel: ReturnType<typeof installInMemoryOpenTelemetry>;
 beforeAll(() => {
   otel = installInMemoryOpenTelemetry();
 });
 afterAll(() => otel.stop());
-
-/** Answers nothing until the request is aborted: deliveries stay in flight. */
-const hangingFetch = (request: Request) =>
-  new Promise<Response>((_resolve, reject) => {
-    request.signal.addEventListener("abort", () => reject(request.signal.reason));
-  });
 
 const values = async (name: string) => (await otel.metric(name)).map((point) => point.value);
 

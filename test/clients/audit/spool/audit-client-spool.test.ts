@@ -1,5 +1,4 @@
 import { appendFileSync, readdirSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
@@ -9,10 +8,9 @@ import {
 } from "../../../../src/clients/audit/index.ts";
 import { type LocalServer, startServer } from "../../integration-api/local-server.ts";
 import { startNode } from "./node-child.ts";
-import { tempDir } from "./spool-helpers.ts";
+import { spoolFs, tempDir } from "./spool-helpers.ts";
 
-// The spool reaches node:fs through process.getBuiltinModule: the same object require() returns.
-const fs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
+const fs = spoolFs;
 
 const servers: LocalServer[] = [];
 const clients: { close(options?: { timeoutMs?: number }): Promise<boolean> }[] = [];

@@ -1,14 +1,12 @@
 import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { SpoolLockedError } from "../../../../src/clients/audit/spool/spool-lock.ts";
 import { startNode } from "./node-child.ts";
-import { openSpool, tempDir } from "./spool-helpers.ts";
+import { openSpool, spoolFs, tempDir } from "./spool-helpers.ts";
 
-// The spool reaches node:fs through process.getBuiltinModule: the same object require() returns.
-const fs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
+const fs = spoolFs;
 
 afterEach(() => {
   vi.useRealTimers();
@@ -99,39 +97,40 @@ describe("the spool's lock", () => {
     expect(readFileSync(join(dir, "lock"), "utf8")).toBe(theirs);
   });
 
+  // Replica C, which wins a race for the lock against this process.
+  const winner = JSON.stringify({ pid: 3, host: "replica-c", token: "c" });
+  function expectToGiveWay(dir: string) {
+    expect(() => openSpool(dir)).toThrow(
+      /in use by process 3 on replica-c \(it took the lock over just now\)/,
+    );
+    expect(readFileSync(join(dir, "lock"), "utf8")).toBe(winner);
+  }
+
   it("gives way when another process takes a stale lock over while it does the same", () => {
     const dir = tempDir();
     const lock = join(dir, "lock");
     writeFileSync(lock, JSON.stringify({ pid: 1, host: "replica-b", token: "stale" }));
     const old = new Date(Date.now() - 120_000);
     utimesSync(lock, old, old);
-    // Between this process reading the stale lock and moving it aside, replica C replaces it.
-    const winner = JSON.stringify({ pid: 3, host: "replica-c", token: "c" });
+    // Between this process reading the stale lock and moving it aside.
     const rename = fs.renameSync;
     vi.spyOn(fs, "renameSync").mockImplementationOnce((from, to) => {
       writeFileSync(lock, winner);
       rename(from, to);
     });
-    expect(() => openSpool(dir)).toThrow(
-      /in use by process 3 on replica-c \(it took the lock over just now\)/,
-    );
-    expect(readFileSync(lock, "utf8")).toBe(winner);
+    expectToGiveWay(dir);
   });
 
   it("gives way when another process creates the lock between the stale one's removal and its own", () => {
     const dir = tempDir();
     const lock = join(dir, "lock");
     writeFileSync(lock, '{"pid": 12'); // torn: nobody's
-    const winner = JSON.stringify({ pid: 3, host: "replica-c", token: "c" });
     const rm = fs.rmSync;
     vi.spyOn(fs, "rmSync").mockImplementationOnce((path, options) => {
       rm(path, options);
       writeFileSync(lock, winner);
     });
-    expect(() => openSpool(dir)).toThrow(
-      /in use by process 3 on replica-c \(it took the lock over just now\)/,
-    );
-    expect(readFileSync(lock, "utf8")).toBe(winner);
+    expectToGiveWay(dir);
   });
 
   it("passes on an error other than an existing lock file", () => {

@@ -7,14 +7,12 @@ import {
   writeFileSync,
   writeSync,
 } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { segmentMagic } from "../../../../src/clients/audit/spool/record-format.ts";
-import { appendAll, bodies, openSpool, takeAll, tempDir } from "./spool-helpers.ts";
+import { appendAll, bodies, openSpool, spoolFs, takeAll, tempDir } from "./spool-helpers.ts";
 
-// The spool reaches node:fs through process.getBuiltinModule: the same object require() returns.
-const fs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
+const fs = spoolFs;
 
 afterEach(() => {
   vi.useRealTimers();
