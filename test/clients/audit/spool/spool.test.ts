@@ -316,4 +316,15 @@ describe("Spool", () => {
     expect(second.spool.stats()).toMatchObject({ events: 0, segments: 0 });
     expect(readdirSync(dir).filter((name) => /\.(seg|ack)$/.test(name))).toEqual([]);
   });
+
+  it("reads back a record of exactly maxRecordBytes (the client's maxEventBytes)", async () => {
+    const dir = tempDir();
+    const [body] = bodies(1); // 16 bytes
+    const first = openSpool(dir, { maxRecordBytes: 16 });
+    appendAll(first.spool, [body!]);
+    await first.spool.persisted();
+    expect(takeAll(first.spool)).toEqual([body]);
+    await first.spool.close();
+    expect(takeAll(openSpool(dir, { maxRecordBytes: 16 }).spool)).toEqual([body]);
+  });
 });
