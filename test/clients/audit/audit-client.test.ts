@@ -1,7 +1,6 @@
 import { HttpResponse, http } from "msw";
 import { describe, expect, it, vi } from "vitest";
 import {
-  type AuditDrop,
   type AuditEvent,
   createAuditClient,
   defineAuditActions,
