@@ -2,25 +2,36 @@
 // whose code mutation testing cannot see. Here the process's `beforeExit` and `exit` listeners are
 // captured instead of installed, and called as Node would.
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { unwatchExit, watchExit } from "../../../src/clients/audit/exit-hooks.ts";
-import { createAuditClient, isConfigurationError } from "../../../src/clients/audit/index.ts";
 import { createFakeIntegrationApi } from "../../../src/testing/fake-integration-api.ts";
 import { tempDir } from "./spool/spool-helpers.ts";
 import { collectDrops, hangingFetch } from "./test-doubles.ts";
 
+type AuditModule = typeof import("../../../src/clients/audit/index.ts");
+let createAuditClient: AuditModule["createAuditClient"];
+let isConfigurationError: AuditModule["isConfigurationError"];
+
 const baseUrl = "http://platform.test:9880";
 const listeners = new Map<string, () => void>();
 
-beforeAll(() => {
-  // The hooks install their listeners once per module, on the first client that holds events.
+beforeAll(async () => {
+  // The hooks install their listeners once per module: fresh modules, so that they install them
+  // here, whatever ran before in this worker.
+  vi.resetModules();
+  const { unwatchExit, watchExit } = await import("../../../src/clients/audit/exit-hooks.ts");
+  ({ createAuditClient, isConfigurationError } = await import(
+    "../../../src/clients/audit/index.ts"
+  ));
   const on = vi.spyOn(process, "on").mockImplementation(((event: string, listener: () => void) => {
     listeners.set(event, listener);
     return process;
   }) as typeof process.on);
   const probe = { beforeExit() {}, exit() {} };
   watchExit(probe);
+  watchExit(probe); // installs once
   unwatchExit(probe);
+  expect(on).toHaveBeenCalledTimes(2);
   on.mockRestore();
+  expect([...listeners.keys()]).toEqual(["beforeExit", "exit"]);
 });
 
 afterEach(() => {
@@ -72,6 +83,18 @@ describe("the audit client at process exit", () => {
     audit.record({ action: "b" });
     expect(await audit.flush()).toBe(true);
     expect(api.auditEvents).toEqual([{ action: "a" }, { action: "b" }]);
+    expect(drops).toEqual([]);
+    await audit.close();
+  });
+
+  it("leaves a client that never held an event out of beforeExit, even with flushOnExit", async () => {
+    const api = createFakeIntegrationApi();
+    const { drops, onDrop } = collectDrops();
+    const audit = createAuditClient({ baseUrl, fetch: api.fetch, flushOnExit: true, onDrop });
+    emit("beforeExit");
+    audit.record({ action: "a" });
+    expect(await audit.flush()).toBe(true);
+    expect(api.auditEvents).toEqual([{ action: "a" }]);
     expect(drops).toEqual([]);
     await audit.close();
   });

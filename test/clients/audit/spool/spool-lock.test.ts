@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -86,6 +86,41 @@ describe("the spool's lock", () => {
     const dir = tempDir();
     writeFileSync(join(dir, "lock"), '{"pid": 12');
     expect(() => openSpool(dir)).not.toThrow();
+  });
+
+  it("removes its own lock when it closes, and closes when the lock file is already gone", async () => {
+    const dir = tempDir();
+    const first = openSpool(dir);
+    await first.spool.close();
+    expect(existsSync(join(dir, "lock"))).toBe(false);
+    const second = openSpool(dir);
+    rmSync(join(dir, "lock"));
+    await expect(second.spool.close()).resolves.toBeUndefined();
+  });
+
+  it("treats a lock file without a numeric pid and a host name as nobody's", () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "lock"), JSON.stringify({ pid: "7", host: "replica-b", token: "b" }));
+    expect(() => openSpool(dir)).not.toThrow();
+  });
+
+  it("takes over a stale lock that vanished before it could move it, and passes on other errors", () => {
+    const dir = tempDir();
+    const lock = join(dir, "lock");
+    const stale = () => writeFileSync(lock, '{"pid": 12'); // torn: nobody's
+    stale();
+    vi.spyOn(fs, "renameSync").mockImplementationOnce(() => {
+      rmSync(lock); // its holder's clean-up, say
+      throw Object.assign(new Error("ENOENT: no such file"), { code: "ENOENT" });
+    });
+    const { spool } = openSpool(dir);
+    spool.closeSync();
+    stale();
+    const denied = Object.assign(new Error("EACCES: permission denied"), { code: "EACCES" });
+    vi.spyOn(fs, "renameSync").mockImplementationOnce(() => {
+      throw denied;
+    });
+    expect(() => openSpool(dir)).toThrow(denied);
   });
 
   it("leaves alone, when it closes, a lock that another host took over meanwhile", async () => {

@@ -1,6 +1,7 @@
 import {
   appendFileSync,
   closeSync,
+  mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -36,7 +37,8 @@ describe("Spool", () => {
     await first.spool.close();
 
     const second = openSpool(dir);
-    expect(second.spool.stats()).toMatchObject({ events: 50, pending: 0 });
+    const bytes = written.reduce((sum, body) => sum + 8 + Buffer.byteLength(body), 0);
+    expect(second.spool.stats()).toMatchObject({ events: 50, bytes, pending: 0 });
     expect(takeAll(second.spool)).toEqual(written);
   });
 
@@ -143,7 +145,9 @@ describe("Spool", () => {
     const dir = tempDir();
     const first = openSpool(dir);
     appendAll(first.spool, bodies(3));
+    const fdatasyncSync = vi.spyOn(fs, "fdatasyncSync");
     first.spool.closeSync();
+    expect(fdatasyncSync).toHaveBeenCalledTimes(1);
     const second = openSpool(dir);
     expect(takeAll(second.spool)).toEqual(bodies(3));
   });
@@ -238,9 +242,10 @@ describe("Spool", () => {
 
   it("syncs the directory once per new segment, so that a crash cannot lose a segment's name", async () => {
     const dir = tempDir();
-    const { spool } = openSpool(dir, { segmentBytes: 60 });
+    // Three records per segment, each committed on its own.
+    const { spool } = openSpool(dir, { segmentBytes: segmentMagic.length + 3 * (8 + 16) });
     const fsync = vi.spyOn(fs, "fsyncSync");
-    for (let round = 0; round < 4; round++) {
+    for (let round = 0; round < 6; round++) {
       appendAll(spool, bodies(1, round));
       await spool.persisted();
     }
@@ -326,5 +331,46 @@ describe("Spool", () => {
     expect(takeAll(first.spool)).toEqual([body]);
     await first.spool.close();
     expect(takeAll(openSpool(dir, { maxRecordBytes: 16 }).spool)).toEqual([body]);
+  });
+
+  it("writes no segment at exit when nothing waits for a commit", () => {
+    const dir = tempDir();
+    openSpool(dir).spool.closeSync();
+    expect(segmentFiles(dir)).toEqual([]);
+  });
+
+  it("refuses to open when an ack file cannot be read (here, a directory)", async () => {
+    const dir = tempDir();
+    const first = openSpool(dir);
+    appendAll(first.spool, bodies(1));
+    await first.spool.persisted();
+    await first.spool.close();
+    mkdirSync(join(dir, segmentFiles(dir)[0]!.replace(".seg", ".ack")));
+    expect(() => openSpool(dir)).toThrow(/EISDIR/);
+  });
+
+  it("keeps acknowledgements in a directory whose name contains .seg", async () => {
+    const dir = join(tempDir(), "audit.seg.d");
+    const first = openSpool(dir);
+    appendAll(first.spool, bodies(2));
+    await first.spool.persisted();
+    first.spool.ack(first.spool.take(1)[0]!);
+    await first.spool.close();
+    expect(takeAll(openSpool(dir).spool)).toEqual(bodies(1, 1));
+  });
+
+  it("writes an acknowledgement made during a commit once that commit is done", async () => {
+    const dir = tempDir();
+    const { spool } = openSpool(dir);
+    appendAll(spool, bodies(1));
+    await spool.persisted();
+    const [record] = spool.take(1);
+    appendAll(spool, bodies(1, 1));
+    await new Promise((resolve) => setImmediate(resolve)); // that commit is under way
+    spool.ack(record!);
+    await spool.persisted();
+    await new Promise((resolve) => setImmediate(resolve)); // the commit the ack scheduled
+    const ackFile = join(dir, segmentFiles(dir)[0]!.replace(".seg", ".ack"));
+    expect(readFileSync(ackFile).readUInt32LE(0)).toBe(record!.offset);
   });
 });
