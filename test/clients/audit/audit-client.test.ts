@@ -199,6 +199,8 @@ describe("record()", () => {
       "HttpError",
       "HttpError",
     ]);
+    // The last failure stays on record, though the event was delivered in the end.
+    expect(audit.stats().lastError?.message).toMatch(/503/);
   });
 
   it.each([429, 503])(
@@ -284,6 +286,7 @@ describe("record()", () => {
       delivered: 0,
       dropped: 0,
       configurationError: expect.stringMatching(/PLATFORM_INTEGRATIONAPI/),
+      lastError: { message: expect.stringMatching(/PLATFORM_INTEGRATIONAPI/) },
     });
     expect(drops).toEqual([]);
     expect(await audit.close()).toBe(false);
@@ -332,10 +335,16 @@ describe("record()", () => {
     for (let index = 0; index < 5; index++) audit.record({ action: `a${index}` });
     expect(audit.stats().queued).toBe(3);
     await audit.flush();
-    expect(drops).toEqual([
+    // No error key at all: an overflow has no error behind it, and leaves lastError unset.
+    expect(drops).toStrictEqual([
       { reason: "overflow", count: 2, events: [{ action: "a3" }, { action: "a4" }] },
     ]);
     expect(audit.stats()).toMatchObject({ delivered: 3, dropped: 2 });
+    expect(audit.stats().lastError).toBeUndefined();
+    // A later overflow is a report of its own.
+    for (let index = 5; index < 9; index++) audit.record({ action: `a${index}` });
+    await audit.flush();
+    expect(drops.map(({ count }) => count)).toEqual([2, 1]);
   });
 
   it("bounds the queue by bytes", async () => {

@@ -116,4 +116,13 @@ describe("BoundedBuffer", () => {
     buffer.settle(entry);
     expect(await waiting).toBe(true);
   });
+
+  it("works without busy and idle hooks", async () => {
+    const buffer = new BoundedBuffer<string>({ maxItems: 1, maxBytes: 10 });
+    expect(buffer.offer("a", 1)).toBe(true);
+    const entry = buffer.take();
+    if (entry === undefined) throw new Error("expected an entry");
+    buffer.settle(entry);
+    expect(await buffer.whenIdle({ timeoutMs: 0 })).toBe(true);
+  });
 });
