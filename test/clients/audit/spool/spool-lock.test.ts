@@ -38,6 +38,7 @@ describe("the spool's lock", () => {
       }
     })();
     expect(refusal).toBeInstanceOf(SpoolLockedError);
+    expect((refusal as Error).name).toBe("SpoolLockedError");
     expect(refusal).toMatchObject({ dir, holder: { pid: holder.pid, host: hostname() } });
     expect((refusal as Error).message).toContain(`in use by process ${holder.pid}`);
     expect((refusal as Error).message).toContain("Give each process its own spool directory");
@@ -53,6 +54,9 @@ describe("the spool's lock", () => {
     const dir = tempDir();
     const { spool } = openSpool(dir);
     expect(() => openSpool(dir)).toThrow(/another audit client of this process/);
+    expect(() => openSpool(dir)).toThrow(
+      expect.objectContaining({ dir, holder: { pid: process.pid, host: hostname() } }),
+    );
     await spool.close();
     expect(() => openSpool(dir)).not.toThrow();
   });
@@ -138,6 +142,7 @@ describe("the spool's lock", () => {
     expect(() => openSpool(dir)).toThrow(
       /in use by process 3 on replica-c \(it took the lock over just now\)/,
     );
+    expect(() => openSpool(dir)).toThrow(expect.objectContaining({ dir }));
     expect(readFileSync(join(dir, "lock"), "utf8")).toBe(winner);
   }
 
@@ -182,11 +187,16 @@ describe("the spool's lock", () => {
     vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "Date"] });
     vi.setSystemTime(new Date("2030-01-01T00:00:00Z"));
     const dir = tempDir();
-    openSpool(dir);
+    const { spool } = openSpool(dir);
     const mtime = () => statSync(join(dir, "lock")).mtimeMs;
     vi.advanceTimersByTime(9_999);
     expect(mtime()).toBeLessThan(Date.parse("2030-01-01T00:00:00Z"));
     vi.advanceTimersByTime(1);
     expect(mtime()).toBe(Date.parse("2030-01-01T00:00:10Z"));
+    // Closed: the heartbeat stops.
+    spool.closeSync();
+    const utimes = vi.spyOn(fs, "utimesSync");
+    vi.advanceTimersByTime(60_000);
+    expect(utimes).not.toHaveBeenCalled();
   });
 });

@@ -210,7 +210,10 @@ describe("Spool", () => {
     const readdir = fs.readdirSync;
     vi.spyOn(fs, "readdirSync").mockImplementation(((path: string) =>
       (readdir(path) as string[]).sort().reverse()) as typeof fs.readdirSync);
-    expect(takeAll(openSpool(dir).spool)).toEqual(bodies(36));
+    const reopened = openSpool(dir);
+    expect(takeAll(reopened.spool)).toEqual(bodies(36));
+    // The magic starts each segment only: no commit wrote it between records.
+    expect(reopened.events.skipped).toEqual([]);
   });
 
   it("fills a segment up to segmentBytes exactly before it starts the next", async () => {
@@ -267,10 +270,12 @@ describe("Spool", () => {
     expect(events.failed).toEqual([
       { bodies: bodies(2, 1), reason: "spool_failed", error: failure },
     ]);
-    expect(spool.stats().events).toBe(1);
+    expect(spool.stats()).toMatchObject({ events: 1, bytes: 8 + 16 });
     appendAll(spool, bodies(1, 3));
     await spool.persisted();
     expect(takeAll(spool)).toEqual([...bodies(1), ...bodies(1, 3)]);
+    // What a failed fdatasync left is unknown: that segment takes no more records.
+    expect(segmentFiles(dir)).toHaveLength(2);
   });
 
   it("with commitDelayMs, waits that long for more records, then commits them together", async () => {
@@ -372,5 +377,73 @@ describe("Spool", () => {
     await new Promise((resolve) => setImmediate(resolve)); // the commit the ack scheduled
     const ackFile = join(dir, segmentFiles(dir)[0]!.replace(".seg", ".ack"));
     expect(readFileSync(ackFile).readUInt32LE(0)).toBe(record!.offset);
+  });
+
+  it("refuses appends once closed, by close() or at exit", async () => {
+    const closing = openSpool(tempDir());
+    await closing.spool.close();
+    expect(() => appendAll(closing.spool, bodies(1))).toThrow("The audit spool is closed.");
+    const exiting = openSpool(tempDir());
+    exiting.spool.closeSync();
+    expect(() => appendAll(exiting.spool, bodies(1))).toThrow("The audit spool is closed.");
+  });
+
+  it("reports records it could not write at exit as failed", () => {
+    const { spool, events } = openSpool(tempDir());
+    appendAll(spool, bodies(2));
+    const full = Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC" });
+    vi.spyOn(fs, "writeSync").mockImplementationOnce(() => {
+      throw full;
+    });
+    spool.closeSync();
+    expect(events.failed).toEqual([{ bodies: bodies(2), reason: "spool_full", error: full }]);
+  });
+
+  it("finishes a write that the file system took only in part", async () => {
+    const dir = tempDir();
+    const { spool } = openSpool(dir);
+    const write = fs.write;
+    vi.spyOn(fs, "write").mockImplementationOnce(((...args: unknown[]) => {
+      const [fd, data, offset, length, position, done] = args as [
+        number,
+        Uint8Array,
+        number,
+        number,
+        number,
+        (error: Error | null, written: number) => void,
+      ];
+      write(fd, data, offset, Math.floor(length / 2), position, done);
+    }) as typeof fs.write);
+    appendAll(spool, bodies(10));
+    await expect(spool.persisted()).resolves.toBe(true);
+    expect(takeAll(spool)).toEqual(bodies(10));
+    await spool.close();
+    expect(takeAll(openSpool(dir).spool)).toEqual(bodies(10));
+  });
+
+  it("acknowledges a record in its own segment, whichever segments came before", async () => {
+    const dir = tempDir();
+    const first = openSpool(dir, { segmentBytes: segmentMagic.length + 8 + 16 });
+    for (let round = 0; round < 2; round++) {
+      appendAll(first.spool, bodies(1, round));
+      await first.spool.persisted();
+    }
+    const [, second] = first.spool.take(2);
+    first.spool.ack(second!); // the only record of the second segment
+    await first.spool.close();
+    expect(takeAll(openSpool(dir).spool)).toEqual(bodies(1));
+  });
+
+  it("deletes a segment at rollover when its records were all acknowledged while it was open", async () => {
+    const dir = tempDir();
+    const { spool } = openSpool(dir, { segmentBytes: segmentMagic.length + 8 + 16 });
+    appendAll(spool, bodies(1));
+    await spool.persisted();
+    spool.ack(spool.take(1)[0]!);
+    expect(segmentFiles(dir)).toHaveLength(1); // still open
+    appendAll(spool, bodies(1, 1)); // does not fit: the first segment is sealed
+    await spool.persisted();
+    expect(segmentFiles(dir)).toHaveLength(1);
+    expect(spool.stats().segments).toBe(1);
   });
 });
