@@ -44,6 +44,19 @@ function emit(event: "beforeExit" | "exit"): void {
   listener();
 }
 
+/** After "a" was recorded: the client was not closed, so "b" is delivered too, and nothing dropped. */
+async function expectStillOpen(
+  audit: ReturnType<AuditModule["createAuditClient"]>,
+  api: ReturnType<typeof createFakeIntegrationApi>,
+  drops: unknown[],
+): Promise<void> {
+  audit.record({ action: "b" });
+  expect(await audit.flush()).toBe(true);
+  expect(api.auditEvents).toEqual([{ action: "a" }, { action: "b" }]);
+  expect(drops).toEqual([]);
+  await audit.close();
+}
+
 describe("the audit client at process exit", () => {
   it("reports what is in flight and queued as one exit drop", async () => {
     const { drops, onDrop } = collectDrops();
@@ -80,11 +93,7 @@ describe("the audit client at process exit", () => {
     expect(await audit.flush()).toBe(true);
     emit("beforeExit");
     emit("exit");
-    audit.record({ action: "b" });
-    expect(await audit.flush()).toBe(true);
-    expect(api.auditEvents).toEqual([{ action: "a" }, { action: "b" }]);
-    expect(drops).toEqual([]);
-    await audit.close();
+    await expectStillOpen(audit, api, drops);
   });
 
   it("leaves a client that never held an event out of beforeExit, even with flushOnExit", async () => {
@@ -119,11 +128,7 @@ describe("the audit client at process exit", () => {
     const audit = createAuditClient({ baseUrl, fetch: api.fetch, onDrop });
     audit.record({ action: "a" });
     emit("beforeExit");
-    audit.record({ action: "b" });
-    expect(await audit.flush()).toBe(true);
-    expect(api.auditEvents).toEqual([{ action: "a" }, { action: "b" }]);
-    expect(drops).toEqual([]);
-    await audit.close();
+    await expectStillOpen(audit, api, drops);
   });
 
   it("with a spool, writes at exit the events still waiting for a commit, for the next client", async () => {
