@@ -1,7 +1,7 @@
 // The client's part at process exit, in process: exit.test.ts runs real exits in child processes,
 // whose code mutation testing cannot see. Here the process's `beforeExit` and `exit` listeners are
 // captured instead of installed, and called as Node would.
-import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createFakeIntegrationApi } from "../../../src/testing/fake-integration-api.ts";
 import { tempDir } from "./spool/spool-helpers.ts";
 import { collectDrops, hangingFetch } from "./test-doubles.ts";
@@ -12,14 +12,13 @@ let isConfigurationError: AuditModule["isConfigurationError"];
 
 const baseUrl = "http://platform.test:9880";
 const listeners = new Map<string, () => void>();
-// Checked in a test, not in beforeAll: a failing hook skips the tests, which mutation testing
-// counts as passing.
 let installs = 0;
 
-beforeAll(async () => {
-  // The hooks install their listeners once per module: fresh modules, so that they install them
-  // here, whatever ran before in this worker.
+// Fresh modules before each test, since the hooks install their listeners once per module; in
+// beforeEach, not beforeAll, because mutation testing activates its mutant for each test.
+beforeEach(async () => {
   vi.resetModules();
+  listeners.clear();
   const { unwatchExit, watchExit } = await import("../../../src/clients/audit/exit-hooks.ts");
   ({ createAuditClient, isConfigurationError } = await import(
     "../../../src/clients/audit/index.ts"
