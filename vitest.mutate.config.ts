@@ -1,17 +1,29 @@
 // The vitest configuration `npm run mutate` runs under: the project's, with only the tests of the
 // folder under mutation (MUTATE_FOLDER, set by scripts/mutate.mjs; see stryker.config.mjs).
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 import base from "./vitest.config.ts";
 
 /** The tests each folder's mutants run against. */
 const tests: Record<string, string[]> = {
   // The provisioning core, and the Node, Fastify and Koa adapters that serve it.
   provisioning: ["test/provisioning/**/*.test.ts", "test/adapters/**/*.test.ts"],
-  // The audit client, its delivery and its spool.
-  audit: ["test/clients/audit/**/*.test.ts"],
+  // The audit client, its delivery and its spool; and its stats, default logging and metrics
+  // (telemetry.ts), which the clients' observability tests pin.
+  audit: [
+    "test/clients/audit/**/*.test.ts",
+    "test/clients/observability/clients-observability.test.ts",
+  ],
   // The shared client layer: HTTP, errors, options, retry policy, base URL, TLS.
   "integration-api": ["test/clients/integration-api/**/*.test.ts"],
   ip: ["test/internal/ip/**/*.test.ts"],
+};
+
+/**
+ * Soak tests left out: each takes seconds and would run for every mutant it covers, while faster
+ * tests of the same folder cover the same lines. `npm test` still runs them.
+ */
+const soak: Record<string, string[]> = {
+  audit: ["test/clients/audit/delivery-soak.test.ts"],
 };
 
 const name = process.env.MUTATE_FOLDER ?? "provisioning";
@@ -19,4 +31,12 @@ const include = tests[name];
 if (include === undefined) throw new Error(`No tests listed for MUTATE_FOLDER=${name}`);
 
 // Set rather than merged: mergeConfig would append to the base's include list.
-export default defineConfig({ ...base, test: { ...base.test, include, testTimeout: 20_000 } });
+export default defineConfig({
+  ...base,
+  test: {
+    ...base.test,
+    include,
+    exclude: [...configDefaults.exclude, ...(soak[name] ?? [])],
+    testTimeout: 20_000,
+  },
+});

@@ -136,13 +136,14 @@ export function createAuditClient<Action extends string = string>(
 
   /** Lets go of an event delivered or dropped: the spool forgets it, and feeds the next. */
   function release(entry: BufferEntry<{ readonly body: string }>): void {
-    if (spool !== undefined) {
-      spool.ack(entry.item as SpoolRecord);
-      // Before settling, so that the buffer does not look idle while the spool holds events.
-      refill();
+    if (spool === undefined) {
+      buffer.settle(entry);
+      return;
     }
-    buffer.settle(entry);
-    if (spool !== undefined) refill();
+    spool.ack(entry.item as SpoolRecord);
+    // Refilled into the room the entry frees, before the buffer checks whether it is idle: a full
+    // buffer must not look idle (and flush() resolve true) while the spool holds events.
+    buffer.settle(entry, refill);
   }
 
   function pump(): void {

@@ -40,6 +40,8 @@ export class BoundedBuffer<Item> {
   readonly #idleWaiters = new Set<(idle: boolean) => void>();
   readonly #options: BoundedBufferOptions;
   #bytes = 0;
+  // Between onBusy and onIdle: a refill while settling the last entry is no transition.
+  #busy = false;
 
   constructor(options: BoundedBufferOptions) {
     this.#options = options;
@@ -76,7 +78,10 @@ export class BoundedBuffer<Item> {
     }
     this.#queue.push({ item, bytes });
     this.#bytes += bytes;
-    if (held === 0) this.#options.onBusy?.();
+    if (!this.#busy) {
+      this.#busy = true;
+      this.#options.onBusy?.();
+    }
     return true;
   }
 
@@ -92,10 +97,15 @@ export class BoundedBuffer<Item> {
     if (this.#inFlight.delete(entry)) this.#queue.push(entry);
   }
 
-  /** Releases an in-flight entry (delivered or dropped), waking idle waiters if it was the last. */
-  settle(entry: BufferEntry<Item>): void {
+  /**
+   * Releases an in-flight entry (delivered or dropped), waking idle waiters if it was the last.
+   * `refill` runs once the entry's room is free and before that check: what it offers keeps the
+   * buffer from looking idle.
+   */
+  settle(entry: BufferEntry<Item>, refill?: () => void): void {
     if (!this.#inFlight.delete(entry)) return;
     this.#bytes -= entry.bytes;
+    refill?.();
     this.#checkIdle();
   }
 
@@ -143,7 +153,10 @@ export class BoundedBuffer<Item> {
 
   #checkIdle(): void {
     if (!this.isIdle) return;
-    this.#options.onIdle?.();
+    if (this.#busy) {
+      this.#busy = false;
+      this.#options.onIdle?.();
+    }
     for (const finish of [...this.#idleWaiters]) finish(true);
   }
 }

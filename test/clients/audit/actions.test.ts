@@ -27,6 +27,11 @@ describe("defineAuditActions", () => {
     );
   });
 
+  it("accepts a name of exactly 128 characters", () => {
+    const action = "a".repeat(128);
+    expect(defineAuditActions({ long: action }).long).toBe(action);
+  });
+
   it("rejects two keys with the same action", () => {
     expect(() => defineAuditActions({ login: "user.login", signIn: "user.login" })).toThrow(
       'Audit actions login and signIn are both "user.login": each action needs its own name.',

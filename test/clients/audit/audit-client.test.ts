@@ -1,14 +1,15 @@
 import { HttpResponse, http } from "msw";
 import { describe, expect, it, vi } from "vitest";
 import {
-  type AuditDrop,
   type AuditEvent,
   createAuditClient,
   defineAuditActions,
   isConfigurationError,
   isHttpError,
 } from "../../../src/clients/audit/index.ts";
+import { createFakeIntegrationApi } from "../../../src/testing/fake-integration-api.ts";
 import { useMswServer } from "../integration-api/msw-server.ts";
+import { collectDrops, hangingFetch } from "./test-doubles.ts";
 
 const baseUrl = "https://integration.test";
 const eventUrl = `${baseUrl}/audit/v1/event`;
@@ -46,11 +47,6 @@ function watchDelays(): () => number[] {
   return () => timers.mock.calls.map(([, delay]) => delay ?? 0).filter((delay) => delay < 1_000);
 }
 
-function collectDrops() {
-  const drops: AuditDrop[] = [];
-  return { drops, onDrop: (drop: AuditDrop) => void drops.push(drop) };
-}
-
 describe("send()", () => {
   it("POSTs the event with its wire names and resolves on 201", async () => {
     const { bodies } = serveEvents(created);
@@ -85,6 +81,21 @@ describe("send()", () => {
       url: eventUrl,
     });
     expect(calls()).toBe(1);
+  });
+
+  it("makes one attempt, even at a status that record() retries", async () => {
+    const { calls } = serveEvents(() => new HttpResponse(null, { status: 503 }), created);
+    const sent = createAuditClient({ baseUrl, ...fast }).send(login);
+    await expect(sent).rejects.toMatchObject({ status: 503 });
+    expect(calls()).toBe(1);
+  });
+
+  it("honours the caller's signal: an aborted call rejects with its reason and sends nothing", async () => {
+    const { calls } = serveEvents(created);
+    const reason = new Error("the caller gave up");
+    const sent = createAuditClient({ baseUrl }).send(login, { signal: AbortSignal.abort(reason) });
+    await expect(sent).rejects.toBe(reason);
+    expect(calls()).toBe(0);
   });
 });
 
@@ -125,6 +136,23 @@ describe("record()", () => {
     );
     expect(() => audit.record(null as unknown as AuditEvent)).toThrow(/is an object/);
     expect(audit.stats().queued).toBe(0);
+  });
+
+  it("refuses a bad option at creation, naming it; flushTimeoutMs may be Infinity", () => {
+    for (const name of [
+      "concurrency",
+      "maxEventBytes",
+      "maxQueueEvents",
+      "maxQueueBytes",
+      "flushTimeoutMs",
+    ]) {
+      expect(() => createAuditClient({ baseUrl, [name]: -1 }), name).toThrow(
+        new RegExp(`^${name} must be`),
+      );
+    }
+    expect(() =>
+      createAuditClient({ baseUrl, flushTimeoutMs: Number.POSITIVE_INFINITY }),
+    ).not.toThrow();
   });
 
   it("caps the size of one event, counting UTF-8 bytes", async () => {
@@ -171,6 +199,8 @@ describe("record()", () => {
       "HttpError",
       "HttpError",
     ]);
+    // The last failure stays on record, though the event was delivered in the end.
+    expect(audit.stats().lastError?.message).toMatch(/503/);
   });
 
   it.each([429, 503])(
@@ -256,6 +286,7 @@ describe("record()", () => {
       delivered: 0,
       dropped: 0,
       configurationError: expect.stringMatching(/PLATFORM_INTEGRATIONAPI/),
+      lastError: { message: expect.stringMatching(/PLATFORM_INTEGRATIONAPI/) },
     });
     expect(drops).toEqual([]);
     expect(await audit.close()).toBe(false);
@@ -304,10 +335,16 @@ describe("record()", () => {
     for (let index = 0; index < 5; index++) audit.record({ action: `a${index}` });
     expect(audit.stats().queued).toBe(3);
     await audit.flush();
-    expect(drops).toEqual([
+    // No error key at all: an overflow has no error behind it, and leaves lastError unset.
+    expect(drops).toStrictEqual([
       { reason: "overflow", count: 2, events: [{ action: "a3" }, { action: "a4" }] },
     ]);
     expect(audit.stats()).toMatchObject({ delivered: 3, dropped: 2 });
+    expect(audit.stats().lastError).toBeUndefined();
+    // A later overflow is a report of its own.
+    for (let index = 5; index < 9; index++) audit.record({ action: `a${index}` });
+    await audit.flush();
+    expect(drops.map(({ count }) => count)).toEqual([2, 1]);
   });
 
   it("bounds the queue by bytes", async () => {
@@ -388,6 +425,40 @@ describe("flush() and close()", () => {
       "b",
     ]);
     expect(audit.stats()).toMatchObject({ queued: 0, inFlight: 0, bytes: 0, dropped: 2 });
+  });
+
+  it("close() aborts a delivery in flight instead of waiting for its answer", async () => {
+    const { drops, onDrop } = collectDrops();
+    const audit = createAuditClient({ baseUrl, fetch: hangingFetch, timeoutMs: 600_000, onDrop });
+    audit.record({ action: "a" });
+    await Promise.resolve();
+    expect(audit.stats().inFlight).toBe(1);
+    expect(await audit.close({ timeoutMs: 0 })).toBe(false);
+    expect(drops).toMatchObject([{ reason: "closed", count: 1, events: [{ action: "a" }] }]);
+    expect(audit.stats()).toMatchObject({ inFlight: 0, dropped: 1 });
+  });
+
+  it("close() cuts a backoff short: the event is dropped at once, not after the delay", async () => {
+    vi.spyOn(Math, "random").mockReturnValue(1);
+    const api = createFakeIntegrationApi();
+    api.failNext(1, { status: 503 });
+    const { drops, onDrop } = collectDrops();
+    let failed: () => void = () => {};
+    const firstFailure = new Promise<void>((resolve) => {
+      failed = resolve;
+    });
+    const audit = createAuditClient({
+      baseUrl,
+      fetch: api.fetch,
+      retry: { baseDelayMs: 600_000, maxDelayMs: 600_000 },
+      onDrop,
+      onError: () => failed(),
+    });
+    audit.record({ action: "a" });
+    await firstFailure;
+    expect(await audit.close({ timeoutMs: 0 })).toBe(false);
+    expect(drops).toMatchObject([{ reason: "closed", count: 1, events: [{ action: "a" }] }]);
+    expect(api.auditEvents).toEqual([]);
   });
 
   it("hands waitUntil a promise that settles once the queue is empty", async () => {

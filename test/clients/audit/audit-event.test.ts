@@ -35,7 +35,16 @@ describe("audit event encoding", () => {
 
   it("measures UTF-8 bytes as TextEncoder does", () => {
     const encoder = new TextEncoder();
-    for (const text of ["", "plain ascii", "é", "日本語", "emoji 👍 and é", '{"a":"\\u0000"}']) {
+    const boundaries = "\u007f \u0080 \u07ff \u0800 \uffff \u{10000} \u{10ffff}";
+    for (const text of [
+      "",
+      "plain ascii",
+      "é",
+      "日本語",
+      "emoji 👍 and é",
+      '{"a":"\\u0000"}',
+      boundaries,
+    ]) {
       expect(utf8Length(text), text).toBe(encoder.encode(text).length);
     }
   });

@@ -56,6 +56,34 @@ describe("BoundedBuffer", () => {
     expect(events).toEqual(["busy", "idle"]);
   });
 
+  it("stays busy when settling refills the room it frees: no idle transition, waiters wait on", async () => {
+    const { buffer, events } = makeBuffer(1, 10);
+    buffer.offer("a", 10);
+    const first = buffer.take();
+    if (first === undefined) throw new Error("expected an entry");
+    let idle: boolean | undefined;
+    void buffer.whenIdle({ timeoutMs: Number.POSITIVE_INFINITY }).then((value) => {
+      idle = value;
+    });
+    let offered: boolean | undefined;
+    buffer.settle(first, () => {
+      offered = buffer.offer("b", 10); // the entry's count and bytes are free by now
+    });
+    expect(offered).toBe(true);
+    await Promise.resolve();
+    expect(idle).toBeUndefined();
+    expect(events).toEqual(["busy"]);
+    const second = buffer.take();
+    if (second === undefined) throw new Error("expected an entry");
+    buffer.settle(second);
+    await Promise.resolve();
+    expect(idle).toBe(true);
+    expect(events).toEqual(["busy", "idle"]);
+    // Emptying an empty buffer is no transition either.
+    buffer.drainQueued();
+    expect(events).toEqual(["busy", "idle"]);
+  });
+
   it("puts a requeued entry back at the end, still counted", () => {
     const { buffer } = makeBuffer();
     buffer.offer("a", 10);
@@ -87,5 +115,14 @@ describe("BoundedBuffer", () => {
     if (entry === undefined) throw new Error("expected an entry");
     buffer.settle(entry);
     expect(await waiting).toBe(true);
+  });
+
+  it("works without busy and idle hooks", async () => {
+    const buffer = new BoundedBuffer<string>({ maxItems: 1, maxBytes: 10 });
+    expect(buffer.offer("a", 1)).toBe(true);
+    const entry = buffer.take();
+    if (entry === undefined) throw new Error("expected an entry");
+    buffer.settle(entry);
+    expect(await buffer.whenIdle({ timeoutMs: 0 })).toBe(true);
   });
 });

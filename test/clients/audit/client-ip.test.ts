@@ -37,6 +37,10 @@ describe("clientIp", () => {
     expect(clientIp(nodeRequest(undefined))).toBeUndefined();
   });
 
+  it("answers the trusted proxy's own address when it sent no forwarding header", () => {
+    expect(clientIp(nodeRequest("10.0.0.1"), { trustProxy: 1 })).toBe("10.0.0.1");
+  });
+
   it("unwraps one hop per trusted proxy, from the right", () => {
     const request = nodeRequest("10.0.0.1", {
       "x-forwarded-for": "6.6.6.6, 198.51.100.7, 10.0.0.2",
@@ -96,7 +100,22 @@ describe("clientIp", () => {
     const request = nodeRequest("10.0.0.1", { forwarded, "x-forwarded-for": "6.6.6.6" });
     expect(clientIp(request, { trustProxy: 1, header: "forwarded" })).toBe("2001:db8:cafe::17");
     expect(clientIp(request, { trustProxy: 2, header: "forwarded" })).toBe("192.0.2.60");
+    expect(clientIp(request, { trustProxy: 5, header: "forwarded" })).toBe("192.0.2.60");
+    // `for` need not come first in its element.
+    const later = nodeRequest("10.0.0.1", { forwarded: "by=10.0.0.9;for=192.0.2.61" });
+    expect(clientIp(later, { trustProxy: 1, header: "forwarded" })).toBe("192.0.2.61");
     expect(clientIp(request, { trustProxy: 1 })).toBe("6.6.6.6");
+  });
+
+  it("reads quoted Forwarded values whole: commas, semicolons and escaped quotes inside them", () => {
+    // Two elements; a split that ignored quotes or escapes would find more, and the rightmost
+    // would not be an address.
+    const forwarded =
+      'for=198.51.100.7;note="a, b; c", for="10.0.0.\\2";note="say \\"hi, there\\""';
+    const request = nodeRequest("10.0.0.1", { forwarded });
+    expect(clientIp(request, { trustProxy: "10.0.0.0/8", header: "forwarded" })).toBe(
+      "198.51.100.7",
+    );
   });
 
   it("is undefined when a trusted proxy reports something other than an address", () => {
@@ -108,6 +127,16 @@ describe("clientIp", () => {
     }
     expect(
       clientIp(nodeRequest("10.0.0.1", { "x-forwarded-for": "not-an-ip" }), { trustProxy: 1 }),
+    ).toBeUndefined();
+    // A trusted hop that is not an address ends the walk: the hops left of it are not read.
+    expect(
+      clientIp(nodeRequest("10.0.0.1", { "x-forwarded-for": "198.51.100.7, unknown" }), {
+        trustProxy: 3,
+      }),
+    ).toBeUndefined();
+    // An IPv6 address whose bracket is not closed: not "2001:db8::" (the text minus its ends).
+    expect(
+      clientIp(nodeRequest("10.0.0.1", { "x-forwarded-for": "[2001:db8::5" }), { trustProxy: 1 }),
     ).toBeUndefined();
   });
 
@@ -131,6 +160,7 @@ describe("clientIp", () => {
     expect(() => clientIp(request, { trustProxy: "10.0.0.0/99" })).toThrow(
       /is not an IP address, a CIDR range/,
     );
+    expect(() => clientIp(request, { trustProxy: "10.0.0.0/99" })).toThrow(/trustProxy/);
     expect(() => clientIp(request, { trustProxy: ["constructor"] })).toThrow(TypeError);
     expect(() => clientIp(request, { trustProxy: -1 })).toThrow(/non-negative integer/);
   });

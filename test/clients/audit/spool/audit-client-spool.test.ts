@@ -1,6 +1,6 @@
 import { appendFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   type AuditDrop,
   createAuditClient,
@@ -8,11 +8,14 @@ import {
 } from "../../../../src/clients/audit/index.ts";
 import { type LocalServer, startServer } from "../../integration-api/local-server.ts";
 import { startNode } from "./node-child.ts";
-import { tempDir } from "./spool-helpers.ts";
+import { spoolFs, tempDir } from "./spool-helpers.ts";
+
+const fs = spoolFs;
 
 const servers: LocalServer[] = [];
 const clients: { close(options?: { timeoutMs?: number }): Promise<boolean> }[] = [];
 afterEach(async () => {
+  vi.restoreAllMocks();
   await Promise.all(clients.splice(0).map((client) => client.close({ timeoutMs: 0 })));
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
@@ -103,6 +106,17 @@ describe("createAuditClient({ spool })", () => {
     expect(server.received).toEqual(['{"action":"bad"}', '{"action":"good"}']);
   });
 
+  it("feeds its bounded buffer from disk as room frees up, and flush() waits for every event", async () => {
+    const server = await api();
+    // Room in memory for one event at a time, counted by its JSON's bytes.
+    const maxQueueBytes = '{"action":"a.0"}'.length;
+    const audit = client({ baseUrl: server.url, spool: tempDir(), maxQueueBytes, concurrency: 1 });
+    for (let index = 0; index < 5; index++) audit.record({ action: `a.${index}` });
+    await expect(audit.flush()).resolves.toBe(true);
+    expect(server.received).toEqual([0, 1, 2, 3, 4].map((index) => `{"action":"a.${index}"}`));
+    expect(audit.stats()).toMatchObject({ spooled: 0, delivered: 5, queued: 0, bytes: 0 });
+  });
+
   it("drops what does not fit as spool_full, and persisted() says so", async () => {
     const drops: AuditDrop[] = [];
     const audit = client({
@@ -115,6 +129,32 @@ describe("createAuditClient({ spool })", () => {
     audit.record({ action: "a.3" });
     await expect(audit.persisted()).resolves.toBe(false);
     expect(drops).toEqual([{ reason: "spool_full", count: 1, events: [{ action: "a.3" }] }]);
+  });
+
+  it("reports events the spool could not write as drops, with the write's error", async () => {
+    const full = Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC" });
+    vi.spyOn(fs, "write").mockImplementationOnce(((...args: unknown[]) => {
+      const done = args.at(-1) as (error: Error | null, written: number) => void;
+      setImmediate(() => done(full, 0));
+    }) as typeof fs.write);
+    const drops: AuditDrop[] = [];
+    const audit = client({
+      baseUrl: await downUrl(),
+      spool: tempDir(),
+      onDrop: (drop) => drops.push(drop),
+    });
+    audit.record({ action: "a.1" });
+    audit.record({ action: "a.2" });
+    await expect(audit.persisted()).resolves.toBe(false);
+    expect(drops).toEqual([
+      {
+        reason: "spool_full",
+        count: 2,
+        events: [{ action: "a.1" }, { action: "a.2" }],
+        error: full,
+      },
+    ]);
+    expect(audit.stats()).toMatchObject({ spooled: 0, dropped: 2 });
   });
 
   it("refuses a second client on the same directory, and bad spool options, with the fix", () => {

@@ -1,8 +1,15 @@
 import { mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach } from "vitest";
 import { Spool, type SpoolSettings } from "../../../../src/clients/audit/spool/spool.ts";
+
+/**
+ * The node:fs the spool uses (it reaches it through process.getBuiltinModule, which returns the
+ * object require() does), for spying on.
+ */
+export const spoolFs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
 
 const dirs: string[] = [];
 const spools: Spool[] = [];

@@ -1,22 +1,22 @@
 import {
   appendFileSync,
   closeSync,
+  mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
   writeFileSync,
   writeSync,
 } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { segmentMagic } from "../../../../src/clients/audit/spool/record-format.ts";
-import { appendAll, bodies, openSpool, takeAll, tempDir } from "./spool-helpers.ts";
+import { appendAll, bodies, openSpool, spoolFs, takeAll, tempDir } from "./spool-helpers.ts";
 
-// The spool reaches node:fs through process.getBuiltinModule: the same object require() returns.
-const fs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
+const fs = spoolFs;
 
 afterEach(() => {
+  vi.useRealTimers();
   vi.restoreAllMocks();
 });
 
@@ -37,7 +37,8 @@ describe("Spool", () => {
     await first.spool.close();
 
     const second = openSpool(dir);
-    expect(second.spool.stats()).toMatchObject({ events: 50, pending: 0 });
+    const bytes = written.reduce((sum, body) => sum + 8 + Buffer.byteLength(body), 0);
+    expect(second.spool.stats()).toMatchObject({ events: 50, bytes, pending: 0 });
     expect(takeAll(second.spool)).toEqual(written);
   });
 
@@ -144,7 +145,9 @@ describe("Spool", () => {
     const dir = tempDir();
     const first = openSpool(dir);
     appendAll(first.spool, bodies(3));
+    const fdatasyncSync = vi.spyOn(fs, "fdatasyncSync");
     first.spool.closeSync();
+    expect(fdatasyncSync).toHaveBeenCalledTimes(1);
     const second = openSpool(dir);
     expect(takeAll(second.spool)).toEqual(bodies(3));
   });
@@ -152,6 +155,8 @@ describe("Spool", () => {
   it("refuses a segment written in another format version rather than guess", () => {
     const dir = tempDir();
     writeFileSync(join(dir, "0000000000000001.seg"), "PIAUDIT9 something else");
+    expect(() => openSpool(dir)).toThrow(/is not an audit spool segment of this version/);
+    writeFileSync(join(dir, "0000000000000001.seg"), "PIAUDIT9"); // as long as the magic
     expect(() => openSpool(dir)).toThrow(/is not an audit spool segment of this version/);
     // The refused open released its lock.
     writeFileSync(join(dir, "0000000000000001.seg"), segmentMagic);
@@ -190,5 +195,255 @@ describe("Spool", () => {
     expect(takeAll(spool)).toEqual([...bodies(2), ...bodies(2, 5)]);
     expect(segmentFiles(dir)).toHaveLength(2);
     expect(readFileSync(join(dir, segmentFiles(dir)[0]!)).includes("torn")).toBe(false);
+  });
+
+  it("reads an earlier process's segments back oldest first, whatever the directory's order", async () => {
+    const dir = tempDir();
+    const first = openSpool(dir, { segmentBytes: 100 });
+    for (let round = 0; round < 12; round++) {
+      appendAll(first.spool, bodies(3, round * 3));
+      await first.spool.persisted();
+    }
+    await first.spool.close();
+    expect(segmentFiles(dir).length).toBeGreaterThan(10);
+    // In whatever order the directory lists them (ext4 lists by hash): here, newest first.
+    const readdir = fs.readdirSync;
+    vi.spyOn(fs, "readdirSync").mockImplementation(((path: string) =>
+      (readdir(path) as string[]).sort().reverse()) as typeof fs.readdirSync);
+    const reopened = openSpool(dir);
+    expect(takeAll(reopened.spool)).toEqual(bodies(36));
+    // The magic starts each segment only: no commit wrote it between records.
+    expect(reopened.events.skipped).toEqual([]);
+  });
+
+  it("fills a segment up to segmentBytes exactly before it starts the next", async () => {
+    const { spool } = openSpool(tempDir(), { segmentBytes: segmentMagic.length + 2 * (8 + 16) });
+    for (const body of bodies(3)) {
+      spool.append(body, 16); // each record is 8 + 16 bytes
+      await spool.persisted();
+      if (body === bodies(2)[1]) expect(spool.stats().segments).toBe(1);
+    }
+    expect(spool.stats().segments).toBe(2);
+  });
+
+  it("writes no acknowledgement for a segment deleted before the commit", async () => {
+    const dir = tempDir();
+    // Two records per segment: the first segment holds a.0 and a.1.
+    const { spool } = openSpool(dir, { segmentBytes: segmentMagic.length + 2 * (8 + 16) });
+    for (let round = 0; round < 3; round++) {
+      appendAll(spool, bodies(1, round));
+      await spool.persisted();
+    }
+    const [one, two] = spool.take(2);
+    spool.ack(one!); // waits for the next commit
+    spool.ack(two!); // the segment is done, and deleted at once
+    appendAll(spool, bodies(1, 9));
+    await spool.persisted();
+    expect(readdirSync(dir).filter((name) => name.endsWith(".ack"))).toEqual([]);
+    expect(segmentFiles(dir)).toHaveLength(1);
+  });
+
+  it("syncs the directory once per new segment, so that a crash cannot lose a segment's name", async () => {
+    const dir = tempDir();
+    // Three records per segment, each committed on its own.
+    const { spool } = openSpool(dir, { segmentBytes: segmentMagic.length + 3 * (8 + 16) });
+    const fsync = vi.spyOn(fs, "fsyncSync");
+    for (let round = 0; round < 6; round++) {
+      appendAll(spool, bodies(1, round));
+      await spool.persisted();
+    }
+    expect(segmentFiles(dir)).toHaveLength(2);
+    expect(fsync).toHaveBeenCalledTimes(2);
+  });
+
+  it("drops a batch whose fdatasync fails as spool_failed, and never hands it out", async () => {
+    const dir = tempDir();
+    const { spool, events } = openSpool(dir);
+    appendAll(spool, bodies(1));
+    await spool.persisted();
+    const failure = Object.assign(new Error("EIO: i/o error, fdatasync"), { code: "EIO" });
+    vi.spyOn(fs, "fdatasync").mockImplementationOnce(((_fd: number, done: (e: Error) => void) => {
+      setImmediate(() => done(failure));
+    }) as typeof fs.fdatasync);
+    appendAll(spool, bodies(2, 1));
+    await expect(spool.persisted()).resolves.toBe(false);
+    expect(events.failed).toEqual([
+      { bodies: bodies(2, 1), reason: "spool_failed", error: failure },
+    ]);
+    expect(spool.stats()).toMatchObject({ events: 1, bytes: 8 + 16 });
+    appendAll(spool, bodies(1, 3));
+    await spool.persisted();
+    expect(takeAll(spool)).toEqual([...bodies(1), ...bodies(1, 3)]);
+    // What a failed fdatasync left is unknown: that segment takes no more records.
+    expect(segmentFiles(dir)).toHaveLength(2);
+  });
+
+  it("with commitDelayMs, waits that long for more records, then commits them together", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout"] });
+    const { spool } = openSpool(tempDir(), { commitDelayMs: 50 });
+    const fdatasync = vi.spyOn(fs, "fdatasync");
+    appendAll(spool, bodies(1));
+    const first = spool.persisted();
+    await new Promise((resolve) => setImmediate(resolve));
+    vi.advanceTimersByTime(49);
+    appendAll(spool, bodies(1, 1));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(fdatasync).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1);
+    vi.useRealTimers();
+    await expect(first).resolves.toBe(true);
+    await expect(spool.persisted()).resolves.toBe(true);
+    expect(fdatasync).toHaveBeenCalledTimes(1);
+    expect(takeAll(spool)).toEqual(bodies(2));
+  });
+
+  it("counts only acknowledgements of readable records towards deleting a segment", async () => {
+    const dir = tempDir();
+    const first = openSpool(dir);
+    appendAll(first.spool, bodies(2));
+    await first.spool.persisted();
+    first.spool.ack(first.spool.take(1)[0]!);
+    await first.spool.close();
+    // A damaged ack file: an offset where no record starts.
+    const ackFile = join(dir, segmentFiles(dir)[0]!.replace(".seg", ".ack"));
+    const bogus = Buffer.alloc(4);
+    bogus.writeUInt32LE(12_345);
+    appendFileSync(ackFile, bogus);
+    const second = openSpool(dir);
+    expect(takeAll(second.spool)).toEqual(bodies(1, 1));
+    expect(segmentFiles(dir)).toHaveLength(1);
+  });
+
+  it("deletes at open a segment whose records were all acknowledged before it was sealed", async () => {
+    const dir = tempDir();
+    const first = openSpool(dir);
+    appendAll(first.spool, bodies(2));
+    await first.spool.persisted();
+    for (const record of first.spool.take(2)) first.spool.ack(record);
+    await first.spool.close();
+    expect(segmentFiles(dir)).toHaveLength(1); // it was still open
+    const second = openSpool(dir);
+    expect(second.spool.stats()).toMatchObject({ events: 0, segments: 0 });
+    expect(readdirSync(dir).filter((name) => /\.(seg|ack)$/.test(name))).toEqual([]);
+  });
+
+  it("reads back a record of exactly maxRecordBytes (the client's maxEventBytes)", async () => {
+    const dir = tempDir();
+    const [body] = bodies(1); // 16 bytes
+    const first = openSpool(dir, { maxRecordBytes: 16 });
+    appendAll(first.spool, [body!]);
+    await first.spool.persisted();
+    expect(takeAll(first.spool)).toEqual([body]);
+    await first.spool.close();
+    expect(takeAll(openSpool(dir, { maxRecordBytes: 16 }).spool)).toEqual([body]);
+  });
+
+  it("writes no segment at exit when nothing waits for a commit", () => {
+    const dir = tempDir();
+    openSpool(dir).spool.closeSync();
+    expect(segmentFiles(dir)).toEqual([]);
+  });
+
+  it("refuses to open when an ack file cannot be read (here, a directory)", async () => {
+    const dir = tempDir();
+    const first = openSpool(dir);
+    appendAll(first.spool, bodies(1));
+    await first.spool.persisted();
+    await first.spool.close();
+    mkdirSync(join(dir, segmentFiles(dir)[0]!.replace(".seg", ".ack")));
+    expect(() => openSpool(dir)).toThrow(/EISDIR/);
+  });
+
+  it("keeps acknowledgements in a directory whose name contains .seg", async () => {
+    const dir = join(tempDir(), "audit.seg.d");
+    const first = openSpool(dir);
+    appendAll(first.spool, bodies(2));
+    await first.spool.persisted();
+    first.spool.ack(first.spool.take(1)[0]!);
+    await first.spool.close();
+    expect(takeAll(openSpool(dir).spool)).toEqual(bodies(1, 1));
+  });
+
+  it("writes an acknowledgement made during a commit once that commit is done", async () => {
+    const dir = tempDir();
+    const { spool } = openSpool(dir);
+    appendAll(spool, bodies(1));
+    await spool.persisted();
+    const [record] = spool.take(1);
+    appendAll(spool, bodies(1, 1));
+    await new Promise((resolve) => setImmediate(resolve)); // that commit is under way
+    spool.ack(record!);
+    await spool.persisted();
+    await new Promise((resolve) => setImmediate(resolve)); // the commit the ack scheduled
+    const ackFile = join(dir, segmentFiles(dir)[0]!.replace(".seg", ".ack"));
+    expect(readFileSync(ackFile).readUInt32LE(0)).toBe(record!.offset);
+  });
+
+  it("refuses appends once closed, by close() or at exit", async () => {
+    const closing = openSpool(tempDir());
+    await closing.spool.close();
+    expect(() => appendAll(closing.spool, bodies(1))).toThrow("The audit spool is closed.");
+    const exiting = openSpool(tempDir());
+    exiting.spool.closeSync();
+    expect(() => appendAll(exiting.spool, bodies(1))).toThrow("The audit spool is closed.");
+  });
+
+  it("reports records it could not write at exit as failed", () => {
+    const { spool, events } = openSpool(tempDir());
+    appendAll(spool, bodies(2));
+    const full = Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC" });
+    vi.spyOn(fs, "writeSync").mockImplementationOnce(() => {
+      throw full;
+    });
+    spool.closeSync();
+    expect(events.failed).toEqual([{ bodies: bodies(2), reason: "spool_full", error: full }]);
+  });
+
+  it("finishes a write that the file system took only in part", async () => {
+    const dir = tempDir();
+    const { spool } = openSpool(dir);
+    const write = fs.write;
+    vi.spyOn(fs, "write").mockImplementationOnce(((...args: unknown[]) => {
+      const [fd, data, offset, length, position, done] = args as [
+        number,
+        Uint8Array,
+        number,
+        number,
+        number,
+        (error: Error | null, written: number) => void,
+      ];
+      write(fd, data, offset, Math.floor(length / 2), position, done);
+    }) as typeof fs.write);
+    appendAll(spool, bodies(10));
+    await expect(spool.persisted()).resolves.toBe(true);
+    expect(takeAll(spool)).toEqual(bodies(10));
+    await spool.close();
+    expect(takeAll(openSpool(dir).spool)).toEqual(bodies(10));
+  });
+
+  it("acknowledges a record in its own segment, whichever segments came before", async () => {
+    const dir = tempDir();
+    const first = openSpool(dir, { segmentBytes: segmentMagic.length + 8 + 16 });
+    for (let round = 0; round < 2; round++) {
+      appendAll(first.spool, bodies(1, round));
+      await first.spool.persisted();
+    }
+    const [, second] = first.spool.take(2);
+    first.spool.ack(second!); // the only record of the second segment
+    await first.spool.close();
+    expect(takeAll(openSpool(dir).spool)).toEqual(bodies(1));
+  });
+
+  it("deletes a segment at rollover when its records were all acknowledged while it was open", async () => {
+    const dir = tempDir();
+    const { spool } = openSpool(dir, { segmentBytes: segmentMagic.length + 8 + 16 });
+    appendAll(spool, bodies(1));
+    await spool.persisted();
+    spool.ack(spool.take(1)[0]!);
+    expect(segmentFiles(dir)).toHaveLength(1); // still open
+    appendAll(spool, bodies(1, 1)); // does not fit: the first segment is sealed
+    await spool.persisted();
+    expect(segmentFiles(dir)).toHaveLength(1);
+    expect(spool.stats().segments).toBe(1);
   });
 });
