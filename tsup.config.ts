@@ -18,8 +18,9 @@ export default defineConfig({
   sourcemap: false,
   // Deno resolves builtins only with the node: prefix.
   removeNodeProtocol: false,
-  // The bin starts itself again as a worker thread through import.meta.url; the CommonJS build
-  // needs it shimmed.
-  shims: true,
+  // No shims: with splitting, tsup's import.meta.url shim lives in a chunk of its own and names
+  // that chunk, where the bin and the LDAP read worker, which start their own file again as a
+  // worker thread, need their own file's URL. Without it the CommonJS build has each file's.
+  shims: false,
   define: { __SDK_VERSION__: JSON.stringify(pkg.version) },
 });

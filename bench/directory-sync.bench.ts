@@ -136,6 +136,8 @@ async function main(): Promise<void> {
       stdio: "ignore",
     }),
   );
+  // Unreferenced, so that they do not keep the bench alive once it is done.
+  for (const spinner of spinners) spinner.unref();
   process.on("exit", () => {
     for (const spinner of spinners) spinner.kill();
   });

@@ -1,8 +1,13 @@
 import { createSourceSync } from "../sync/directory-sync.ts";
 import type { DirectorySync, SyncTargetOptions } from "../sync/directory-sync-types.ts";
 import type { DirectorySource } from "../sync/source.ts";
-import { createLdapSource, type LdapConnectionOptions } from "./ldap-source.ts";
+import {
+  createLdapSource,
+  type LdapConnectionOptions,
+  type LdapSourceOptions,
+} from "./ldap-source.ts";
 import { type DirectoryMapping, defaultMapping } from "./mapping.ts";
+import { readInWorker } from "./read-worker.ts";
 
 /** The options of {@link createDirectorySync} reading an LDAP server or Active Directory. */
 export interface LdapSyncOptions extends SyncTargetOptions {
@@ -35,6 +40,14 @@ export interface LdapSyncOptions extends SyncTargetOptions {
    * acknowledged; the report's `read` says which ran.
    */
   contentSync?: "auto" | false;
+  /**
+   * Reads and maps the directory in a worker thread, so that decoding LDAP pages runs beside the
+   * delivery rather than between its messages (the CLI does; see docs/directory-sync.md for the
+   * figures). It takes a thread and about 10 MiB more, and options that can cross to a thread:
+   * attribute names and the defaults' functions in `mapping`, no function in `ldap.tls`
+   * (otherwise a TypeError at once). Off by default.
+   */
+  readInWorker?: boolean;
 }
 
 /** The options of {@link createDirectorySync} reading any other {@link DirectorySource}. */
@@ -69,7 +82,7 @@ export interface SourceSyncOptions extends SyncTargetOptions {
 export function createDirectorySync(options: LdapSyncOptions | SourceSyncOptions): DirectorySync {
   if ("source" in options) return createSourceSync(options);
   const mapping = { ...defaultMapping(options.usernameField), ...options.mapping };
-  const source = createLdapSource({
+  const sourceOptions: LdapSourceOptions = {
     ldap: options.ldap,
     baseDn: options.baseDn,
     filter: options.filter ?? "(objectClass=person)",
@@ -78,6 +91,10 @@ export function createDirectorySync(options: LdapSyncOptions | SourceSyncOptions
     passwords: options.passwords ?? false,
     ...(options.pageSize !== undefined && { pageSize: options.pageSize }),
     contentSync: options.contentSync !== false,
+  };
+  const source = createLdapSource(sourceOptions);
+  return createSourceSync({
+    ...options,
+    source: options.readInWorker ? readInWorker(source, sourceOptions) : source,
   });
-  return createSourceSync({ ...options, source });
 }

@@ -99,6 +99,44 @@ const defaultReads = new Map<FieldSource, readonly string[]>([
   [displayNameOrCn, ["displayName", "cn"]],
 ]);
 
+/**
+ * A mapping as another thread can rebuild it: attribute names, `null`, and the defaults' functions
+ * by name (functions do not cross threads).
+ */
+export type PortableMapping = Record<keyof DirectoryMapping, string | null | { builtin: string }>;
+
+const builtins = new Map<string, (entry: LdapEntry) => string | undefined>([
+  ["directoryUuid", directoryUuid],
+  ["displayNameOrCn", displayNameOrCn],
+]);
+
+/** The mapping's {@link PortableMapping}, or the name of a field a function of the caller's maps. */
+export function toPortableMapping(mapping: DirectoryMapping): PortableMapping | { field: string } {
+  const portable: Partial<PortableMapping> = {};
+  for (const [field, source] of Object.entries(mapping) as [
+    keyof DirectoryMapping,
+    FieldSource,
+  ][]) {
+    if (typeof source !== "function") portable[field] = source;
+    else {
+      const name = [...builtins].find(([, builtin]) => builtin === source)?.[0];
+      if (name === undefined) return { field };
+      portable[field] = { builtin: name };
+    }
+  }
+  return portable as PortableMapping;
+}
+
+/** The mapping a {@link PortableMapping} describes. */
+export function fromPortableMapping(portable: PortableMapping): DirectoryMapping {
+  return Object.fromEntries(
+    Object.entries(portable).map(([field, source]) => [
+      field,
+      source !== null && typeof source === "object" ? builtins.get(source.builtin) : source,
+    ]),
+  ) as unknown as DirectoryMapping;
+}
+
 const textFields = ["userId", "username", "firstName", "lastName", "fullName", "email"] as const;
 
 /**

@@ -1,9 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { defaultMapping, directoryUuid, objectGuidToString } from "../../src/ldap/index.ts";
+import {
+  defaultMapping,
+  directoryUuid,
+  type LdapEntry,
+  objectGuidToString,
+} from "../../src/ldap/index.ts";
 import {
   attributesToRequest,
+  fromPortableMapping,
   mapEntry,
+  type PortableMapping,
   toLdapEntry,
+  toPortableMapping,
   uuidAttributes,
 } from "../../src/ldap/mapping.ts";
 
@@ -136,5 +144,34 @@ describe("attributesToRequest", () => {
     expect(
       attributesToRequest(mapping, { passwords: false, extra: ["proxyAddresses"] }),
     ).not.toContain("*");
+  });
+});
+
+describe("the portable mapping (readInWorker)", () => {
+  it("rebuilds the default mapping, functions included, to map an entry the same way", () => {
+    const mapping = { ...defaultMapping("uid"), userId: "employeeNumber" };
+    const portable = toPortableMapping(mapping);
+    // What crosses to a thread is data: it survives a structured clone.
+    const rebuilt = fromPortableMapping(structuredClone(portable) as PortableMapping);
+    const options = { passwords: true };
+    expect(mapEntry(openLdapEntry, rebuilt, options)).toEqual(
+      mapEntry(openLdapEntry, mapping, options),
+    );
+    expect(mapEntry(openLdapEntry, rebuilt, options)).toMatchObject({
+      uuid: "c865f078-e923-4ebe-a584-01347423bc9e",
+      fullName: "Zoë Ångström",
+      userId: "100042",
+    });
+  });
+
+  it("names the field a function of the caller's maps, which cannot cross", () => {
+    const mapping = { ...defaultMapping(), email: (entry: LdapEntry) => entry.first("mail") };
+    expect(toPortableMapping(mapping)).toEqual({ field: "email" });
+  });
+
+  it("keeps a field left out as left out", () => {
+    const mapping = { ...defaultMapping(), email: null };
+    const rebuilt = fromPortableMapping(toPortableMapping(mapping) as PortableMapping);
+    expect(mapEntry(openLdapEntry, rebuilt, { passwords: false })).not.toHaveProperty("email");
   });
 });

@@ -59,6 +59,12 @@ function expectedUser(someone: Person, { passwords = false } = {}): UserRecord {
 
 const byUuid = (a: UserRecord, b: UserRecord) => a.uuid.localeCompare(b.uuid);
 
+/** The scenarios that read the directory run with either reader: same messages, same errors. */
+const readers = [
+  { reader: "the delivery thread", readInWorker: false },
+  { reader: "a worker thread (readInWorker)", readInWorker: true },
+];
+
 describe.runIf(url || required)("directory sync against a real slapd", () => {
   if (!url) {
     it("has a server to run against", () => {
@@ -119,6 +125,7 @@ describe.runIf(url || required)("directory sync against a real slapd", () => {
     filter?: string;
     ldap?: { url: string; bindDn: string; password: string };
     state?: string;
+    readInWorker?: boolean;
   }): DirectorySync {
     const sync = createDirectorySync({
       ldap,
@@ -224,31 +231,35 @@ describe.runIf(url || required)("directory sync against a real slapd", () => {
     return { child, exit };
   }
 
-  it(`syncs the generated directory (${peopleCount} people) into a SQLite store, field by field`, async () => {
-    const app = await startApp();
-    const sync = openSync({ target: app.url, baseDn: peopleDn, passwords: true });
-    const report = await sync.syncOnce();
-    expect(report).toMatchObject({
-      completed: true,
-      mode: "initial",
-      created: peopleCount,
-      failed: 0,
-    });
-    const expected = Array.from({ length: peopleCount }, (_, index) =>
-      expectedUser(person(index), { passwords: true }),
-    );
-    const stored = (app.store as SqliteUserStore).list();
-    expect(stored.sort(byUuid)).toEqual(expected.sort(byUuid));
-    // What the fixture holds: non-ASCII names, users without mail, a second mail and uid.
-    expect(stored.some((user) => user.lastName === "Ångström")).toBe(true);
-    expect(stored.filter((user) => user.email === undefined).length).toBeGreaterThan(
-      peopleCount / 10,
-    );
-    expect(stored.find((user) => user.username === "user5")).toBeDefined();
+  it.each(readers)(
+    `syncs the generated directory (${peopleCount} people) into a SQLite store, field by field, read in $reader`,
+    async ({ readInWorker }) => {
+      const app = await startApp();
+      const sync = openSync({ target: app.url, baseDn: peopleDn, passwords: true, readInWorker });
+      const report = await sync.syncOnce();
+      expect(report).toMatchObject({
+        completed: true,
+        mode: "initial",
+        created: peopleCount,
+        failed: 0,
+      });
+      const expected = Array.from({ length: peopleCount }, (_, index) =>
+        expectedUser(person(index), { passwords: true }),
+      );
+      const stored = (app.store as SqliteUserStore).list();
+      expect(stored.sort(byUuid)).toEqual(expected.sort(byUuid));
+      // What the fixture holds: non-ASCII names, users without mail, a second mail and uid.
+      expect(stored.some((user) => user.lastName === "Ångström")).toBe(true);
+      expect(stored.filter((user) => user.email === undefined).length).toBeGreaterThan(
+        peopleCount / 10,
+      );
+      expect(stored.find((user) => user.username === "user5")).toBeDefined();
 
-    const again = await sync.syncOnce();
-    expect(again).toMatchObject({ completed: true, mode: "update", unchanged: peopleCount });
-  }, 600_000);
+      const again = await sync.syncOnce();
+      expect(again).toMatchObject({ completed: true, mode: "update", unchanged: peopleCount });
+    },
+    600_000,
+  );
 
   it("sends changes, renames and deletes made in slapd, then agrees with it again", async () => {
     const unit = await createUnit(40);
@@ -317,33 +328,37 @@ describe.runIf(url || required)("directory sync against a real slapd", () => {
     expect((app.store as SqliteUserStore).get(renamed.entryUUID)?.username).toBe("renamed-4");
   }, 120_000);
 
-  it("loses nothing and keeps the order when the application answers 503 for a while", async () => {
-    const unit = await createUnit(60);
-    let creates = 0;
-    // Creates 20 to 34 meet a 503: the application is restarting mid-sync.
-    const app = await startApp(undefined, ({ path }) => {
-      if (path !== "/v1/user/create") return undefined;
-      creates++;
-      return creates >= 20 && creates < 35 ? 503 : undefined;
-    });
-    const sync = openSync({ target: app.url, baseDn: unit.dn });
-    const reports = [];
-    for (let cycle = 0; cycle < 20; cycle++) {
-      const report = await sync.syncOnce();
-      reports.push(report);
-      if (report.completed) break;
-    }
-    expect(reports.at(-1)?.completed).toBe(true);
-    expect(reports[0]?.stoppedAt).toMatchObject({ status: 503, message: { kind: "create" } });
-    // Every stopped cycle stopped at the same message, the 20th user.
-    const stops = new Set(reports.slice(0, -1).map((report) => report.stoppedAt?.message.uuid));
-    expect(stops.size).toBe(1);
-    const accepted = app.received
-      .filter(({ path }) => path === "/v1/user/create")
-      .map(({ body }) => body?.uuid);
-    expect(accepted).toEqual(unit.people.map((someone) => someone.entryUUID));
-    expect((app.store as SqliteUserStore).count()).toBe(60);
-  }, 120_000);
+  it.each(readers)(
+    "loses nothing and keeps the order when the application answers 503 for a while, read in $reader",
+    async ({ readInWorker }) => {
+      const unit = await createUnit(60);
+      let creates = 0;
+      // Creates 20 to 34 meet a 503: the application is restarting mid-sync.
+      const app = await startApp(undefined, ({ path }) => {
+        if (path !== "/v1/user/create") return undefined;
+        creates++;
+        return creates >= 20 && creates < 35 ? 503 : undefined;
+      });
+      const sync = openSync({ target: app.url, baseDn: unit.dn, readInWorker });
+      const reports = [];
+      for (let cycle = 0; cycle < 20; cycle++) {
+        const report = await sync.syncOnce();
+        reports.push(report);
+        if (report.completed) break;
+      }
+      expect(reports.at(-1)?.completed).toBe(true);
+      expect(reports[0]?.stoppedAt).toMatchObject({ status: 503, message: { kind: "create" } });
+      // Every stopped cycle stopped at the same message, the 20th user.
+      const stops = new Set(reports.slice(0, -1).map((report) => report.stoppedAt?.message.uuid));
+      expect(stops.size).toBe(1);
+      const accepted = app.received
+        .filter(({ path }) => path === "/v1/user/create")
+        .map(({ body }) => body?.uuid);
+      expect(accepted).toEqual(unit.people.map((someone) => someone.entryUUID));
+      expect((app.store as SqliteUserStore).count()).toBe(60);
+    },
+    120_000,
+  );
 
   it("converges after SIGKILL mid-cycle, redelivering at most the message in flight", async () => {
     const unit = await createUnit(80);
@@ -388,40 +403,56 @@ describe.runIf(url || required)("directory sync against a real slapd", () => {
     expect((app.store as SqliteUserStore).list()).toEqual([recordedAdUser]);
   });
 
-  it("stops at once, with its fix and without the password, when the bind is refused", async () => {
-    const app = await startApp();
-    const secret = "wrong-secret-value";
-    const sync = createDirectorySync({
-      ldap: { url, bindDn, password: secret },
-      baseDn: peopleDn,
-      target: app.url,
-      state: join(folder, `state-${randomUUID()}.sqlite`),
-    });
-    cleanups.push(() => sync.close());
-    const failure = await sync.syncOnce().catch((error: Error) => error);
-    expect(failure).toMatchObject({ name: "DirectoryError", fatal: true });
-    expect((failure as Error).message).toMatch(/bind DN or its password was refused/);
-    expect((failure as Error).message).not.toContain(secret);
-    expect(app.received).toEqual([{ method: "GET", path: "/v1/ping" }]);
-  });
+  it.each(readers)(
+    "stops at once, with its fix and without the password, when the bind is refused, read in $reader",
+    async ({ readInWorker }) => {
+      const app = await startApp();
+      const secret = "wrong-secret-value";
+      const sync = createDirectorySync({
+        ldap: { url, bindDn, password: secret },
+        baseDn: peopleDn,
+        target: app.url,
+        state: join(folder, `state-${randomUUID()}.sqlite`),
+        readInWorker,
+      });
+      cleanups.push(() => sync.close());
+      const failure = await sync.syncOnce().catch((error: Error) => error);
+      expect(failure).toMatchObject({ name: "DirectoryError", fatal: true });
+      expect((failure as Error).message).toMatch(/bind DN or its password was refused/);
+      expect((failure as Error).message).not.toContain(secret);
+      expect(app.received).toEqual([{ method: "GET", path: "/v1/ping" }]);
+    },
+  );
 
-  it("says which base DN or filter is wrong, and reports an unreachable server as retryable", async () => {
-    const app = await startApp();
-    const missing = openSync({ target: app.url, baseDn: `ou=nowhere,${suffix}` });
-    await expect(missing.syncOnce()).rejects.toThrow(/base DN does not exist/);
-    const badFilter = openSync({ target: app.url, baseDn: peopleDn, filter: "(uid=a" });
-    await expect(badFilter.syncOnce()).rejects.toThrow(/The filter \(uid=a is invalid/);
-    const unreachable = createDirectorySync({
-      ldap: { url: "ldap://127.0.0.1:1", bindDn, password },
-      baseDn: peopleDn,
-      target: app.url,
-      state: join(folder, `state-${randomUUID()}.sqlite`),
-    });
-    cleanups.push(() => unreachable.close());
-    const report = await unreachable.syncOnce();
-    expect(report).toMatchObject({ completed: false, failed: 1 });
-    expect(report.directoryError).toMatch(/ECONNREFUSED/);
-  });
+  it.each(readers)(
+    "says which base DN or filter is wrong, and reports an unreachable server as retryable, read in $reader",
+    async ({ readInWorker }) => {
+      const app = await startApp();
+      const missing = openSync({ target: app.url, baseDn: `ou=nowhere,${suffix}`, readInWorker });
+      await expect(missing.syncOnce()).rejects.toMatchObject({
+        fatal: true,
+        message: expect.stringMatching(/base DN does not exist/),
+      });
+      const badFilter = openSync({
+        target: app.url,
+        baseDn: peopleDn,
+        filter: "(uid=a",
+        readInWorker,
+      });
+      await expect(badFilter.syncOnce()).rejects.toThrow(/The filter \(uid=a is invalid/);
+      const unreachable = createDirectorySync({
+        ldap: { url: "ldap://127.0.0.1:1", bindDn, password },
+        baseDn: peopleDn,
+        target: app.url,
+        state: join(folder, `state-${randomUUID()}.sqlite`),
+        readInWorker,
+      });
+      cleanups.push(() => unreachable.close());
+      const report = await unreachable.syncOnce();
+      expect(report).toMatchObject({ completed: false, failed: 1 });
+      expect(report.directoryError).toMatch(/ECONNREFUSED/);
+    },
+  );
 
   it("sync --read-user reads every user back and reports each difference", async () => {
     const unit = await createUnit(5);
