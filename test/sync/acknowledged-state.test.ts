@@ -56,9 +56,9 @@ process.kill(process.pid, "SIGKILL");`;
     openState(path, identity).close();
     appendFileSync(
       `${path}-acks`,
-      `${JSON.stringify(["u1", JSON.stringify(user(1))])}\n` +
-        `["u2", "{\\"uuid\\":\\"u2\\",\\"user` +
-        `\n${JSON.stringify(["u3", JSON.stringify(user(3))])}\n`,
+      `${JSON.stringify(["u1", user(1)])}\n` +
+        `["u2",{"uuid":"u2","user` +
+        `\n${JSON.stringify(["u3", user(3)])}\n`,
     );
     const state = openState(path, identity);
     try {
@@ -89,6 +89,46 @@ process.kill(process.pid, "SIGKILL");`;
       expect(state.get("u7")).toBeUndefined();
       expect(state.get("u9")).toEqual({ uuid: "u9", username: "renamed" });
       expect(state.get("u2499")).toEqual(user(2499));
+    } finally {
+      state.close();
+    }
+  });
+
+  it("keeps forgets made after a fold, and the Content Sync cookie, once reopened", () => {
+    let state = openState(path, identity);
+    for (let index = 0; index < 12_000; index++) state.acknowledge(user(index));
+    // u3 was folded into the database at 10,000; u11000 is still in the journal only.
+    state.forget("u3");
+    state.forget("u11000");
+    state.acknowledge({ uuid: "u5", username: "renamed" });
+    state.changeCookie = { scope: "s", cookie: "c" };
+    state.close();
+
+    state = openState(path, identity);
+    try {
+      expect(state.count()).toBe(11_998);
+      expect(state.get("u3")).toBeUndefined();
+      expect(state.get("u11000")).toBeUndefined();
+      expect(state.get("u5")).toEqual({ uuid: "u5", username: "renamed" });
+      expect(state.get("u0")).toEqual(user(0));
+      expect(state.get("u11999")).toEqual(user(11999));
+      expect(state.changeCookie).toEqual({ scope: "s", cookie: "c" });
+    } finally {
+      state.close();
+    }
+  });
+
+  it("ends at a line whose record is not an object: it was not written by the state", () => {
+    openState(path, identity).close();
+    appendFileSync(
+      `${path}-acks`,
+      `${JSON.stringify(["u1", user(1)])}\n["u2",5]\n${JSON.stringify(["u3", user(3)])}\n`,
+    );
+    const state = openState(path, identity);
+    try {
+      expect(state.get("u1")).toEqual(user(1));
+      expect(state.get("u2")).toBeUndefined();
+      expect(state.get("u3")).toBeUndefined();
     } finally {
       state.close();
     }
