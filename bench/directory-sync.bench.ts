@@ -30,7 +30,23 @@ import { type RunningSlapd, startSlapd } from "../test/support/slapd.ts";
 interface RunResult {
   seconds: number;
   peakRssBytes: number;
+  /** CPU time of the process that delivers (the sync CLI's whole process; the replay's timed part). */
+  cpuSeconds?: number;
+  /** CPU time slapd and the application's server spent meanwhile. */
+  slapdCpuSeconds?: number;
+  serverCpuSeconds?: number;
   report?: unknown;
+}
+
+/** User plus system time of a process, all its threads, from /proc (in USER_HZ, 100 a second). */
+function cpuSecondsOf(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    // utime and stime are the 14th and 15th fields; the split dropped the first two.
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 type Kind = "sync" | "replay" | "replay-cookie";
@@ -113,14 +129,17 @@ async function replay(kind: Exclude<Kind, "sync">): Promise<void> {
       ? openState(env("BENCH_STATE"), { source: "replay", target })
       : undefined;
   const started = performance.now();
+  const cpu = process.cpuUsage();
   const outcome = await engine.runCycle(messages, {
     acknowledge: cookie ? (message) => cookie.acknowledge(message.body) : () => undefined,
   });
   const seconds = (performance.now() - started) / 1000;
+  const { user, system } = process.cpuUsage(cpu);
+  const cpuSeconds = (user + system) / 1e6;
   cookie?.close();
   send.close();
   if (!outcome.completed) throw new Error(`The replay stopped: ${JSON.stringify(outcome)}`);
-  process.send?.({ seconds, peakRssBytes } satisfies RunResult);
+  process.send?.({ seconds, peakRssBytes, cpuSeconds } satisfies RunResult);
 }
 
 async function main(): Promise<void> {
@@ -204,6 +223,14 @@ async function main(): Promise<void> {
       console.log(
         `  ${labels[kind].padEnd(33)} ${Math.round(users / time).toLocaleString("en-US")} users/s (${time.toFixed(1)} s), peak RSS ${mebibytes(Math.max(...runs.map((run) => run.peakRssBytes)))}`,
       );
+      // Where the two cores went: on this machine slapd and the server share them with the sync.
+      const cpu = (of: (run: RunResult) => number | undefined) => {
+        const spent = runs.map(of).filter((value) => value !== undefined);
+        return spent.length === 0 ? "-" : `${median(spent).toFixed(1)} s`;
+      };
+      console.log(
+        `    CPU: ${kind === "sync" ? "the sync process" : "the replay (timed part)"} ${cpu((run) => run.cpuSeconds)}, the server ${cpu((run) => run.serverCpuSeconds)}, slapd ${cpu((run) => run.slapdCpuSeconds)}`,
+      );
     }
     const ratio = (baseline: Kind) => {
       const perRound = results.sync.map(
@@ -245,8 +272,15 @@ async function measure(
 ): Promise<RunResult & { server: RunningServer }> {
   const server = reuseServer ?? (await startServer());
   const state = join(folder, "state.sqlite");
-  if (kind === "sync")
-    return { ...(await syncOnce(slapd, server.url, state, nodeOptions, cliArgs)), server };
+  const before = { slapd: cpuSecondsOf(slapd.pid), server: server.cpuSeconds() };
+  const spent = () => ({
+    slapdCpuSeconds: cpuSecondsOf(slapd.pid) - before.slapd,
+    serverCpuSeconds: server.cpuSeconds() - before.server,
+  });
+  if (kind === "sync") {
+    const result = await syncOnce(slapd, server.url, state, nodeOptions, cliArgs);
+    return { ...result, ...spent(), server };
+  }
   const child = spawn(
     process.execPath,
     [
@@ -270,7 +304,8 @@ async function measure(
   );
   const [result] = (await once(child, "message")) as [RunResult];
   await once(child, "exit");
-  return { ...result, server };
+  // slapd's time is the sync's own: the replay read the directory before its clock started.
+  return { ...result, serverCpuSeconds: spent().serverCpuSeconds, server };
 }
 
 /**
@@ -302,10 +337,14 @@ async function syncOnce(
     },
   );
   let peakRssBytes = 0;
+  // The whole process's, its start included; the last sample is at most 10 ms before it ended.
+  let cpuSeconds = 0;
   const sample = setInterval(() => {
     try {
       const kib = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1];
       if (kib !== undefined) peakRssBytes = Number(kib) * 1024;
+      const cpu = cpuSecondsOf(child.pid);
+      if (!Number.isNaN(cpu)) cpuSeconds = cpu;
     } catch {
       // The process has ended between two samples: the last one stands.
     }
@@ -318,11 +357,12 @@ async function syncOnce(
   clearInterval(sample);
   if (code !== 0) throw new Error(`The sync exited with ${code}: ${output}`);
   const report = JSON.parse(output) as { durationMs: number };
-  return { seconds: report.durationMs / 1000, peakRssBytes, report };
+  return { seconds: report.durationMs / 1000, peakRssBytes, cpuSeconds, report };
 }
 
 interface RunningServer {
   url: string;
+  cpuSeconds(): number;
   kill(): void;
 }
 
@@ -333,10 +373,13 @@ async function startServer(): Promise<RunningServer> {
     { stdio: ["ignore", "pipe", "inherit", "ipc"] },
   );
   const [chunk] = (await once(child.stdout as NodeJS.ReadableStream, "data")) as [Buffer];
-  return { url: `http://127.0.0.1:${Number(chunk.toString().trim())}`, kill: () => child.kill() };
+  return {
+    url: `http://127.0.0.1:${Number(chunk.toString().trim())}`,
+    cpuSeconds: () => cpuSecondsOf(child.pid),
+    kill: () => child.kill(),
+  };
 }
 
-/** Changes the mail of every hundredth person, as a directory's daily churn would. */
 /** Gives every hundredth entry a new mail, different in each `round`. */
 async function changeOnePercent(
   slapd: RunningSlapd,

@@ -22,6 +22,8 @@ export interface RunningSlapd {
   password: string;
   suffix: string;
   peopleDn: string;
+  /** The server's process id (benchmarks read its CPU time). */
+  pid: number;
   /** The environment variables the LDAP suite reads. */
   env: Record<string, string>;
   stop(): void;
@@ -89,14 +91,16 @@ export async function startSlapd(
     // slapd forks into the background once it listens; the pid file is how it is stopped.
     run(slapd, ["-f", config, "-h", `${url}/`]);
     await listening(port);
+    const pid = Number(readFileSync(join(folder, "slapd.pid"), "utf8"));
     const stop = () => {
       try {
-        process.kill(Number(readFileSync(join(folder, "slapd.pid"), "utf8")), "SIGTERM");
+        process.kill(pid, "SIGTERM");
       } catch {}
       rmSync(folder, { recursive: true, force: true });
     };
     return {
       url,
+      pid,
       bindDn: adminDn,
       password,
       suffix,
