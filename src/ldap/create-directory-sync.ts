@@ -45,7 +45,9 @@ export interface LdapSyncOptions extends SyncTargetOptions {
    * delivery rather than between its messages (the CLI does; see docs/directory-sync.md for the
    * figures). It takes a thread and about 10 MiB more, and options that can cross to a thread:
    * attribute names and the defaults' functions in `mapping`, no function in `ldap.tls`
-   * (otherwise a TypeError at once). Off by default.
+   * (otherwise a TypeError at once). The thread runs the SDK's own module file again, so leave it
+   * off where the SDK is bundled into your application's file, which the thread would start. Off
+   * by default.
    */
   readInWorker?: boolean;
 }

@@ -1,7 +1,8 @@
 // Reads the directory in a worker thread, so that decoding LDAP pages and mapping their entries
 // run beside the delivery instead of between its messages. The worker is this very module started
-// again (through import.meta.url, as the bin does): whatever file the bundler puts it in, that
-// file is the worker's entry, and the check below starts the read there.
+// again (through import.meta.url, as the bin does): whatever file of dist/ the build puts it in,
+// that file is the worker's entry, and the check below starts the read there. An application that
+// bundles the SDK into its own file would start that file instead: readInWorker says so.
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { DirectoryError, type DirectoryPage, type DirectorySource } from "../sync/source.ts";
 import { createLdapSource, type LdapSourceOptions } from "./ldap-source.ts";
@@ -84,12 +85,14 @@ async function* pagesFromWorker(
     resourceLimits: { maxYoungGenerationSizeMb: readerYoungGenerationMb },
   });
   worker.on("message", arrived);
-  worker.on("error", (error) =>
-    arrived({ failed: `The LDAP reader thread failed: ${error.message}`, fatal: false }),
-  );
-  worker.on("exit", (code) =>
-    arrived({ failed: `The LDAP reader thread exited (${code})`, fatal: false }),
-  );
+  // The thread itself failing (its module would not load, a limit was hit) would fail again.
+  const broke = (what: string) =>
+    arrived({
+      failed: `The LDAP reader thread ${what}: the directory cannot be read in a thread here; leave readInWorker off`,
+      fatal: true,
+    });
+  worker.on("error", (error) => broke(`failed (${error.message})`));
+  worker.on("exit", (code) => broke(`exited with ${code} before the read ended`));
   const stop = () => wake?.();
   signal?.addEventListener("abort", stop);
   try {
