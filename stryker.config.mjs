@@ -12,6 +12,7 @@ export const folders = {
   audit: "src/clients/audit",
   "integration-api": "src/clients/integration-api",
   ip: "src/internal/ip",
+  sync: "src/sync",
 };
 
 const name = process.env.MUTATE_FOLDER ?? "provisioning";

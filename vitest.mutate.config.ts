@@ -16,6 +16,8 @@ const tests: Record<string, string[]> = {
   // The shared client layer: HTTP, errors, options, retry policy, base URL, TLS.
   "integration-api": ["test/clients/integration-api/**/*.test.ts"],
   ip: ["test/internal/ip/**/*.test.ts"],
+  // The directory sync's engine, cookie and cycle, and the platform simulator that shares them.
+  sync: ["test/sync/**/*.test.ts", "test/testing/**/*.test.ts"],
 };
 
 /**
