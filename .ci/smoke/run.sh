@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the packed tarball into an empty project and imports every entry (ESM and CJS) on
-# Node 22 and 24, runs the CLI through npx on both and the demo on Node 24, then runs one real
-# request cycle on Bun and on Deno.
+# Node 22 and 24, runs the CLI through npx on both (and the sync command's worker thread from
+# both builds, and the LDAP reader thread) and the demo on Node 24, then runs one real request
+# cycle on Bun and on Deno.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work="$1/smoke"
@@ -14,7 +15,7 @@ printf '{"name":"smoke","private":true,"type":"module"}\n' >package.json
 # Bun reads the nearest tsconfig.json's paths: without one here it would find the repository's,
 # which maps platform-integration/* to src/, and test the sources instead of the tarball.
 printf '{}\n' >tsconfig.json
-npm install --no-audit --no-fund "./$tarball" msw@3.0.5 >/dev/null
+npm install --no-audit --no-fund "./$tarball" msw@3.0.5 ldapts@9.2.0 >/dev/null
 cp "$root"/.ci/smoke/*.mjs "$root"/.ci/smoke/*.cjs .
 for node in "$node22" "$node24"; do
   "$node" imports.mjs
@@ -23,6 +24,10 @@ for node in "$node22" "$node24"; do
   mkdir -p "$work/path" && ln -sf "$(realpath "$node")" "$work/path/node"
   PATH="$work/path:$PATH" npx --no-install platform-integration --help | grep conformance >/dev/null
   PATH="$work/path:$PATH" npx --no-install platform-integration --version
+  # sync runs in a worker thread that the bin starts from its own file: both builds must find it.
+  PATH="$work/path:$PATH" npx --no-install platform-integration sync --help | grep -q -- --ldap-url
+  "$node" node_modules/platform-integration/dist/cli/index.cjs sync --help | grep -q -- --ldap-url
+  "$node" --disable-warning=ExperimentalWarning read-worker.mjs
 done
 # The README's first command, from the package: the demo on node:sqlite, with Node 24.
 ln -sf "$(realpath "$node24")" "$work/path/node"

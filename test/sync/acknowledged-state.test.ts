@@ -134,6 +134,57 @@ process.kill(process.pid, "SIGKILL");`;
     }
   });
 
+  it("folds at the 10,000th acknowledgement, emptying the journal", () => {
+    const state = openState(path, identity);
+    try {
+      for (let index = 0; index < 9_999; index++) state.acknowledge(user(index));
+      expect(readFileSync(`${path}-acks`, "utf8").split("\n")).toHaveLength(10_000);
+      state.acknowledge(user(9_999));
+      expect(readFileSync(`${path}-acks`, "utf8")).toBe("");
+      state.acknowledge(user(10_000));
+      expect(readFileSync(`${path}-acks`, "utf8")).toBe(
+        `${JSON.stringify(["u10000", user(10_000)])}\n`,
+      );
+    } finally {
+      state.close();
+    }
+  });
+
+  it("lists every unseen user across pages of 500, whatever their uuids sort after", () => {
+    const state = openState(path, identity);
+    try {
+      const uuids = [
+        "0-first",
+        "A-upper",
+        ...Array.from({ length: 1_200 }, (_, index) => `u${index}`),
+      ];
+      for (const uuid of uuids) state.acknowledge({ uuid });
+      state.beginScan();
+      state.markSeen(["u5"]);
+      const unseen = [...state.unseen()];
+      expect(unseen).toHaveLength(uuids.length - 1);
+      expect(new Set(unseen)).toEqual(new Set(uuids.filter((uuid) => uuid !== "u5")));
+    } finally {
+      state.close();
+    }
+  });
+
+  it("ends at a line whose uuid is not a string", () => {
+    openState(path, identity).close();
+    appendFileSync(
+      `${path}-acks`,
+      `${JSON.stringify(["u1", user(1)])}\n[2,${JSON.stringify(user(2))}]\n${JSON.stringify(["u3", user(3)])}\n`,
+    );
+    const state = openState(path, identity);
+    try {
+      expect(state.get("u1")).toEqual(user(1));
+      expect(state.get("u3")).toBeUndefined();
+      expect(state.count()).toBe(1);
+    } finally {
+      state.close();
+    }
+  });
+
   it("lists as unseen the users acknowledged in this cycle that a scan did not see", () => {
     const state = openState(path, identity);
     try {

@@ -338,6 +338,51 @@ describe("createDirectorySync over a directory source", () => {
     });
   });
 
+  it("counts every entry it skips, lists the first 100, and counts them as read", async () => {
+    const directory: DirectorySource = {
+      identity: "skipping",
+      async *read() {
+        // Three pages of 2 users and 60 entries without a uuid each.
+        for (let page = 0; page < 3; page++) {
+          yield {
+            users: people(6).slice(page * 2, page * 2 + 2),
+            skipped: Array.from({ length: 60 }, (_, index) => ({
+              dn: `cn=nouuid${page * 60 + index}`,
+              reason: "it has no uuid attribute",
+            })),
+          };
+        }
+      },
+    };
+    const progress: number[] = [];
+    appUrl ??= (await startServer((request) => app.fetch(request))).url;
+    const sync = createDirectorySync({
+      source: directory,
+      target: appUrl,
+      state: join(folder, "state.sqlite"),
+      onProgress: ({ read }) => progress.push(read),
+    });
+    syncs.push(sync);
+    const report = await sync.syncOnce();
+    expect(report).toMatchObject({ completed: true, created: 6, skipped: 180 });
+    expect(report.skippedEntries).toHaveLength(100);
+    expect(report.skippedEntries[0]).toEqual({
+      dn: "cn=nouuid0",
+      reason: "it has no uuid attribute",
+    });
+    expect(report.skippedEntries.at(-1)?.dn).toBe("cn=nouuid99");
+    expect(progress.at(-1)).toBe(186);
+  });
+
+  it("runs one cycle at a time", async () => {
+    const sync = await open(memoryDirectory(people(3)));
+    const first = sync.syncOnce();
+    await expect(sync.syncOnce()).rejects.toThrow("A cycle is running: cycles run one at a time");
+    await expect(first).resolves.toMatchObject({ completed: true, created: 3 });
+    // Once it ended, the next may start.
+    await expect(sync.syncOnce()).resolves.toMatchObject({ completed: true, unchanged: 3 });
+  });
+
   it("repeats cycles every interval until aborted", async () => {
     const directory = memoryDirectory(people(1));
     const sync = await open(directory);
