@@ -1,0 +1,137 @@
+// The directory sync's HTTP client against real servers on loopback: what it sends, what it makes
+// of an answer, and each way a call can fail without an answer.
+import { once } from "node:events";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { createSelfSignedCertificate } from "../../src/internal/self-signed-certificate.ts";
+import { connectOverNodeHttp } from "../../src/sync/node-http-client.ts";
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+async function listen(server: Server): Promise<number> {
+  servers.push(server);
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  return (server.address() as AddressInfo).port;
+}
+
+/** A server that records each request (with its body and connection) and answers with `answer`. */
+async function serve(answer: (request: IncomingMessage, response: ServerResponse) => void) {
+  const received: {
+    method: string | undefined;
+    url: string | undefined;
+    headers: IncomingMessage["headers"];
+    body: string;
+  }[] = [];
+  let connections = 0;
+  const server = createServer(async (request, response) => {
+    let body = "";
+    for await (const chunk of request) body += chunk;
+    received.push({ method: request.method, url: request.url, headers: request.headers, body });
+    answer(request, response);
+  });
+  server.on("connection", () => connections++);
+  const port = await listen(server);
+  return { url: `http://127.0.0.1:${port}/base/`, received, connections: () => connections };
+}
+
+describe("connectOverNodeHttp", () => {
+  it("sends JSON bodies under the base path, and returns the status and the parsed body", async () => {
+    const app = await serve((_, response) =>
+      response.writeHead(409, { "content-type": "application/json" }).end('{"error":"conflict"}'),
+    );
+    const client = connectOverNodeHttp(app.url, { timeoutMs: 5_000 });
+    try {
+      const body = JSON.stringify({ uuid: "u1", first_name: "Zoë" });
+      const answer = await client({ method: "POST", path: "/v1/user/create", body });
+      expect(answer).toMatchObject({ status: 409, body: { error: "conflict" } });
+      expect(answer.durationMs).toBeGreaterThanOrEqual(0);
+      expect(app.received).toEqual([
+        expect.objectContaining({ method: "POST", url: "/base/v1/user/create", body }),
+      ]);
+      expect(app.received[0]?.headers).toMatchObject({
+        "content-type": "application/json",
+        "content-length": String(Buffer.byteLength(body)),
+      });
+    } finally {
+      client.close();
+    }
+  });
+
+  it("sends one message after another on one kept-alive connection, and close lets it go", async () => {
+    const app = await serve((_, response) => response.writeHead(204).end());
+    const client = connectOverNodeHttp(app.url, { timeoutMs: 5_000 });
+    for (let index = 0; index < 3; index++) {
+      await expect(client({ method: "GET", path: "/v1/ping" })).resolves.toMatchObject({
+        status: 204,
+      });
+    }
+    expect(app.connections()).toBe(1);
+    expect(app.received[0]?.headers["content-type"]).toBeUndefined();
+    const server = servers[0] as Server;
+    const closed = once(server, "close");
+    client.close();
+    // With the client's socket gone, the server can close without forcing it.
+    server.close();
+    servers.length = 0;
+    await closed;
+  });
+
+  it("times the call out when no answer comes, saying after how long", async () => {
+    const app = await serve(() => undefined);
+    const client = connectOverNodeHttp(app.url, { timeoutMs: 50 });
+    try {
+      const answer = await client({ method: "GET", path: "/v1/ping" });
+      expect(answer).toEqual({ error: "no answer within 50 ms", durationMs: expect.any(Number) });
+      expect(answer.durationMs).toBeGreaterThanOrEqual(45);
+    } finally {
+      client.close();
+    }
+  });
+
+  it("says so when aborted, and when nothing listens", async () => {
+    const app = await serve(() => undefined);
+    const client = connectOverNodeHttp(app.url, { timeoutMs: 5_000 });
+    const controller = new AbortController();
+    const pending = client({ method: "GET", path: "/v1/ping" }, controller.signal);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    controller.abort();
+    await expect(pending).resolves.toMatchObject({ error: "aborted" });
+    client.close();
+
+    const nowhere = connectOverNodeHttp("http://127.0.0.1:1", { timeoutMs: 5_000 });
+    await expect(nowhere({ method: "GET", path: "/v1/ping" })).resolves.toMatchObject({
+      error: expect.stringMatching(/ECONNREFUSED/),
+    });
+    nowhere.close();
+  });
+
+  it("speaks TLS to an https:// target, and checks its certificate", async () => {
+    const { key, cert } = await createSelfSignedCertificate();
+    const server = createHttpsServer({ key, cert }, (_, response) => response.writeHead(204).end());
+    const port = await listen(server as unknown as Server);
+    const client = connectOverNodeHttp(`https://127.0.0.1:${port}`, { timeoutMs: 5_000 });
+    try {
+      // Plain HTTP to a TLS port would fail otherwise (a reset or a parse error).
+      await expect(client({ method: "GET", path: "/v1/ping" })).resolves.toMatchObject({
+        error: expect.stringMatching(/self[- ]signed certificate/),
+      });
+    } finally {
+      client.close();
+    }
+  });
+
+  it("refuses a URL it cannot use, at once", () => {
+    expect(() => connectOverNodeHttp("not a url", { timeoutMs: 5_000 })).toThrow(
+      /^The Provisioning API's URL /,
+    );
+  });
+});
