@@ -27,6 +27,7 @@ describe("platform-integration sync", () => {
     [["sync", ...required], /Missing <url>/],
     [["sync", "http://127.0.0.1:1", ...required, "--once", "--interval", "5m"], /exclude/],
     [["sync", "http://127.0.0.1:1", ...required, "--interval", "soon"], /--interval takes/],
+    [["sync", "http://127.0.0.1:1", ...required, "--page-size", "0"], /--page-size takes/],
     [["sync", "http://127.0.0.1:1", ...required, "--read-user", "http://app/u"], /\{uuid\}/],
     // The password never goes on the command line, where `ps` shows it to every user.
     [["sync", "http://127.0.0.1:1", ...required, "--bind-password", "secret"], /Unknown option/],

@@ -541,7 +541,8 @@ describe.runIf(url || required)("directory sync against a real slapd", () => {
     const unit = await createUnit(3);
     const app = await startApp();
     const state = join(folder, `no-content-sync-${randomUUID()}.sqlite`);
-    const text = await spawnSync(app.url, unit.dn, ["--state", state]).exit;
+    // Pages of 2: the three entries come in two pages.
+    const text = await spawnSync(app.url, unit.dn, ["--state", state, "--page-size", "2"]).exit;
     expect(text.out).toMatch(/initial sync completed in [\d.]+ s \(full read\): 3 created/);
     const off = await spawnSync(app.url, unit.dn, ["--state", state, "--json", "--no-content-sync"])
       .exit;

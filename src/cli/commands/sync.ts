@@ -6,7 +6,7 @@ import type {
 } from "../../sync/directory-sync-types.ts";
 import { connectUserReader } from "../../testing/read-user.ts";
 import type { VerifyReport } from "../../testing/verify-users.ts";
-import { parseTargetCommandLine } from "../args.ts";
+import { integerOption, parseTargetCommandLine } from "../args.ts";
 import { type Command, type CommandIo, UsageError } from "../command.ts";
 import { describeVerifyReport, verifiedAll } from "../verify-output.ts";
 
@@ -36,6 +36,8 @@ Options:
   --passwords                 Also send userPassword, its {SCHEME} as password_format
   --ldap-ca <file>            Trust the PEM CA certificate(s) in this file for ldaps:// / StartTLS
   --start-tls                 Upgrade an ldap:// connection with StartTLS before binding
+  --page-size <n>             Entries per page of the directory's paged search (default 500):
+                              smaller pages hold less memory, larger ones read a little faster
   --state <file>              The SQLite file that keeps the cookie (default directory-sync.sqlite)
   --interval <time>           Time between cycles: 60s (default), 5m, 1h, 500ms
   --once                      Run one cycle and exit
@@ -92,6 +94,7 @@ export const syncCommand: Command = {
         full: { type: "boolean" },
         "reset-request": { type: "boolean" },
         "no-content-sync": { type: "boolean" },
+        "page-size": { type: "string" },
         json: { type: "boolean" },
       },
       { defaultTimeoutMs: 30_000 },
@@ -105,6 +108,10 @@ export const syncCommand: Command = {
       throw new UsageError("--once and --interval exclude each other");
     }
     const intervalMs = parseDuration(values.interval ?? "60s");
+    const pageSize =
+      values["page-size"] === undefined
+        ? undefined
+        : integerOption(values["page-size"], "page-size", { min: 1, max: 100_000 });
     const password = bindPassword(values["bind-password-file"], io);
     const bindDn = values["bind-dn"];
     const ca = values["ldap-ca"];
@@ -129,6 +136,7 @@ export const syncCommand: Command = {
         mapping: { userId: values["user-id-field"] },
       }),
       ...(values.passwords && { passwords: true }),
+      ...(pageSize !== undefined && { pageSize }),
       target,
       state: values.state ?? "directory-sync.sqlite",
       ...(values["reset-request"] && { resetRequest: true }),
