@@ -24,11 +24,11 @@ export class StateMismatchError extends Error {
  * cycle sends only what changed since. One SQLite row per user. Each acknowledgement is written
  * before the next message goes, so a killed process resumes where it stopped: at worst it resends
  * the one message that was in flight. It is appended to a journal beside the database (one
- * `write`, a few microseconds, where a SQLite commit costs tens) and folded into the database a
- * ten thousand at a time, when a cycle starts and ends, and when the state is opened again. Neither
- * is fsynced (WAL with synchronous=NORMAL): a write survives the process being killed; a power
- * loss may undo the last few, and losing an acknowledgement only means its message is sent again,
- * which the Provisioning API takes (delivery is at least once).
+ * `write`, a few microseconds, where a SQLite commit costs tens) and folded into the database
+ * ten thousand at a time, when a cycle starts, when the state is closed, and when it is opened
+ * again. Neither is fsynced (WAL with synchronous=NORMAL): a write survives the process being
+ * killed; a power loss may undo the last few, and losing an acknowledgement only means its message
+ * is sent again, which the Provisioning API takes (delivery is at least once).
  *
  * A password is kept only as a SHA-256 digest: enough to tell that it changed, and the file does
  * not hold what the directory holds.
