@@ -1,5 +1,6 @@
 import type { ConnectionOptions } from "node:tls";
 import type { Client } from "ldapts";
+import { isCertificateProblem } from "../internal/certificate-problem.ts";
 import { DirectoryError, type DirectoryPage, type DirectorySource } from "../sync/source.ts";
 import { createChangeFeed } from "./change-feed.ts";
 import {
@@ -56,7 +57,6 @@ const fatalCodes = new Map<number, string>([
   [49, "the bind DN or its password was refused: check them"],
   [50, "the bind account may not read these entries: grant it read access"],
 ]);
-const tlsErrors = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/;
 
 /**
  * The LDAP source of a directory sync: one connection, bound once, and a paged search (RFC
@@ -192,7 +192,7 @@ function toDirectoryError(error: unknown, url: string): DirectoryError {
       cause: error,
     });
   }
-  if (typeof code === "string" && tlsErrors.test(code)) {
+  if (typeof code === "string" && isCertificateProblem(code)) {
     return new DirectoryError(
       `LDAP ${url}: the server's certificate is not trusted (${code}): pass its CA (ldap.tls.ca, --ldap-ca FILE)`,
       { fatal: true, cause: error },

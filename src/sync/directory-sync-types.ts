@@ -75,6 +75,11 @@ export interface SyncTargetOptions {
   resetRequest?: boolean;
   /** How long one call may take before it counts as a failure (default 30 s). */
   timeoutMs?: number;
+  /**
+   * For an `https://` target: PEM certificate(s) to trust beside the runtime's roots (a private
+   * CA, or the application's self-signed certificate). The certificate is always checked.
+   */
+  targetTls?: { ca?: string | string[] | undefined };
   onProgress?(progress: DirectorySyncProgress): void;
 }
 

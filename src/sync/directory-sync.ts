@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { pemCertificates } from "../internal/pem.ts";
 import type { UserRecord } from "../provisioning/user-record.ts";
 import { connectProvisioning } from "../testing/provisioning-target.ts";
 import { verifyUsers } from "../testing/verify-users.ts";
@@ -37,16 +38,21 @@ export function createSourceSync(
     typeof options.target === "string" || options.target instanceof URL
       ? String(options.target)
       : "in-process";
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  // Options are checked before the state file is opened, so that a bad one leaves it unlocked.
+  const ca = pemCertificates(options.targetTls?.ca, "targetTls.ca");
+  const http =
+    typeof options.target === "string" || options.target instanceof URL
+      ? connectOverNodeHttp(options.target, { timeoutMs, ca })
+      : undefined;
+  if (http === undefined && ca.length > 0) {
+    throw new TypeError("targetTls.ca is for an https:// target, not a handler called in-process");
+  }
   const state = openState(
     options.state,
     { source: source.identity, target },
     { adopt: options.adoptState ?? false },
   );
-  const timeoutMs = options.timeoutMs ?? 30_000;
-  const http =
-    typeof options.target === "string" || options.target instanceof URL
-      ? connectOverNodeHttp(options.target, { timeoutMs })
-      : undefined;
   const engine = createDeliveryEngine(http ?? connectProvisioning(options.target, { timeoutMs }));
   // The attempt count of the message a cycle stopped at, carried into the next cycle.
   let lastStop: { key: string; attempts: number } | undefined;

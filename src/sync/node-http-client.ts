@@ -1,5 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { isCertificateProblem } from "../internal/certificate-problem.ts";
 import { joinUrl, normalizeBaseUrl } from "../internal/url.ts";
 import { type ProvisioningClient, parseBody } from "../testing/provisioning-target.ts";
 
@@ -17,7 +18,7 @@ export interface ClosableClient extends ProvisioningClient {
  */
 export function connectOverNodeHttp(
   target: string | URL,
-  { timeoutMs }: { timeoutMs: number },
+  { timeoutMs, ca = [] }: { timeoutMs: number; ca?: string[] },
 ): ClosableClient {
   let base: string;
   try {
@@ -26,8 +27,11 @@ export function connectOverNodeHttp(
     throw new TypeError(`The Provisioning API's URL ${(error as Error).message}`);
   }
   const secure = base.startsWith("https:");
+  if (ca.length > 0 && !secure) {
+    throw new TypeError(`targetTls.ca is for an https:// target, not ${base}`);
+  }
   const agent = secure
-    ? new HttpsAgent({ keepAlive: true, maxSockets: 1 })
+    ? new HttpsAgent({ keepAlive: true, maxSockets: 1, ...(ca.length > 0 && { ca }) })
     : new HttpAgent({ keepAlive: true, maxSockets: 1 });
   const send = secure ? httpsRequest : httpRequest;
   const client = (call: Parameters<ProvisioningClient>[0], signal?: AbortSignal) =>
@@ -36,11 +40,7 @@ export function connectOverNodeHttp(
       const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
       const fail = (error: unknown) =>
         resolve({
-          error: signal?.aborted
-            ? "aborted"
-            : error instanceof Error
-              ? error.message
-              : String(error),
+          error: signal?.aborted ? "aborted" : describe(error),
           durationMs: elapsed(),
         });
       const body = call.body === undefined ? undefined : Buffer.from(call.body);
@@ -74,4 +74,12 @@ export function connectOverNodeHttp(
       outgoing.end(body);
     });
   return Object.assign(client, { close: () => agent.destroy() });
+}
+
+/** An error's message, with the fix when the application's certificate did not verify. */
+function describe(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown })?.code;
+  if (!isCertificateProblem(`${typeof code === "string" ? code : ""} ${message}`)) return message;
+  return `${message}: the application's certificate is not trusted; pass its CA certificate (targetTls.ca, sync --target-ca FILE)`;
 }

@@ -1,6 +1,6 @@
 // The sync command's command line and its failures without a directory; the runs against a real
 // slapd are in test/ldap/slapd.test.ts.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -35,6 +35,15 @@ describe("platform-integration sync", () => {
     const io = createFakeIo();
     expect(await run(argv, io)).toBe(2);
     expect(io.err).toMatch(message);
+  });
+
+  it("refuses a --target-ca file that holds no PEM certificate, with exit 2", async () => {
+    const file = join(folder, "not-a-ca.txt");
+    writeFileSync(file, "hello");
+    const io = createFakeIo();
+    const argv = ["sync", "https://127.0.0.1:1", ...required, "--target-ca", file];
+    expect(await run(argv, io)).toBe(2);
+    expect(io.err).toContain(`--target-ca ${file} must be PEM certificate text`);
   });
 
   it("reads the bind password file, and says so when it cannot", async () => {

@@ -1,7 +1,12 @@
+import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer as createHttpsServer } from "node:https";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { toNodeHandler } from "../../src/adapters/node/index.ts";
+import { createSelfSignedCertificate } from "../../src/internal/self-signed-certificate.ts";
 import {
   createDirectorySync,
   type DirectoryChanges,
@@ -11,7 +16,11 @@ import {
   type DirectorySync,
   StateMismatchError,
 } from "../../src/ldap/index.ts";
-import type { UserRecord } from "../../src/provisioning/index.ts";
+import {
+  createProvisioningHandler,
+  MemoryUserStore,
+  type UserRecord,
+} from "../../src/provisioning/index.ts";
 import {
   createReferenceProvisioning,
   type ReferenceProvisioning,
@@ -372,6 +381,57 @@ describe("createDirectorySync over a directory source", () => {
     });
     expect(report.skippedEntries.at(-1)?.dn).toBe("cn=nouuid99");
     expect(progress.at(-1)).toBe(186);
+  });
+
+  it("refuses target certificates that are not PEM, or for a handler in-process, before it opens the state file", async () => {
+    const state = join(folder, "state.sqlite");
+    const source = memoryDirectory(people(1));
+    expect(() =>
+      createDirectorySync({
+        source,
+        target: "https://127.0.0.1:1",
+        state,
+        targetTls: { ca: "not a certificate" },
+      }),
+    ).toThrow(
+      new TypeError("targetTls.ca must be PEM certificate text (-----BEGIN CERTIFICATE-----...)."),
+    );
+    expect(() =>
+      createDirectorySync({
+        source,
+        target: { fetch: (request: Request) => app.fetch(request) },
+        state,
+        targetTls: { ca: "-----BEGIN CERTIFICATE-----\n..." },
+      }),
+    ).toThrow(/targetTls\.ca is for an https:\/\/ target, not a handler called in-process/);
+    // Neither left the state file open: a sync may take it.
+    const sync = await open(source);
+    await expect(sync.syncOnce()).resolves.toMatchObject({ completed: true, created: 1 });
+  });
+
+  it("syncs into an https:// application whose certificate it was given", async () => {
+    const { key, cert } = await createSelfSignedCertificate();
+    const store = new MemoryUserStore();
+    const server = createHttpsServer(
+      { key, cert },
+      toNodeHandler(createProvisioningHandler({ store })),
+    );
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    try {
+      const sync = createDirectorySync({
+        source: memoryDirectory(people(3)),
+        target: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        state: join(folder, "https.sqlite"),
+        targetTls: { ca: cert },
+      });
+      syncs.push(sync);
+      await expect(sync.syncOnce()).resolves.toMatchObject({ completed: true, created: 3 });
+      expect(store.list().map(({ uuid }) => uuid)).toEqual(["u0", "u1", "u2"]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 
   it("runs one cycle at a time", async () => {

@@ -114,7 +114,7 @@ describe("connectOverNodeHttp", () => {
     nowhere.close();
   });
 
-  it("speaks TLS to an https:// target, and checks its certificate", async () => {
+  it("speaks TLS to an https:// target, checks its certificate, and says how to trust it", async () => {
     const { key, cert } = await createSelfSignedCertificate();
     const server = createHttpsServer({ key, cert }, (_, response) => response.writeHead(204).end());
     const port = await listen(server as unknown as Server);
@@ -122,11 +122,33 @@ describe("connectOverNodeHttp", () => {
     try {
       // Plain HTTP to a TLS port would fail otherwise (a reset or a parse error).
       await expect(client({ method: "GET", path: "/v1/ping" })).resolves.toMatchObject({
-        error: expect.stringMatching(/self[- ]signed certificate/),
+        error: expect.stringMatching(
+          /self[- ]signed certificate.*: the application's certificate is not trusted; pass its CA certificate \(targetTls\.ca, sync --target-ca FILE\)$/,
+        ),
       });
     } finally {
       client.close();
     }
+  });
+
+  it("trusts the certificates it is given for an https:// target, and only for one", async () => {
+    const { key, cert } = await createSelfSignedCertificate();
+    const server = createHttpsServer({ key, cert }, (_, response) => response.writeHead(204).end());
+    const port = await listen(server as unknown as Server);
+    const client = connectOverNodeHttp(`https://127.0.0.1:${port}`, {
+      timeoutMs: 5_000,
+      ca: [cert],
+    });
+    try {
+      await expect(client({ method: "GET", path: "/v1/ping" })).resolves.toMatchObject({
+        status: 204,
+      });
+    } finally {
+      client.close();
+    }
+    expect(() =>
+      connectOverNodeHttp("http://127.0.0.1:1", { timeoutMs: 5_000, ca: [cert] }),
+    ).toThrow(new TypeError("targetTls.ca is for an https:// target, not http://127.0.0.1:1"));
   });
 
   it("refuses a URL it cannot use, at once", () => {

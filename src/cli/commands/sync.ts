@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { pemCertificates } from "../../internal/pem.ts";
 import type { createDirectorySync } from "../../ldap/create-directory-sync.ts";
 import type {
   DirectorySyncProgress,
@@ -35,6 +36,8 @@ Options:
   --user-id-field <attr>      The attribute sent as user_id (none by default)
   --passwords                 Also send userPassword, its {SCHEME} as password_format
   --ldap-ca <file>            Trust the PEM CA certificate(s) in this file for ldaps:// / StartTLS
+  --target-ca <file>          Trust the PEM certificate(s) in this file for an https:// <url> (a
+                              private CA, or the application's self-signed certificate)
   --start-tls                 Upgrade an ldap:// connection with StartTLS before binding
   --page-size <n>             Entries per page of the directory's paged search (default 500):
                               smaller pages hold less memory, larger ones read a little faster
@@ -87,6 +90,7 @@ export const syncCommand: Command = {
         "user-id-field": { type: "string" },
         passwords: { type: "boolean" },
         "ldap-ca": { type: "string" },
+        "target-ca": { type: "string" },
         "start-tls": { type: "boolean" },
         state: { type: "string" },
         interval: { type: "string" },
@@ -115,37 +119,42 @@ export const syncCommand: Command = {
     const password = bindPassword(values["bind-password-file"], io);
     const bindDn = values["bind-dn"];
     const ca = values["ldap-ca"];
+    const targetCa = values["target-ca"];
+    const targetTls = targetCa === undefined ? undefined : { ca: readPem(targetCa, "--target-ca") };
 
     const progressOut = values.json ? io.stderr : io.stdout;
     const showProgress = throttledProgress(progressOut, io.stdout.isTTY === true && !values.json);
     // Loaded on use: node:sqlite (and its ExperimentalWarning) and ldapts only for this command,
     // so that every other command starts without them.
     const { createDirectorySync: create } = await import("../../ldap/create-directory-sync.ts");
-    const sync = create({
-      ldap: {
-        url: ldapUrl,
-        ...(bindDn !== undefined && { bindDn }),
-        ...(password !== undefined && { password }),
-        ...(ca !== undefined && { tls: { ca: readFile(ca, "--ldap-ca") } }),
-        ...(values["start-tls"] && { startTls: true }),
-      },
-      baseDn,
-      ...(values.filter !== undefined && { filter: values.filter }),
-      ...(values["username-field"] !== undefined && { usernameField: values["username-field"] }),
-      ...(values["user-id-field"] !== undefined && {
-        mapping: { userId: values["user-id-field"] },
+    const sync = asUsageError(() =>
+      create({
+        ldap: {
+          url: ldapUrl,
+          ...(bindDn !== undefined && { bindDn }),
+          ...(password !== undefined && { password }),
+          ...(ca !== undefined && { tls: { ca: readFile(ca, "--ldap-ca") } }),
+          ...(values["start-tls"] && { startTls: true }),
+        },
+        baseDn,
+        ...(values.filter !== undefined && { filter: values.filter }),
+        ...(values["username-field"] !== undefined && { usernameField: values["username-field"] }),
+        ...(values["user-id-field"] !== undefined && {
+          mapping: { userId: values["user-id-field"] },
+        }),
+        ...(values.passwords && { passwords: true }),
+        ...(pageSize !== undefined && { pageSize }),
+        target,
+        ...(targetTls && { targetTls }),
+        state: values.state ?? "directory-sync.sqlite",
+        ...(values["reset-request"] && { resetRequest: true }),
+        ...(values.full && { adoptState: true }),
+        ...(values["no-content-sync"] && { contentSync: false }),
+        timeoutMs,
+        onProgress: showProgress,
+        readInWorker: true,
       }),
-      ...(values.passwords && { passwords: true }),
-      ...(pageSize !== undefined && { pageSize }),
-      target,
-      state: values.state ?? "directory-sync.sqlite",
-      ...(values["reset-request"] && { resetRequest: true }),
-      ...(values.full && { adoptState: true }),
-      ...(values["no-content-sync"] && { contentSync: false }),
-      timeoutMs,
-      onProgress: showProgress,
-      readInWorker: true,
-    });
+    );
     let ok = true;
     const onCycle = async (report: DirectorySyncReport) => {
       showProgress.finish();
@@ -214,6 +223,21 @@ function readFile(path: string, option: string): string {
   } catch (error) {
     const reason = (error as { code?: string }).code ?? String(error);
     throw new UsageError(`${option}: cannot read ${path} (${reason})`);
+  }
+}
+
+/** The PEM certificates in a file, checked as the library checks them. */
+function readPem(path: string, option: string): string[] {
+  return asUsageError(() => pemCertificates(readFile(path, option), `${option} ${path}`));
+}
+
+/** `make()`, with an option the library refuses (a TypeError) told as a command-line mistake. */
+function asUsageError<T>(make: () => T): T {
+  try {
+    return make();
+  } catch (error) {
+    if (error instanceof TypeError) throw new UsageError(error.message);
+    throw error;
   }
 }
 

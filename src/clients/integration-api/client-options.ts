@@ -1,4 +1,5 @@
 import { type Logger, resolveLogger } from "../../internal/logger.ts";
+import { pemCertificates } from "../../internal/pem.ts";
 import type { RetryPolicy } from "./retry-policy.ts";
 
 /**
@@ -118,10 +119,7 @@ export function normalizeOptions(options: IntegrationApiOptions = {}): Normalize
 
 function normalizeTls(tls: TlsOptions | undefined): TlsOptions | undefined {
   if (tls === undefined) return undefined;
-  const cas = tls.ca === undefined ? [] : Array.isArray(tls.ca) ? tls.ca : [tls.ca];
-  if (cas.some((ca) => typeof ca !== "string" || !ca.includes("-----BEGIN"))) {
-    throw new TypeError("tls.ca must be PEM certificate text (-----BEGIN CERTIFICATE-----...).");
-  }
+  const cas = pemCertificates(tls.ca, "tls.ca");
   if (tls.rejectUnauthorized !== undefined && typeof tls.rejectUnauthorized !== "boolean") {
     throw new TypeError("tls.rejectUnauthorized must be a boolean.");
   }

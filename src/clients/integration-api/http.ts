@@ -1,3 +1,4 @@
+import { isCertificateProblem } from "../../internal/certificate-problem.ts";
 import { sdkVersion } from "../../internal/sdk-version.ts";
 import { joinUrl } from "../../internal/url.ts";
 import { resolveBaseUrl } from "./base-url.ts";
@@ -58,9 +59,6 @@ export interface IntegrationApi {
 const userAgent = `platform-integration/${sdkVersion}`;
 const jsonHeaders = { accept: "application/json", "user-agent": userAgent };
 const jsonBodyHeaders = { ...jsonHeaders, "content-type": "application/json" };
-// Verification failures of the server's certificate, as Node, Bun and Deno name them: retrying
-// cannot fix them, the configuration can.
-const certificateProblem = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UnknownIssuer|ALTNAME/i;
 
 /** Why an attempt was cut short by the client itself, told apart from the caller's abort. */
 class AttemptTimeout extends Error {}
@@ -194,7 +192,7 @@ function toPlatformError(
     return new TimeoutError(context);
   }
   const reason = describeCause(error);
-  if (certificateProblem.test(reason)) {
+  if (isCertificateProblem(reason)) {
     return new ConfigurationError(
       `${method} ${url} failed: the Integration API's certificate is not trusted (${reason}). ${
         context.tls
