@@ -74,53 +74,39 @@ process.kill(process.pid, "SIGKILL");`;
     }
   });
 
-  it("reads its own acknowledgements and forgets before they are folded, and after", () => {
-    let state = openState(path, identity);
-    for (let index = 0; index < 2_500; index++) state.acknowledge(user(index));
-    state.forget("u7");
-    state.forget("u2400");
-    state.acknowledge({ uuid: "u9", username: "renamed" });
-    expect(state.get("u2499")).toEqual(user(2499));
-    expect(state.get("u7")).toBeUndefined();
-    expect(state.get("u2400")).toBeUndefined();
-    expect(state.get("u9")).toEqual({ uuid: "u9", username: "renamed" });
-    expect(state.count()).toBe(2_498);
-    state.close();
-
-    state = openState(path, identity);
-    try {
-      expect(state.count()).toBe(2_498);
-      expect(state.get("u7")).toBeUndefined();
-      expect(state.get("u9")).toEqual({ uuid: "u9", username: "renamed" });
-      expect(state.get("u2499")).toEqual(user(2499));
-    } finally {
+  // 2,500 stay in the journal until count() folds them; of 12,000, the first 10,000 are folded
+  // while acknowledging, so that u3's forget lands on a row in the database.
+  it.each([2_500, 12_000])(
+    "reads its own acknowledgements and forgets, and keeps them once reopened (%i)",
+    (total) => {
+      const last = `u${total - 1}`;
+      const inJournal = `u${total - 100}`;
+      const check = (state: ReturnType<typeof openState>) => {
+        expect(state.get("u3")).toBeUndefined();
+        expect(state.get(inJournal)).toBeUndefined();
+        expect(state.get("u5")).toEqual({ uuid: "u5", username: "renamed" });
+        expect(state.get("u0")).toEqual(user(0));
+        expect(state.get(last)).toEqual(user(total - 1));
+        expect(state.count()).toBe(total - 2);
+      };
+      const state = openState(path, identity);
+      for (let index = 0; index < total; index++) state.acknowledge(user(index));
+      state.forget("u3");
+      state.forget(inJournal);
+      state.acknowledge({ uuid: "u5", username: "renamed" });
+      check(state);
+      state.changeCookie = { scope: "s", cookie: "c" };
       state.close();
-    }
-  });
 
-  it("keeps forgets made after a fold, and the Content Sync cookie, once reopened", () => {
-    let state = openState(path, identity);
-    for (let index = 0; index < 12_000; index++) state.acknowledge(user(index));
-    // u3 was folded into the database at 10,000; u11000 is still in the journal only.
-    state.forget("u3");
-    state.forget("u11000");
-    state.acknowledge({ uuid: "u5", username: "renamed" });
-    state.changeCookie = { scope: "s", cookie: "c" };
-    state.close();
-
-    state = openState(path, identity);
-    try {
-      expect(state.count()).toBe(11_998);
-      expect(state.get("u3")).toBeUndefined();
-      expect(state.get("u11000")).toBeUndefined();
-      expect(state.get("u5")).toEqual({ uuid: "u5", username: "renamed" });
-      expect(state.get("u0")).toEqual(user(0));
-      expect(state.get("u11999")).toEqual(user(11999));
-      expect(state.changeCookie).toEqual({ scope: "s", cookie: "c" });
-    } finally {
-      state.close();
-    }
-  });
+      const reopened = openState(path, identity);
+      try {
+        check(reopened);
+        expect(reopened.changeCookie).toEqual({ scope: "s", cookie: "c" });
+      } finally {
+        reopened.close();
+      }
+    },
+  );
 
   it("folds at the 10,000th acknowledgement, emptying the journal", () => {
     const state = openState(path, identity);
