@@ -109,6 +109,7 @@ export function openState(
   );
   const remove = statement("DELETE FROM acknowledged WHERE uuid = ?");
   const countRows = statement("SELECT count(*) AS n FROM acknowledged");
+  const anyRow = statement("SELECT EXISTS (SELECT 1 FROM acknowledged) AS found");
   const readMeta = statement("SELECT value FROM meta WHERE key = ?");
   const writeMeta = statement(
     "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -133,6 +134,10 @@ export function openState(
   // record's JSON written as it is rather than as a string within a string: escaping each of its
   // quotes again cost more than the rest of the line.
   const journaled = new Map<string, string | undefined>();
+  // An initial sync asks about each user before its create: while the database holds no row, the
+  // journal alone answers, without a SQLite lookup a message (4 % of the delivering thread's CPU).
+  const rowsExist = () => (anyRow.get() as { found: number }).found === 1;
+  let databaseHasRows = rowsExist();
   const journalPath = path === ":memory:" ? undefined : `${path}-acks`;
   const fold = () => {
     if (journaled.size === 0) return;
@@ -149,6 +154,7 @@ export function openState(
       throw error;
     }
     journaled.clear();
+    databaseHasRows = rowsExist();
     // Folded lines applied again after a crash here change nothing: each sets a user's value.
     if (journal !== undefined) ftruncateSync(journal, 0);
   };
@@ -176,6 +182,7 @@ export function openState(
     get(uuid) {
       let text: string | null | undefined;
       if (journaled.has(uuid)) text = journaled.get(uuid);
+      else if (!databaseHasRows) return undefined;
       else text = (select.get(uuid) as { record: string | null } | undefined)?.record;
       if (text === undefined) return undefined;
       return text === null ? null : (JSON.parse(text) as WireRecord);
