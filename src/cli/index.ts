@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // The bin: the process's signals and stdout around run(). A command that caps V8's young
 // generation (the directory sync) runs in a worker thread with that cap, since V8 sizes its heap
-// only when an isolate starts; the main thread then only relays signals, output and the status.
+// only when an isolate starts; the main thread then only relays signals, output and the status,
+// and never loads the commands (run.ts is imported where a command runs).
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import type { CommandIo } from "./command.ts";
-import { commands } from "./commands/index.ts";
-import { run } from "./run.ts";
+import { youngGenerationCapsMb } from "./young-generation.ts";
 
 /** What the main thread tells a command's worker: its arguments and what stdout is. */
 interface WorkerStart {
@@ -36,10 +36,9 @@ async function main(argv: string[]): Promise<void> {
     process.exitCode = 0;
   });
 
-  const maxYoungGenerationSizeMb = commands.find(
-    (command) => command.name === argv[0],
-  )?.maxYoungGenerationSizeMb;
+  const maxYoungGenerationSizeMb = youngGenerationCapsMb.get(argv[0] ?? "");
   if (maxYoungGenerationSizeMb === undefined || !youngGenerationIsOurs()) {
+    const { run } = await import("./run.ts");
     const status = await run(argv, processIo(interrupted.signal, outputClosed.signal));
     process.exitCode = outputClosed.signal.aborted ? 0 : status;
     return;
@@ -77,6 +76,7 @@ async function inWorker(start: WorkerStart): Promise<void> {
   // The port must not keep the worker alive once the command is done.
   parentPort?.unref();
   const io = processIo(interrupted.signal, outputClosed.signal, start);
+  const { run } = await import("./run.ts");
   process.exitCode = await run(start.argv, io);
 }
 
