@@ -29,12 +29,6 @@ export interface Command {
   run(args: string[], io: CommandIo): Promise<number>;
   /** A server that runs until stopped: it keeps running when its output is closed. */
   servesUntilStopped?: boolean;
-  /**
-   * A cap on V8's young generation for a command that runs long and allocates much: on Node, the
-   * bin runs it in a worker thread with this limit, unless Node's own command line or
-   * NODE_OPTIONS sizes the young generation.
-   */
-  maxYoungGenerationSizeMb?: number;
 }
 
 /** A mistake in the command line: printed with a pointer to `--help`, exit code 2. */

@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // The bin: the process's signals and stdout around run(). A command that caps V8's young
 // generation (the directory sync) runs in a worker thread with that cap, since V8 sizes its heap
-// only when an isolate starts; the main thread then only relays signals, output and the status.
+// only when an isolate starts; the main thread then only relays signals, output and the status,
+// and never loads the commands (run.ts is imported where a command runs).
+import { setFlagsFromString } from "node:v8";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import type { CommandIo } from "./command.ts";
-import { commands } from "./commands/index.ts";
-import { run } from "./run.ts";
+import { youngGenerationCapsMb } from "./young-generation.ts";
 
 /** What the main thread tells a command's worker: its arguments and what stdout is. */
 interface WorkerStart {
@@ -36,10 +37,9 @@ async function main(argv: string[]): Promise<void> {
     process.exitCode = 0;
   });
 
-  const maxYoungGenerationSizeMb = commands.find(
-    (command) => command.name === argv[0],
-  )?.maxYoungGenerationSizeMb;
+  const maxYoungGenerationSizeMb = youngGenerationCapsMb.get(argv[0] ?? "");
   if (maxYoungGenerationSizeMb === undefined || !youngGenerationIsOurs()) {
+    const { run } = await import("./run.ts");
     const status = await run(argv, processIo(interrupted.signal, outputClosed.signal));
     process.exitCode = outputClosed.signal.aborted ? 0 : status;
     return;
@@ -49,6 +49,11 @@ async function main(argv: string[]): Promise<void> {
     isTTY: process.stdout.isTTY,
     columns: process.stdout.columns,
   };
+  // One thread collects the young generation: V8's parallel scavenging wakes helper threads at each
+  // collection, which on a machine of few cores compete with the sync's one-message-at-a-time
+  // exchange with the application (a 30,000-user sync on 2 cores, 8 rounds: 0.79 of the replay
+  // with them, 0.82 without; bench/README.md). V8 reads the flag at each collection.
+  setFlagsFromString("--no-parallel-scavenge");
   // The worker's stdout and stderr are piped into the process's own.
   const worker = new Worker(new URL(import.meta.url), {
     workerData: start,
@@ -77,6 +82,7 @@ async function inWorker(start: WorkerStart): Promise<void> {
   // The port must not keep the worker alive once the command is done.
   parentPort?.unref();
   const io = processIo(interrupted.signal, outputClosed.signal, start);
+  const { run } = await import("./run.ts");
   process.exitCode = await run(start.argv, io);
 }
 
@@ -103,11 +109,14 @@ function processIo(
 }
 
 /**
- * Whether the bin may size the young generation: on Node only (Bun's JavaScriptCore has no young
- * generation to size), and not when Node's command line or NODE_OPTIONS already sizes it.
+ * Whether the bin may size the young generation and choose how it is collected: on Node only
+ * (Bun's JavaScriptCore has no young generation to size), and not when Node's command line or
+ * NODE_OPTIONS already sizes it or sets how it is collected.
  */
 function youngGenerationIsOurs(): boolean {
   if (process.versions.bun !== undefined || process.versions.deno !== undefined) return false;
   const nodeFlags = [...process.execArgv, process.env.NODE_OPTIONS ?? ""].join(" ");
-  return !/--(?:max|min)-semi-space-size|--max-young-generation-size/.test(nodeFlags);
+  return !/--(?:max|min)-semi-space-size|--max-young-generation-size|parallel-scavenge|--single-threaded-gc/.test(
+    nodeFlags,
+  );
 }

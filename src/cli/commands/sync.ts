@@ -67,11 +67,6 @@ export const syncCommand: Command = {
   summary:
     "Sync an LDAP directory or Active Directory into a Provisioning API, as the platform does",
   usage,
-  // V8 sizes the young generation by the machine's memory: on a 24 GiB machine a 100,000-user
-  // sync peaked at 222 MiB RSS with 16 MiB of live heap. The directory is read in a thread of its
-  // own (readInWorker), so this one only delivers: 16 MiB peaked at 183-205 MiB, 48 MiB at 204-212
-  // MiB, at the same speed (bench/directory-sync.bench.ts).
-  maxYoungGenerationSizeMb: 16,
   async run(args, io) {
     const {
       values,
