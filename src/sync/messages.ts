@@ -78,13 +78,27 @@ export function changedFields(
   after: Record<string, JsonValue>,
 ): Record<string, JsonValue> | undefined {
   const changed: [string, JsonValue][] = [["uuid", after.uuid ?? null]];
-  for (const name of new Set([...Object.keys(before), ...Object.keys(after)])) {
-    if (JSON.stringify(before[name]) !== JSON.stringify(after[name])) {
-      changed.push([name, Object.hasOwn(after, name) ? (after[name] as JsonValue) : null]);
+  for (const name of Object.keys(before)) {
+    if (!Object.hasOwn(after, name)) changed.push([name, null]);
+    else if (!sameValue(before[name] as JsonValue, after[name] as JsonValue)) {
+      changed.push([name, after[name] as JsonValue]);
     }
+  }
+  for (const name of Object.keys(after)) {
+    if (!Object.hasOwn(before, name)) changed.push([name, after[name] as JsonValue]);
   }
   // Object.fromEntries keeps a field named `__proto__` an own, plain key.
   return changed.length > 1 ? Object.fromEntries(changed) : undefined;
+}
+
+/**
+ * Whether two JSON values are equal. Strings and numbers, nearly every field, compare as they
+ * are: an update cycle compares every field of every user, and rendering each as JSON to compare
+ * it made two strings a field.
+ */
+function sameValue(a: JsonValue, b: JsonValue): boolean {
+  if (a === b) return true;
+  return typeof a === "object" && typeof b === "object" && JSON.stringify(a) === JSON.stringify(b);
 }
 
 /** The HTTP request of a message, with the uuid percent-encoded into the delete's path. */

@@ -151,6 +151,24 @@ describe("createDirectorySync over a directory source", () => {
     );
   });
 
+  it("compares list and object fields by value: unchanged ones send nothing, a changed one goes whole", async () => {
+    const user: UserRecord = {
+      uuid: "u0",
+      username: "user0",
+      extra: { groups: ["a", "b"], manager: { uuid: "m1" } },
+    };
+    const directory = memoryDirectory([user]);
+    const sync = await open(directory);
+    await sync.syncOnce();
+    expect(await sync.syncOnce()).toMatchObject({ modified: 0, unchanged: 1 });
+    directory.users = [{ ...user, extra: { groups: ["a", "c"], manager: { uuid: "m1" } } }];
+    app.received.length = 0;
+    expect(await sync.syncOnce()).toMatchObject({ modified: 1, unchanged: 0 });
+    expect(app.received.slice(1)).toEqual([
+      { method: "POST", path: "/v1/user/modify", body: { uuid: "u0", groups: ["a", "c"] } },
+    ]);
+  });
+
   it("stops at the first failed answer and starts the next cycle with that same message", async () => {
     const directory = memoryDirectory(people(6));
     let failing = 0;
