@@ -51,8 +51,9 @@ async function main(argv: string[]): Promise<void> {
   };
   // One thread collects the young generation: V8's parallel scavenging wakes helper threads at each
   // collection, which on a machine of few cores compete with the sync's one-message-at-a-time
-  // exchange with the application (a 30,000-user sync on 2 cores, 8 rounds: 0.79 of the replay
-  // with them, 0.82 without; bench/README.md). V8 reads the flag at each collection.
+  // exchange with the application (a 30,000-user sync on 2 cores, medians of 8 rounds: 3.36 s and
+  // 2.83 CPU-s without them, 3.45 s and 2.92 CPU-s with; bench/README.md). V8 reads the flag at
+  // each collection, so setting it here reaches the worker.
   setFlagsFromString("--no-parallel-scavenge");
   // The worker's stdout and stderr are piped into the process's own.
   const worker = new Worker(new URL(import.meta.url), {
