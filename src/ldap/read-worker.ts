@@ -11,7 +11,7 @@ import { fromPortableMapping, type PortableMapping, toPortableMapping } from "./
 const marker = "platform-integration/ldap read worker";
 
 /** What the delivery thread asks of a read worker. */
-interface ReadRequest {
+export interface ReadRequest {
   [marker]: true;
   source: Omit<LdapSourceOptions, "mapping" | "contentSync"> & { mapping: PortableMapping };
   uuidsOnly: boolean;
@@ -69,9 +69,15 @@ export function readInWorker(source: DirectorySource, options: LdapSourceOptions
   };
 }
 
-async function* pagesFromWorker(
+/**
+ * The pages a read worker posts, one more asked for as each is taken. `entry` is the worker's
+ * module: this one, except in the tests of a thread that fails or exits early. Such a thread
+ * ends the read with a fatal {@link DirectoryError}, as it would fail again.
+ */
+export async function* pagesFromWorker(
   request: ReadRequest,
   signal: AbortSignal | undefined,
+  entry: URL = new URL(import.meta.url),
 ): AsyncGenerator<DirectoryPage> {
   signal?.throwIfAborted();
   const received: FromWorker[] = [];
@@ -80,7 +86,7 @@ async function* pagesFromWorker(
     received.push(message);
     wake?.();
   };
-  const worker = new Worker(new URL(import.meta.url), {
+  const worker = new Worker(entry, {
     workerData: request,
     resourceLimits: { maxYoungGenerationSizeMb: readerYoungGenerationMb },
   });

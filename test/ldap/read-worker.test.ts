@@ -1,11 +1,14 @@
-// readInWorker without a directory: what it refuses at creation, and how a read that fails in the
-// worker thread reaches the cycle (retryable or fatal, as in the delivery thread). The reads
+// readInWorker without a directory: what it refuses at creation, how a read that fails in the
+// worker thread reaches the cycle (retryable or fatal, as in the delivery thread), and a thread
+// that cannot run at all. The reads
 // themselves are tested against a real slapd in slapd.test.ts, with either reader.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createDirectorySync, type LdapSyncOptions } from "../../src/ldap/index.ts";
+import { createDirectorySync, DirectoryError, type LdapSyncOptions } from "../../src/ldap/index.ts";
+import { defaultMapping, type PortableMapping, toPortableMapping } from "../../src/ldap/mapping.ts";
+import { pagesFromWorker } from "../../src/ldap/read-worker.ts";
 import { createProvisioningHandler, MemoryUserStore } from "../../src/provisioning/index.ts";
 import { serveFetchHandler } from "../support/serve-fetch-handler.ts";
 
@@ -84,4 +87,43 @@ describe("readInWorker", () => {
       await app.close();
     }
   });
+});
+
+// A thread of its own that cannot run stops the cycle for good: it would fail again each cycle.
+describe("a read worker thread that cannot run", () => {
+  const request = {
+    "platform-integration/ldap read worker": true as const,
+    source: {
+      ldap: { url: "ldap://127.0.0.1:1" },
+      baseDn: "ou=people,dc=example,dc=com",
+      filter: "(objectClass=person)",
+      mapping: toPortableMapping(defaultMapping()) as PortableMapping,
+      passwords: false,
+    },
+    uuidsOnly: false,
+  };
+  const read = async (workerModule: string) => {
+    const entry = new URL(`data:text/javascript,${encodeURIComponent(workerModule)}`);
+    for await (const _ of pagesFromWorker(request, undefined, entry)) {
+      throw new Error("no page was expected");
+    }
+  };
+
+  it.each([
+    ["fails to load", "throw new Error('its module failed')", /failed \(its module failed\)/],
+    ["exits before the read ends", "process.exit(3)", /exited with 3 before the read ended/],
+    ["ends without a word", "", /exited with 0 before the read ended/],
+  ])(
+    "ends the read with a fatal error when it %s, saying to leave readInWorker off",
+    async (_, workerModule, what) => {
+      const error = await read(workerModule).then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toBeInstanceOf(DirectoryError);
+      expect(error).toMatchObject({ fatal: true });
+      expect((error as Error).message).toMatch(what);
+      expect((error as Error).message).toMatch(/leave readInWorker off$/);
+    },
+  );
 });
