@@ -8,7 +8,12 @@ export type {
   SyncTargetOptions,
 } from "../sync/directory-sync-types.ts";
 export type { Fault } from "../sync/engine.ts";
-export type { MessageKind, MessageSummary, SyncStop } from "../sync/messages.ts";
+export {
+  type MessageKind,
+  type MessageSummary,
+  type SyncStop,
+  TargetError,
+} from "../sync/messages.ts";
 export {
   type ChangeFeed,
   type DirectoryChanges,

@@ -87,8 +87,9 @@ export interface SyncTargetOptions {
 export interface DirectorySync {
   /**
    * Runs one cycle: ping, deletions, then creates and modifies in the directory's order, one at a
-   * time, until one fails. Rejects only for a failure retrying cannot fix (a fatal
-   * {@link DirectoryError}); any other failure is in the report.
+   * time, until one fails. Rejects only for a failure retrying cannot fix: a fatal
+   * {@link DirectoryError} (the directory) or a {@link TargetError} (the application's certificate
+   * is not trusted); any other failure is in the report.
    */
   syncOnce(options?: { signal?: AbortSignal }): Promise<DirectorySyncReport>;
   /** Runs a cycle every `intervalMs` until `signal` aborts; rejects as syncOnce does. */

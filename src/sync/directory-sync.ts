@@ -13,7 +13,13 @@ import type {
   SyncTargetOptions,
 } from "./directory-sync-types.ts";
 import { createDeliveryEngine } from "./engine.ts";
-import { changedFields, type OutgoingMessage, type SyncStop, toWire } from "./messages.ts";
+import {
+  changedFields,
+  type OutgoingMessage,
+  type SyncStop,
+  TargetError,
+  toWire,
+} from "./messages.ts";
 import { connectOverNodeHttp } from "./node-http-client.ts";
 import {
   type DirectoryChanges,
@@ -244,6 +250,9 @@ export function createSourceSync(
 
     try {
       const outcome = await engine.runCycle(plan(), { signal, acknowledge });
+      if (outcome.stoppedAt?.fatal) {
+        throw new TargetError(`The Provisioning API at ${target}: ${outcome.stoppedAt.error}`);
+      }
       const scope = directory.changes?.scope;
       if (outcome.completed && nextCookie !== undefined && scope !== undefined) {
         cookie.changeCookie = { scope, cookie: nextCookie };
@@ -254,7 +263,9 @@ export function createSourceSync(
       };
       return report(outcome.stoppedAt ? { stoppedAt: outcome.stoppedAt } : {}, outcome.completed);
     } catch (error) {
-      if (error instanceof DirectoryError && error.fatal) throw error;
+      if (error instanceof TargetError || (error instanceof DirectoryError && error.fatal)) {
+        throw error;
+      }
       const message = error instanceof Error ? error.message : String(error);
       return report({ directoryError: message }, false);
     }

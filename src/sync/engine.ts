@@ -137,7 +137,8 @@ export function createDeliveryEngine(send: ProvisioningClient): DeliveryEngine {
 function toStop(message: OutgoingMessage, answer: ProvisioningAnswer, attempt: number): SyncStop {
   const { durationMs } = answer;
   if (answer.error !== undefined) {
-    return { message: summarize(message), attempt, error: answer.error, durationMs };
+    const { error, fatal } = answer;
+    return { message: summarize(message), attempt, error, ...(fatal && { fatal }), durationMs };
   }
   const password = message.body?.password;
   return {

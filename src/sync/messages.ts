@@ -44,7 +44,19 @@ export interface SyncStop {
   body?: JsonValue;
   /** Set when no answer arrived: a network error, a time-out, an abort or an injected fault. */
   error?: string;
+  /** Set when retrying cannot fix it: the application's certificate is not trusted. */
+  fatal?: true;
   durationMs: number;
+}
+
+/**
+ * A failure to reach the Provisioning API that retrying cannot fix (its certificate is not
+ * trusted): the directory sync's `syncOnce` and `run` reject with it, once, instead of meeting it
+ * again every cycle. Its message says the fix.
+ */
+export class TargetError extends Error {
+  override readonly name = "TargetError";
+  readonly fatal = true;
 }
 
 /** The one status the spec counts as success for each call; any other stops the cycle. */

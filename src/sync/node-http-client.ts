@@ -40,7 +40,7 @@ export function connectOverNodeHttp(
       const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
       const fail = (error: unknown) =>
         resolve({
-          error: signal?.aborted ? "aborted" : describe(error),
+          ...(signal?.aborted ? { error: "aborted" } : describe(error)),
           durationMs: elapsed(),
         });
       const body = call.body === undefined ? undefined : Buffer.from(call.body);
@@ -76,10 +76,18 @@ export function connectOverNodeHttp(
   return Object.assign(client, { close: () => agent.destroy() });
 }
 
-/** An error's message, with the fix when the application's certificate did not verify. */
-function describe(error: unknown): string {
+/**
+ * An error's message; when the application's certificate did not verify, with the fix, and fatal:
+ * the next cycle would meet the same certificate.
+ */
+function describe(error: unknown): { error: string; fatal?: true } {
   const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: unknown })?.code;
-  if (!isCertificateProblem(`${typeof code === "string" ? code : ""} ${message}`)) return message;
-  return `${message}: the application's certificate is not trusted; pass its CA certificate (targetTls.ca, sync --target-ca FILE)`;
+  if (!isCertificateProblem(`${typeof code === "string" ? code : ""} ${message}`)) {
+    return { error: message };
+  }
+  return {
+    error: `${message}: the application's certificate is not trusted; pass its CA certificate (targetTls.ca, sync --target-ca FILE)`,
+    fatal: true,
+  };
 }

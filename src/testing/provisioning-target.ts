@@ -25,11 +25,12 @@ export interface ProvisioningCall {
 
 /**
  * What came back: a status and the parsed body (JSON when it parses, else the text, else
- * undefined when empty), or `error` when no answer arrived (network error, time-out, abort).
+ * undefined when empty), or `error` when no answer arrived (network error, time-out, abort), with
+ * `fatal` when retrying cannot fix it (the application's certificate is not trusted).
  */
 export type ProvisioningAnswer =
   | { status: number; body: JsonValue | undefined; error?: undefined; durationMs: number }
-  | { status?: undefined; body?: undefined; error: string; durationMs: number };
+  | { status?: undefined; body?: undefined; error: string; fatal?: true; durationMs: number };
 
 /** Sends one request and resolves with the answer; it never rejects. */
 export type ProvisioningClient = (

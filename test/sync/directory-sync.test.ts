@@ -452,6 +452,41 @@ describe("createDirectorySync over a directory source", () => {
     }
   });
 
+  it("stops for good, once, when the application's certificate is not trusted, with the fix", async () => {
+    const { key, cert } = await createSelfSignedCertificate();
+    const server = createHttpsServer({ key, cert }, (_, response) => response.writeHead(204).end());
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    try {
+      const target = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const sync = createDirectorySync({
+        source: memoryDirectory(people(3)),
+        target,
+        state: join(folder, "untrusted.sqlite"),
+      });
+      syncs.push(sync);
+      const untrusted = {
+        name: "TargetError",
+        fatal: true,
+        message: expect.stringMatching(
+          new RegExp(
+            `^The Provisioning API at ${target}: .*: the application's certificate is not trusted; pass its CA certificate \\(targetTls\\.ca, sync --target-ca FILE\\)$`,
+          ),
+        ),
+      };
+      await expect(sync.syncOnce()).rejects.toMatchObject(untrusted);
+      // An interval sync ends with it rather than meeting it every cycle.
+      const cycles: unknown[] = [];
+      await expect(
+        sync.run({ intervalMs: 1, onCycle: (report) => cycles.push(report) }),
+      ).rejects.toMatchObject(untrusted);
+      expect(cycles).toEqual([]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   it("runs one cycle at a time", async () => {
     const sync = await open(memoryDirectory(people(3)));
     const first = sync.syncOnce();
