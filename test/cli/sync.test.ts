@@ -1,20 +1,18 @@
 // The sync command's command line and its failures without a directory; the runs against a real
 // slapd are in test/ldap/slapd.test.ts.
-import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer as createHttpsServer } from "node:https";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseDuration } from "../../src/cli/commands/sync.ts";
 import { run } from "../../src/cli/run.ts";
-import { createSelfSignedCertificate } from "../../src/internal/self-signed-certificate.ts";
 import { createFakeIo } from "../support/fake-io.ts";
 import { createReferenceProvisioning } from "../support/reference-provisioning.ts";
+import { serveSelfSignedForEachTest } from "../support/self-signed-server.ts";
 import { serveForEachTest } from "../support/serve-fetch-handler.ts";
 
 const startServer = serveForEachTest();
+const startSelfSigned = serveSelfSignedForEachTest();
 let folder: string;
 beforeEach(() => {
   folder = mkdtempSync(join(tmpdir(), "sync-cli-"));
@@ -51,25 +49,14 @@ describe("platform-integration sync", () => {
   });
 
   it("stops an interval sync at once, exit 1, when the application's certificate is not trusted", async () => {
-    const { key, cert } = await createSelfSignedCertificate();
-    const server = createHttpsServer({ key, cert }, (_, response) => response.writeHead(204).end());
-    server.listen(0, "127.0.0.1");
-    await once(server, "listening");
-    try {
-      const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const io = createFakeIo();
-      const state = join(folder, "state.sqlite");
-      // Without the stop, an hourly sync would not return within the test's time.
-      expect(await run(["sync", url, ...required, "--state", state, "--interval", "1h"], io)).toBe(
-        1,
-      );
-      expect(io.err).toMatch(
-        /^platform-integration sync: The Provisioning API at https:\/\/127\.0\.0\.1:\d+: .*pass its CA certificate \(targetTls\.ca, sync --target-ca FILE\)\n$/,
-      );
-    } finally {
-      server.closeAllConnections();
-      server.close();
-    }
+    const { url } = await startSelfSigned();
+    const io = createFakeIo();
+    const state = join(folder, "state.sqlite");
+    // Without the stop, an hourly sync would not return within the test's time.
+    expect(await run(["sync", url, ...required, "--state", state, "--interval", "1h"], io)).toBe(1);
+    expect(io.err).toMatch(
+      /^platform-integration sync: The Provisioning API at https:\/\/127\.0\.0\.1:\d+: .*pass its CA certificate \(targetTls\.ca, sync --target-ca FILE\)\n$/,
+    );
   });
 
   it("reads the bind password file, and says so when it cannot", async () => {

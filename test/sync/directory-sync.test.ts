@@ -1,12 +1,8 @@
-import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer as createHttpsServer } from "node:https";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { toNodeHandler } from "../../src/adapters/node/index.ts";
-import { createSelfSignedCertificate } from "../../src/internal/self-signed-certificate.ts";
 import {
   createDirectorySync,
   type DirectoryChanges,
@@ -25,6 +21,7 @@ import {
   createReferenceProvisioning,
   type ReferenceProvisioning,
 } from "../support/reference-provisioning.ts";
+import { serveSelfSignedForEachTest } from "../support/self-signed-server.ts";
 import { serveForEachTest } from "../support/serve-fetch-handler.ts";
 
 /** A directory in memory, read in pages of 2 as a paged LDAP search would, in a stable order. */
@@ -62,6 +59,7 @@ const people = (count: number): UserRecord[] =>
   }));
 
 const startServer = serveForEachTest();
+const startSelfSigned = serveSelfSignedForEachTest();
 let folder: string;
 let app: ReferenceProvisioning;
 let appUrl: string | undefined;
@@ -428,63 +426,45 @@ describe("createDirectorySync over a directory source", () => {
   });
 
   it("syncs into an https:// application whose certificate it was given", async () => {
-    const { key, cert } = await createSelfSignedCertificate();
     const store = new MemoryUserStore();
-    const server = createHttpsServer(
-      { key, cert },
+    const { url, cert } = await startSelfSigned(
       toNodeHandler(createProvisioningHandler({ store })),
     );
-    server.listen(0, "127.0.0.1");
-    await once(server, "listening");
-    try {
-      const sync = createDirectorySync({
-        source: memoryDirectory(people(3)),
-        target: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
-        state: join(folder, "https.sqlite"),
-        targetTls: { ca: cert },
-      });
-      syncs.push(sync);
-      await expect(sync.syncOnce()).resolves.toMatchObject({ completed: true, created: 3 });
-      expect(store.list().map(({ uuid }) => uuid)).toEqual(["u0", "u1", "u2"]);
-    } finally {
-      server.closeAllConnections();
-      server.close();
-    }
+    const sync = createDirectorySync({
+      source: memoryDirectory(people(3)),
+      target: url,
+      state: join(folder, "https.sqlite"),
+      targetTls: { ca: cert },
+    });
+    syncs.push(sync);
+    await expect(sync.syncOnce()).resolves.toMatchObject({ completed: true, created: 3 });
+    expect(store.list().map(({ uuid }) => uuid)).toEqual(["u0", "u1", "u2"]);
   });
 
   it("stops for good, once, when the application's certificate is not trusted, with the fix", async () => {
-    const { key, cert } = await createSelfSignedCertificate();
-    const server = createHttpsServer({ key, cert }, (_, response) => response.writeHead(204).end());
-    server.listen(0, "127.0.0.1");
-    await once(server, "listening");
-    try {
-      const target = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const sync = createDirectorySync({
-        source: memoryDirectory(people(3)),
-        target,
-        state: join(folder, "untrusted.sqlite"),
-      });
-      syncs.push(sync);
-      const untrusted = {
-        name: "TargetError",
-        fatal: true,
-        message: expect.stringMatching(
-          new RegExp(
-            `^The Provisioning API at ${target}: .*: the application's certificate is not trusted; pass its CA certificate \\(targetTls\\.ca, sync --target-ca FILE\\)$`,
-          ),
+    const { url: target } = await startSelfSigned();
+    const sync = createDirectorySync({
+      source: memoryDirectory(people(3)),
+      target,
+      state: join(folder, "untrusted.sqlite"),
+    });
+    syncs.push(sync);
+    const untrusted = {
+      name: "TargetError",
+      fatal: true,
+      message: expect.stringMatching(
+        new RegExp(
+          `^The Provisioning API at ${target}: .*: the application's certificate is not trusted; pass its CA certificate \\(targetTls\\.ca, sync --target-ca FILE\\)$`,
         ),
-      };
-      await expect(sync.syncOnce()).rejects.toMatchObject(untrusted);
-      // An interval sync ends with it rather than meeting it every cycle.
-      const cycles: unknown[] = [];
-      await expect(
-        sync.run({ intervalMs: 1, onCycle: (report) => cycles.push(report) }),
-      ).rejects.toMatchObject(untrusted);
-      expect(cycles).toEqual([]);
-    } finally {
-      server.closeAllConnections();
-      server.close();
-    }
+      ),
+    };
+    await expect(sync.syncOnce()).rejects.toMatchObject(untrusted);
+    // An interval sync ends with it rather than meeting it every cycle.
+    const cycles: unknown[] = [];
+    await expect(
+      sync.run({ intervalMs: 1, onCycle: (report) => cycles.push(report) }),
+    ).rejects.toMatchObject(untrusted);
+    expect(cycles).toEqual([]);
   });
 
   it("runs one cycle at a time", async () => {

@@ -2,12 +2,12 @@
 // of an answer, and each way a call can fail without an answer.
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { createSelfSignedCertificate } from "../../src/internal/self-signed-certificate.ts";
 import { connectOverNodeHttp } from "../../src/sync/node-http-client.ts";
+import { serveSelfSignedForEachTest } from "../support/self-signed-server.ts";
 
+const startSelfSigned = serveSelfSignedForEachTest();
 const servers: Server[] = [];
 afterEach(async () => {
   for (const server of servers.splice(0)) {
@@ -115,10 +115,8 @@ describe("connectOverNodeHttp", () => {
   });
 
   it("speaks TLS to an https:// target, checks its certificate, and says how to trust it", async () => {
-    const { key, cert } = await createSelfSignedCertificate();
-    const server = createHttpsServer({ key, cert }, (_, response) => response.writeHead(204).end());
-    const port = await listen(server as unknown as Server);
-    const client = connectOverNodeHttp(`https://127.0.0.1:${port}`, { timeoutMs: 5_000 });
+    const { url } = await startSelfSigned();
+    const client = connectOverNodeHttp(url, { timeoutMs: 5_000 });
     try {
       // Plain HTTP to a TLS port would fail otherwise (a reset or a parse error).
       await expect(client({ method: "GET", path: "/v1/ping" })).resolves.toMatchObject({
@@ -134,10 +132,8 @@ describe("connectOverNodeHttp", () => {
   });
 
   it("trusts the certificates it is given for an https:// target, and only for one", async () => {
-    const { key, cert } = await createSelfSignedCertificate();
-    const server = createHttpsServer({ key, cert }, (_, response) => response.writeHead(204).end());
-    const port = await listen(server as unknown as Server);
-    const client = connectOverNodeHttp(`https://127.0.0.1:${port}`, {
+    const { url, cert } = await startSelfSigned();
+    const client = connectOverNodeHttp(url, {
       timeoutMs: 5_000,
       ca: [cert],
     });
