@@ -1,25 +1,27 @@
 #!/usr/bin/env node
-// The bin: the process's signals and stdout around run(). A command that caps V8's young
-// generation (the directory sync) runs in a worker thread with that cap, since V8 sizes its heap
-// only when an isolate starts; the main thread then only relays signals, output and the status,
-// and never loads the commands (run.ts is imported where a command runs).
-import { setFlagsFromString } from "node:v8";
-import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+// The bin: the process's signals and stdout around run(). A command that runs long and allocates
+// much (the directory sync) wants V8's young generation capped and collected by one thread, which
+// only Node's command line can set: V8 sizes its heap when the process starts. So on Node the bin
+// starts itself again with those flags, in the same process (process.execve, Node 22.15 and
+// later, not on Windows): the command then runs on the main thread, under the same pid, with the
+// same stdio and signals. run.ts is imported only once it is known that no restart follows.
 import type { CommandIo } from "./command.ts";
-import { youngGenerationCapsMb } from "./young-generation.ts";
 
-/** What the main thread tells a command's worker: its arguments and what stdout is. */
-interface WorkerStart {
-  argv: string[];
-  isTTY: boolean | undefined;
-  columns: number | undefined;
-}
-
-/** Main thread to worker: a signal arrived, or stdout's reader went away. */
-type WorkerNotice = { stop: string } | { outputClosed: true };
+/**
+ * The commands that run long and allocate much, with the size of V8's semi-spaces for them (the
+ * young generation is three times as large: two semi-spaces and as much for large objects). V8
+ * sizes them by the machine's memory: on a 24 GiB machine a 100,000-user sync peaked at 222 MiB
+ * RSS with 16 MiB of live heap. The sync reads the directory in a thread of its own (readInWorker), so this
+ * thread only delivers: at 30,000 users, 8 MiB semi-spaces peaked at 164-173 MiB and 16 MiB at
+ * 170-187 MiB, at the same speed (bench/README.md).
+ */
+const semiSpaceCapsMb: ReadonlyMap<string, number> = new Map([["sync", 8]]);
 
 // No top-level await: the CommonJS build of the bin could not have it.
-void (isMainThread ? main(process.argv.slice(2)) : inWorker(workerData as WorkerStart));
+const argv = process.argv.slice(2);
+const semiSpaceMb = semiSpaceCapsMb.get(argv[0] ?? "");
+if (semiSpaceMb !== undefined && heapIsOurs()) restartWithHeapFlags(semiSpaceMb);
+void main(argv);
 
 async function main(argv: string[]): Promise<void> {
   // The first SIGINT or SIGTERM asks the command to stop cleanly (it reports what it did); a
@@ -36,88 +38,56 @@ async function main(argv: string[]): Promise<void> {
     outputClosed.abort(error);
     process.exitCode = 0;
   });
-
-  const maxYoungGenerationSizeMb = youngGenerationCapsMb.get(argv[0] ?? "");
-  if (maxYoungGenerationSizeMb === undefined || !youngGenerationIsOurs()) {
-    const { run } = await import("./run.ts");
-    const status = await run(argv, processIo(interrupted.signal, outputClosed.signal));
-    process.exitCode = outputClosed.signal.aborted ? 0 : status;
-    return;
-  }
-  const start: WorkerStart = {
-    argv,
-    isTTY: process.stdout.isTTY,
-    columns: process.stdout.columns,
-  };
-  // One thread collects the young generation: V8's parallel scavenging wakes helper threads at each
-  // collection, which on a machine of few cores compete with the sync's one-message-at-a-time
-  // exchange with the application (a 30,000-user sync on 2 cores, medians of 8 rounds: 3.36 s and
-  // 2.83 CPU-s without them, 3.45 s and 2.92 CPU-s with; bench/README.md). V8 reads the flag at
-  // each collection, so setting it here reaches the worker.
-  setFlagsFromString("--no-parallel-scavenge");
-  // The worker's stdout and stderr are piped into the process's own.
-  const worker = new Worker(new URL(import.meta.url), {
-    workerData: start,
-    resourceLimits: { maxYoungGenerationSizeMb },
-  });
-  const notify = (notice: WorkerNotice) => worker.postMessage(notice);
-  interrupted.signal.addEventListener("abort", () => {
-    notify({ stop: (interrupted.signal.reason as Error).message });
-  });
-  outputClosed.signal.addEventListener("abort", () => notify({ outputClosed: true }));
-  worker.on("error", (error) => {
-    process.stderr.write(`platform-integration: ${error.stack ?? String(error)}\n`);
-  });
-  worker.on("exit", (status) => {
-    process.exitCode = outputClosed.signal.aborted ? 0 : status;
-  });
-}
-
-async function inWorker(start: WorkerStart): Promise<void> {
-  const interrupted = new AbortController();
-  const outputClosed = new AbortController();
-  parentPort?.on("message", (notice: WorkerNotice) => {
-    if ("stop" in notice) interrupted.abort(new Error(notice.stop));
-    else outputClosed.abort(new Error("stdout was closed"));
-  });
-  // The port must not keep the worker alive once the command is done.
-  parentPort?.unref();
-  const io = processIo(interrupted.signal, outputClosed.signal, start);
-  const { run } = await import("./run.ts");
-  process.exitCode = await run(start.argv, io);
-}
-
-function processIo(
-  signal: AbortSignal,
-  outputClosed: AbortSignal,
-  stdout: Pick<WorkerStart, "isTTY" | "columns"> = process.stdout,
-): CommandIo {
-  return {
+  const io: CommandIo = {
     stdout: {
-      write: (text: string) => outputClosed.aborted || process.stdout.write(text),
+      write: (text: string) => outputClosed.signal.aborted || process.stdout.write(text),
       get isTTY() {
-        return stdout.isTTY;
+        return process.stdout.isTTY;
       },
       get columns() {
-        return stdout.columns;
+        return process.stdout.columns;
       },
     },
     stderr: process.stderr,
     env: process.env,
-    signal,
-    outputClosed,
+    signal: interrupted.signal,
+    outputClosed: outputClosed.signal,
   };
+  const { run } = await import("./run.ts");
+  const status = await run(argv, io);
+  process.exitCode = outputClosed.signal.aborted ? 0 : status;
+}
+
+/**
+ * Replaces the process with Node running this bin again, its semi-spaces capped and one thread
+ * scavenging: V8's parallel scavenging wakes helper threads at each collection, which on a machine
+ * of few cores compete with the sync's one-message-at-a-time exchange with the application. Where
+ * Node cannot (Windows, Node before 22.15) the command runs under V8's defaults.
+ */
+function restartWithHeapFlags(semiSpaceMb: number): void {
+  const { execve } = process as {
+    execve?: (file: string, args: string[], env: NodeJS.ProcessEnv) => never;
+  };
+  if (typeof execve !== "function" || process.platform === "win32") return;
+  const script = process.argv[1] as string;
+  const args = [`--max-semi-space-size=${semiSpaceMb}`, "--no-parallel-scavenge", script];
+  // The environment explicitly: without it Node 24.9 starts the new image with none at all (the
+  // bind password in LDAP_BIND_PASSWORD would be lost), though its documentation says otherwise.
+  execve.call(
+    process,
+    process.execPath,
+    [process.execPath, ...process.execArgv, ...args, ...process.argv.slice(2)],
+    process.env,
+  );
 }
 
 /**
  * Whether the bin may size the young generation and choose how it is collected: on Node only
  * (Bun's JavaScriptCore has no young generation to size), and not when Node's command line or
- * NODE_OPTIONS already sizes it or sets how it is collected.
+ * NODE_OPTIONS already sizes it or sets how it is collected (which the restarted bin's does).
  */
-function youngGenerationIsOurs(): boolean {
+function heapIsOurs(): boolean {
   if (process.versions.bun !== undefined || process.versions.deno !== undefined) return false;
   const nodeFlags = [...process.execArgv, process.env.NODE_OPTIONS ?? ""].join(" ");
-  return !/--(?:max|min)-semi-space-size|--max-young-generation-size|parallel-scavenge|--single-threaded-gc/.test(
-    nodeFlags,
-  );
+  return !/--(?:max|min)-semi-space-size|parallel-scavenge|--single-threaded-gc/.test(nodeFlags);
 }
