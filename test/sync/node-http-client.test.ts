@@ -1,6 +1,6 @@
 // The directory sync's HTTP client against real servers on loopback: what it sends, what it makes
 // of an answer, and each way a call can fail without an answer.
-import { once } from "node:events";
+import { getEventListeners, once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
@@ -112,6 +112,36 @@ describe("connectOverNodeHttp", () => {
       error: expect.stringMatching(/ECONNREFUSED/),
     });
     nowhere.close();
+  });
+
+  it("sends nothing once the signal is aborted", async () => {
+    const app = await serve((_request, response) => response.writeHead(204).end());
+    const client = connectOverNodeHttp(app.url, { timeoutMs: 5_000 });
+    try {
+      await expect(
+        client({ method: "GET", path: "/v1/ping" }, AbortSignal.abort()),
+      ).resolves.toMatchObject({ error: "aborted" });
+      await expect(client({ method: "GET", path: "/v1/ping" })).resolves.toMatchObject({
+        status: 204,
+      });
+      expect(app.received).toHaveLength(1);
+    } finally {
+      client.close();
+    }
+  });
+
+  it("listens to a signal once however many calls carry it, and lets go of it on close", async () => {
+    const app = await serve((_request, response) => response.writeHead(204).end());
+    const client = connectOverNodeHttp(app.url, { timeoutMs: 5_000 });
+    const { signal } = new AbortController();
+    for (let call = 0; call < 3; call++) {
+      await expect(client({ method: "GET", path: "/v1/ping" }, signal)).resolves.toMatchObject({
+        status: 204,
+      });
+    }
+    expect(getEventListeners(signal, "abort")).toHaveLength(1);
+    client.close();
+    expect(getEventListeners(signal, "abort")).toHaveLength(0);
   });
 
   it("speaks TLS to an https:// target, checks its certificate, and says how to trust it", async () => {
