@@ -66,7 +66,11 @@ describe("the bin restarts itself for the sync, its young generation capped", ()
       run.child.kill("SIGINT");
       expect(await run.exit).toBe(1);
       expect(environment).toContain("LDAP_BIND_PASSWORD=kept-across");
-      const heapFlags = ["--max-semi-space-size=8", "--no-parallel-scavenge"];
+      const heapFlags = [
+        "--max-semi-space-size=8",
+        "--heap-growing-percent=100",
+        "--no-parallel-scavenge",
+      ];
       expect(commandLine).toEqual([process.execPath, ...flags, ...heapFlags, bin, ...run.args]);
     },
   );
