@@ -1,19 +1,20 @@
 #!/usr/bin/env node
 // The bin: the process's signals and stdout around run(). A command that runs long and allocates
 // much (the directory sync) wants V8's heap kept small and its young generation collected by one
-// thread, which only Node's command line can set: V8 sizes its heap when the process starts. So on Node the bin
-// starts itself again with those flags, in the same process (process.execve, Node 22.15 and
-// later, not on Windows): the command then runs on the main thread, under the same pid, with the
-// same stdio and signals. run.ts is imported only once it is known that no restart follows.
+// thread, which only Node's command line can set: V8 sizes its heap when the process starts. So
+// on Node the bin starts itself again with those flags, in the same process (process.execve, Node
+// 22.15 and later, not on Windows): the command then runs on the main thread, under the same pid,
+// with the same stdio and signals. run.ts is imported only once it is known that no restart
+// follows.
 import type { CommandIo } from "./command.ts";
 
 /**
  * The commands that run long and allocate much, with the size of V8's semi-spaces for them (the
  * young generation is three times as large: two semi-spaces and as much for large objects). V8
  * sizes them by the machine's memory: on a 24 GiB machine a 100,000-user sync peaked at 222 MiB
- * RSS with 16 MiB of live heap. The sync reads the directory in a thread of its own (readInWorker), so this
- * thread only delivers: at 30,000 users, 8 MiB semi-spaces peaked at 164-173 MiB and 16 MiB at
- * 170-187 MiB, at the same speed (bench/README.md).
+ * RSS with 16 MiB of live heap. The sync reads the directory in a thread of its own
+ * (readInWorker), so this thread only delivers: at 30,000 users, 8 MiB semi-spaces peaked at
+ * 164-173 MiB and 16 MiB at 170-187 MiB, at the same speed (bench/README.md).
  */
 const semiSpaceCapsMb: ReadonlyMap<string, number> = new Map([["sync", 8]]);
 
