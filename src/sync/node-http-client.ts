@@ -100,7 +100,6 @@ export function connectOverNodeHttp(
   return Object.assign(client, {
     close: () => {
       for (const [signal, abort] of watched) signal.removeEventListener("abort", abort);
-      watched.clear();
       agent.destroy();
     },
   });

@@ -97,14 +97,20 @@ describe("connectOverNodeHttp", () => {
     }
   });
 
-  it("says so when aborted, and when nothing listens", async () => {
-    const app = await serve(() => undefined);
-    const client = connectOverNodeHttp(app.url, { timeoutMs: 5_000 });
+  it("ends the request in flight when aborted, says so, and says when nothing listens", async () => {
+    let closed: Promise<unknown> | undefined;
+    const app = await serve((_request, response) => {
+      closed = once(response, "close");
+    });
+    // Far beyond the test's own time-out: only the abort can end this call.
+    const client = connectOverNodeHttp(app.url, { timeoutMs: 600_000 });
     const controller = new AbortController();
     const pending = client({ method: "GET", path: "/v1/ping" }, controller.signal);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    while (closed === undefined) await new Promise((resolve) => setTimeout(resolve, 5));
     controller.abort();
     await expect(pending).resolves.toMatchObject({ error: "aborted" });
+    // The application sees the connection go, rather than answering a request nobody awaits.
+    await closed;
     client.close();
 
     const nowhere = connectOverNodeHttp("http://127.0.0.1:1", { timeoutMs: 5_000 });
@@ -116,7 +122,8 @@ describe("connectOverNodeHttp", () => {
 
   it("sends nothing once the signal is aborted", async () => {
     const app = await serve((_request, response) => response.writeHead(204).end());
-    const client = connectOverNodeHttp(app.url, { timeoutMs: 5_000 });
+    // Far beyond the test's own time-out: the call must end because the signal is aborted.
+    const client = connectOverNodeHttp(app.url, { timeoutMs: 600_000 });
     try {
       await expect(
         client({ method: "GET", path: "/v1/ping" }, AbortSignal.abort()),
