@@ -51,9 +51,13 @@ describe("connectOverNodeHttp", () => {
     const client = connectOverNodeHttp(app.url, { timeoutMs: 5_000 });
     try {
       const body = JSON.stringify({ uuid: "u1", first_name: "Zoë" });
+      const started = performance.now();
       const answer = await client({ method: "POST", path: "/v1/user/create", body });
+      const elapsed = performance.now() - started;
       expect(answer).toMatchObject({ status: 409, body: { error: "conflict" } });
+      // The call's own time in milliseconds: within the time the caller waited.
       expect(answer.durationMs).toBeGreaterThanOrEqual(0);
+      expect(answer.durationMs).toBeLessThanOrEqual(Math.ceil(elapsed * 10) / 10);
       expect(app.received).toEqual([
         expect.objectContaining({ method: "POST", url: "/base/v1/user/create", body }),
       ]);
