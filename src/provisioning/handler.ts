@@ -150,7 +150,9 @@ export function createProvisioningHandler(
   }
 
   const owns = (path: string) => router.owns(path);
-  const fetch = createFetchEntry({ handle, owns, bodyLimit }, authorize !== undefined);
+  // The peer address, for the guard and the span's client.address: looked up only when wanted.
+  const readsPeer = authorize !== undefined ? () => true : observer.traces;
+  const fetch = createFetchEntry({ handle, owns, bodyLimit }, readsPeer);
   return { fetch, handle, owns, basePath, bodyLimit, stats: observer.stats };
 }
 

@@ -108,6 +108,19 @@ describe("fetch", () => {
     expect((await fetch(ping(), { remoteAddress: "192.168.0.1" })).status).toBe(403);
   });
 
+  it("does not look the peer up when nothing needs it: no guard, no OpenTelemetry SDK", async () => {
+    const { fetch } = createProvisioningHandler({ store: new MemoryUserStore() });
+    let lookups = 0;
+    const bunServer = {
+      requestIP: () => {
+        lookups++;
+        return { address: "10.0.0.1", family: "IPv4", port: 1 };
+      },
+    };
+    expect((await fetch(new Request(`${base}/v1/ping`), bunServer)).status).toBe(204);
+    expect(lookups).toBe(0);
+  });
+
   it("reads headers and the peer from the Node request @hono/node-server passes beside it", async () => {
     const { fetch } = createProvisioningHandler({
       store: new MemoryUserStore(),

@@ -290,6 +290,16 @@ describe("OpenTelemetry on the handler", () => {
     expect(JSON.stringify(otel.spans().map((span) => span.attributes))).not.toContain("u-1");
   });
 
+  it("gives a span of handler.fetch the peer address as client.address, with no guard set", async () => {
+    const handler = createProvisioningHandler({ store: new MemoryUserStore() });
+    // What Bun.serve and Deno.serve pass beside the request; here the explicit form.
+    const response = await handler.fetch(new Request("http://127.0.0.1/v1/ping"), {
+      remoteAddress: "203.0.113.7",
+    });
+    expect(response.status).toBe(204);
+    expect(otel.spans().map((span) => span.attributes["client.address"])).toEqual(["203.0.113.7"]);
+  });
+
   it("records uuids as user.id only when includeUuid opts in", async () => {
     const handler = createProvisioningHandler({
       store: new MemoryUserStore(),

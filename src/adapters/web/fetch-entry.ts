@@ -29,15 +29,16 @@ function nodeContextOf(context: unknown): NodeContext | undefined {
 }
 
 /**
- * Builds `handler.fetch` over the core. `readsPeer` is whether anything needs the peer address
- * (an `authorize` guard): when nothing does, it is not looked up. On a Node server that passes
+ * Builds `handler.fetch` over the core. `readsPeer` says, for each request, whether anything
+ * needs the peer address (an `authorize` guard, a span's `client.address`): when nothing does, it
+ * is not looked up. On a Node server that passes
  * its Node request beside the Web one, the headers are read from its raw list, as the Node
  * adapter does (building the Request's `Headers` would cost more than the rest of a create), and
  * so is the body while nothing has read it yet.
  */
 export function createFetchEntry(
   core: FetchCore,
-  readsPeer: boolean,
+  readsPeer: () => boolean,
 ): (request: Request, context?: unknown) => Promise<Response> {
   const { handle, owns, bodyLimit } = core;
   return async (request, context) => {
@@ -63,7 +64,7 @@ export function createFetchEntry(
         path,
         headers,
         body,
-        remoteAddress: !readsPeer
+        remoteAddress: !readsPeer()
           ? undefined
           : node === undefined
             ? remoteAddressOf(request, context)
