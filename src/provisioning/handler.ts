@@ -150,9 +150,7 @@ export function createProvisioningHandler(
   }
 
   const owns = (path: string) => router.owns(path);
-  // The peer address, for the guard and the span's client.address: looked up only when wanted.
-  const readsPeer = authorize !== undefined ? () => true : observer.traces;
-  const fetch = createFetchEntry({ handle, owns, bodyLimit }, readsPeer);
+  const fetch = createFetchEntry({ handle, owns, bodyLimit });
   return { fetch, handle, owns, basePath, bodyLimit, stats: observer.stats };
 }
 

@@ -32,8 +32,6 @@ export interface HandlerObserver {
     run: () => Promise<ProvisioningResponse>,
   ): Promise<ProvisioningResponse>;
   stats(): ProvisioningStats;
-  /** Whether requests are traced now: an OpenTelemetry SDK is registered. */
-  traces(): boolean;
   /** The store, its calls timed into a histogram when OpenTelemetry is there. */
   store: UserStore;
 }
@@ -164,12 +162,7 @@ export function createHandlerObserver(
     ...(reset === undefined ? {} : { reset: () => timed("reset", () => reset.call(store)) }),
   };
 
-  return {
-    observe,
-    stats: counter.snapshot,
-    traces: () => instruments() !== undefined,
-    store: timedStore,
-  };
+  return { observe, stats: counter.snapshot, store: timedStore };
 }
 
 function operationOf(found: Route | undefined, method: string): CountedOperation {

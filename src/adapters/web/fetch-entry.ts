@@ -29,16 +29,14 @@ function nodeContextOf(context: unknown): NodeContext | undefined {
 }
 
 /**
- * Builds `handler.fetch` over the core. `readsPeer` says, for each request, whether anything
- * needs the peer address (an `authorize` guard, a span's `client.address`): when nothing does, it
- * is not looked up. On a Node server that passes
+ * Builds `handler.fetch` over the core. The peer address is looked up when something reads it
+ * (an `authorize` guard, the span's `client.address`), and not at all when nothing does. On a Node server that passes
  * its Node request beside the Web one, the headers are read from its raw list, as the Node
  * adapter does (building the Request's `Headers` would cost more than the rest of a create), and
  * so is the body while nothing has read it yet.
  */
 export function createFetchEntry(
   core: FetchCore,
-  readsPeer: () => boolean,
 ): (request: Request, context?: unknown) => Promise<Response> {
   const { handle, owns, bodyLimit } = core;
   return async (request, context) => {
@@ -64,11 +62,11 @@ export function createFetchEntry(
         path,
         headers,
         body,
-        remoteAddress: !readsPeer()
-          ? undefined
-          : node === undefined
+        get remoteAddress() {
+          return node === undefined
             ? remoteAddressOf(request, context)
-            : node.incoming.socket?.remoteAddress,
+            : node.incoming.socket?.remoteAddress;
+        },
       }),
     );
   };
