@@ -1,16 +1,16 @@
-import { defineConfig } from "tsup";
+import { defineConfig, type Options } from "tsup";
 import { exportNames, sourceOf } from "./entry-points.ts";
 import pkg from "./package.json" with { type: "json" };
 
 // dist/ keeps the flat subpath layout ("./node" is dist/node/index.js) whatever the source's group.
-const entry = Object.fromEntries(exportNames.map((name) => [`${name}/index`, sourceOf(name)]));
-const bin = "bin" in pkg ? { "cli/index": "src/cli/index.ts" } : {};
+export const library = Object.fromEntries(
+  exportNames.map((name) => [`${name}/index`, sourceOf(name)]),
+);
+export const bin = "bin" in pkg ? { "cli/index": "src/cli/index.ts" } : {};
 
-export default defineConfig({
-  entry: { ...entry, ...bin },
-  format: ["esm", "cjs"],
-  dts: true,
-  clean: true,
+export const common: Options = {
+  // `npm run build` empties dist/ first: the two builds below run side by side.
+  clean: false,
   splitting: true,
   treeshake: true,
   target: "es2023",
@@ -20,7 +20,14 @@ export default defineConfig({
   removeNodeProtocol: false,
   // No shims: with splitting, tsup's import.meta.url shim lives in a chunk of its own and names
   // that chunk, where the bin and the LDAP read worker, which start their own file again as a
-  // worker thread, need their own file's URL. Without it the CommonJS build has each file's.
+  // worker thread, need their own file's URL.
   shims: false,
   define: { __SDK_VERSION__: JSON.stringify(pkg.version) },
-});
+};
+
+export default defineConfig([
+  // The bin is an ES module only: `npx` and the `bin` field run it as one, so a CommonJS copy of
+  // the CLI would only weigh on every install.
+  { ...common, entry: { ...library, ...bin }, format: ["esm"], dts: { entry: library } },
+  { ...common, entry: library, format: ["cjs"], dts: { entry: library } },
+]);

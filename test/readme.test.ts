@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { posix } from "node:path";
 import { describe, expect, it } from "vitest";
 import pkg from "../package.json" with { type: "json" };
 
@@ -29,22 +30,41 @@ describe("README", () => {
     expect(ci).toMatch(/^npm test$/m);
   });
 
-  it("links into docs/, examples/ and bench/ absolutely, so that the links work from the package's page", () => {
-    const repository = pkg.homepage.replace(/#readme$/, "");
-    expect(pkg.repository.url).toBe(`git+${repository}.git`);
-    expect(pkg.bugs.url).toBe(`${repository}/issues`);
-    expect(readme).not.toMatch(/\]\((\.\/)?(docs|examples)\//);
-    const links = [...readme.matchAll(/\]\((https:[^)\s]+)\)/g)].map((match) => match[1] ?? "");
-    const internal = links.filter((link) => link.startsWith(repository));
-    expect(internal.length).toBeGreaterThan(5);
-    for (const link of internal) {
-      // A file (with an extension) is a blob, a folder a tree.
-      expect(link).toMatch(
-        new RegExp(
-          `^${repository}/(blob/main/(docs|examples|bench)/\\S+\\.\\w+(#[\\w-]+)?|tree/main/examples/[\\w/-]+)$`,
-        ),
-      );
+  it("links only to files that the package ships, relatively, so that they resolve where it is installed", () => {
+    // No repository is published: the package names none, and links stay inside it.
+    expect(Object.keys(pkg)).not.toContain("repository");
+    expect(Object.keys(pkg)).not.toContain("homepage");
+    expect(Object.keys(pkg)).not.toContain("bugs");
+    const shipped = (path: string) =>
+      pkg.files.some((entry) => path === entry || path.startsWith(`${entry}/`));
+    const documents = [
+      "README.md",
+      ...readdirSync(new URL("../docs", import.meta.url)).map((name) => `docs/${name}`),
+      ...readdirSync(new URL("../examples", import.meta.url)).map(
+        (name) => `examples/${name}/README.md`,
+      ),
+      "bench/README.md",
+    ].filter((path) => existsSync(new URL(`../${path}`, import.meta.url)));
+    let count = 0;
+    for (const document of documents) {
+      expect(shipped(document), document).toBe(true);
+      const text = readFileSync(new URL(`../${document}`, import.meta.url), "utf8");
+      for (const [, target = ""] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^(https?:|mailto:|#)/.test(target)) continue;
+        expect(target, `${document}: ${target}`).not.toMatch(/github\.com\/platform-integration/);
+        const resolved = posix.normalize(
+          posix.join(posix.dirname(document), decodeURI(target.replace(/#.*$/, ""))),
+        );
+        expect(
+          existsSync(new URL(`../${resolved}`, import.meta.url)),
+          `${document}: ${target}`,
+        ).toBe(true);
+        expect(shipped(resolved), `${document}: ${target} is not in "files"`).toBe(true);
+        count++;
+      }
     }
+    expect(count).toBeGreaterThan(20);
+    expect(readme).not.toMatch(/github\.com\/platform-integration/);
   });
 
   it("says which Node the SDK needs, as engines does", () => {

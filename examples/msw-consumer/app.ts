@@ -1,10 +1,12 @@
 // A consumer's app module, as it would call the platform: one client of each API, configured
 // from PLATFORM_INTEGRATIONAPI, which the platform sets in the app's container.
 import { createAuditClient, defineAuditActions } from "platform-integration/audit";
+import { createProvisioningHandler, MemoryUserStore } from "platform-integration/provisioning";
 import { createVersionClient } from "platform-integration/version";
 
 export const auditActions = defineAuditActions({
   login: "user.login.success",
+  provisioned: "user.provisioned",
 });
 
 export const audit = createAuditClient({
@@ -47,3 +49,19 @@ export async function installUpdate(releaseSequence: number): Promise<string> {
   await version.apply(releaseSequence);
   return (await version.current()).version;
 }
+
+export const store = new MemoryUserStore();
+
+/** The Provisioning API the platform pushes users to; each new user is audited. */
+export const provisioning = createProvisioningHandler({
+  store,
+  onChange: (change) => {
+    if (change.type !== "created") return;
+    audit.record({
+      action: auditActions.provisioned,
+      name: "user.provisioned",
+      title: "User Provisioned",
+      description: `${change.uuid} (${change.user.username}) provisioned from the directory`,
+    });
+  },
+});

@@ -17,11 +17,26 @@ export function parseCommandArgs<const Options extends ParseArgsOptionsConfig>(
   try {
     parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(describeParseError(error));
   }
   const [extra] = parsed.positionals;
   if (!positionals && extra !== undefined) throw new UsageError(`Unexpected argument: ${extra}`);
   return parsed;
+}
+
+/** parseArgs's errors in one short line: Node's texts explain its API rather than the CLI's. */
+function describeParseError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown }).code;
+  const option = /'(-[^' ]+)/.exec(message)?.[1];
+  if (option === undefined) return message;
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") return `unknown option ${option}`;
+  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
+    return /does not take an argument/.test(message)
+      ? `${option} takes no value`
+      : `${option} needs a value`;
+  }
+  return message;
 }
 
 /** A whole number from `min` to `max` from an option's text, or a UsageError. */
@@ -46,20 +61,48 @@ export function integerOption(
   return number;
 }
 
+/**
+ * A duration from an option's text, in milliseconds: `500ms`, `10s`, `5m`, `1h` (decimals allowed),
+ * or a bare number in `bareUnitMs` (the option's historic unit: milliseconds for --timeout,
+ * seconds for --interval). At least 1 ms; a UsageError otherwise.
+ */
+export function durationOption(
+  value: string | undefined,
+  name: string,
+  { fallback, bareUnitMs }: { fallback: number; bareUnitMs: 1 | 1000 },
+): number {
+  if (value === undefined) return fallback;
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
+  const units = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+  const unit = match?.[2] === undefined ? bareUnitMs : units[match[2] as keyof typeof units];
+  const ms = match ? Number(match[1]) * unit : 0;
+  if (!(ms >= 1) || !Number.isSafeInteger(Math.round(ms))) {
+    const bare = bareUnitMs === 1 ? "milliseconds" : "seconds";
+    throw new UsageError(
+      `--${name} takes a time such as 500ms, 10s, 5m or 1h (a bare number is ${bare}), not "${value}"`,
+    );
+  }
+  return Math.round(ms);
+}
+
 /** The options of every command that calls a Provisioning API: conformance and simulate. */
 export const targetOptions = {
   timeout: { type: "string" },
   "read-user": { type: "string" },
 } as const satisfies ParseArgsOptionsConfig;
 
-/** The --help lines of {@link targetOptions}, aligned with the rest of a usage text. */
-export function targetOptionsUsage(defaultTimeoutMs: number): string {
+/**
+ * The --help lines of {@link targetOptions}, aligned with the rest of a usage text; `timeoutReason`
+ * says why the command's default time-out is what it is.
+ */
+export function targetOptionsUsage(defaultTimeoutMs: number, timeoutReason: string): string {
   return `  --read-user <url>  Read each user back to verify what was stored: a URL in which {uuid}
                      is replaced by the percent-encoded uuid; the application answers 200
                      with the user as JSON in the wire's snake_case names, or 404. A test aid
                      that the application serves only in its test environment (the SDK's
                      withReadUserRoute). The password and its format are not compared.
-  --timeout <ms>     How long one call may take (default ${defaultTimeoutMs})`;
+  --timeout <time>   How long one call may take: 500ms, 10s, 1m, or a number of milliseconds
+${wrap(`(default ${defaultTimeoutMs / 1000}s: ${timeoutReason})`, " ".repeat(21), 96)}`;
 }
 
 /**
@@ -74,9 +117,9 @@ export function parseTargetCommandLine<const Options extends ParseArgsOptionsCon
   const { values, positionals } = parseCommandArgs(args, { ...options, ...targetOptions });
   const url = baseUrlArgument(positionals);
   const shared = values as { timeout?: string; "read-user"?: string };
-  const timeoutMs = integerOption(shared.timeout, "timeout", {
-    min: 1,
+  const timeoutMs = durationOption(shared.timeout, "timeout", {
     fallback: defaultTimeoutMs,
+    bareUnitMs: 1,
   });
   const template = shared["read-user"];
   let readUser: string | undefined;
@@ -104,4 +147,17 @@ export function baseUrlArgument(positionals: string[]): string {
     throw new UsageError(`Not an http(s) URL: ${value}`);
   }
   return value;
+}
+
+/** Words in lines of at most `width` characters, each after `indent`. */
+function wrap(text: string, indent: string, width: number): string {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line !== "" && indent.length + line.length + 1 + word.length > width) {
+      lines.push(indent + line);
+      line = word;
+    } else line = line === "" ? word : `${line} ${word}`;
+  }
+  return [...lines, indent + line].join("\n");
 }

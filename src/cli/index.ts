@@ -18,7 +18,7 @@ import type { CommandIo } from "./command.ts";
  */
 const semiSpaceCapsMb: ReadonlyMap<string, number> = new Map([["sync", 8]]);
 
-// No top-level await: the CommonJS build of the bin could not have it.
+silenceSqliteWarning();
 const argv = process.argv.slice(2);
 const semiSpaceMb = semiSpaceCapsMb.get(argv[0] ?? "");
 if (semiSpaceMb !== undefined && heapIsOurs()) restartWithHeapFlags(semiSpaceMb);
@@ -67,6 +67,22 @@ async function main(argv: string[]): Promise<void> {
 function flushed(stream: NodeJS.WriteStream): Promise<void> {
   if (stream.destroyed || stream.writableEnded) return Promise.resolve();
   return new Promise((resolve) => stream.write("", () => resolve()));
+}
+
+/**
+ * The commands that keep state (sync, demo) use node:sqlite, which Node 22 and 24 flag as
+ * experimental with a warning on first load. It tells the user of a command nothing they can act
+ * on, so the bin drops that one warning; every other warning is printed as before.
+ */
+function silenceSqliteWarning(): void {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = function (this: unknown, warning: string | Error, ...rest: unknown[]) {
+    const type = typeof rest[0] === "string" ? rest[0] : (rest[0] as { type?: string })?.type;
+    const text = typeof warning === "string" ? warning : warning.message;
+    const name = typeof warning === "string" ? type : warning.name;
+    if (name === "ExperimentalWarning" && /SQLite/i.test(text)) return;
+    return (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
+  } as typeof process.emitWarning;
 }
 
 /**

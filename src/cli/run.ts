@@ -40,6 +40,11 @@ export async function run(
     io.stdout.write(command.usage);
     return 0;
   }
+  // The global option keeps its meaning after a command too: no command takes --version.
+  if (options.includes("--version")) {
+    io.stdout.write(`${sdkVersion}\n`);
+    return 0;
+  }
   const { outputClosed } = io;
   const stopsWithOutput = outputClosed !== undefined && command.servesUntilStopped !== true;
   const commandIo = stopsWithOutput
@@ -51,8 +56,9 @@ export async function run(
     return outputClosed?.aborted ? 0 : status;
   } catch (error) {
     if (error instanceof UsageError) {
+      const usageLine = command.usage.split("\n", 1)[0];
       io.stderr.write(
-        `${bin} ${name}: ${error.message}\nRun "${bin} ${name} --help" for its usage.\n`,
+        `${bin} ${name}: ${error.message}\n${usageLine}\nRun "${bin} ${name} --help" for its options.\n`,
       );
       return 2;
     }

@@ -93,7 +93,7 @@ afterAll(async () => {
 describe("doctor against mock-api over HTTP", () => {
   let api: Awaited<ReturnType<typeof startMockApi>>;
   beforeAll(async () => {
-    api = await startMockApi(["--version", "4.2.0", "--updates", "2"]);
+    api = await startMockApi(["--current-version", "4.2.0", "--updates", "2"]);
   });
   afterAll(() => api.stop());
 

@@ -17,7 +17,7 @@ const json = { accept: "application/json" };
 
 describe("mock-api", () => {
   it("serves the fake over HTTP on the port it prints, and prints each audit event", async () => {
-    const server = await start(["--port", "0", "--version", "2.3.9", "--updates", "2"]);
+    const server = await start(["--port", "0", "--current-version", "2.3.9", "--updates", "2"]);
     try {
       expect(server.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*$/);
       expect(server.stdout()).toContain(`Fake Integration API listening on ${server.baseUrl}`);
@@ -149,7 +149,7 @@ describe("mock-api", () => {
       ["--port", "70000"],
       ["--port"],
       ["--updates", "-1"],
-      ["--version", " "],
+      ["--current-version", " "],
       ["--verbose"],
       ["extra"],
       ["--cert-out", "ca.pem"],

@@ -62,6 +62,40 @@ describe("run", () => {
     expect(option.err).toMatch(/^platform-integration: unknown option "--verbose"/);
   });
 
+  it("prints the package version for --version after a command too: no command shadows it", async () => {
+    for (const name of commands.map((command) => command.name)) {
+      const io = createFakeIo();
+      expect(await run([name, "--version"], io), name).toBe(0);
+      expect(io.out).toBe(`${pkg.version}\n`);
+    }
+  });
+
+  it("refuses an unknown option of a command in one line, with the command's usage line", async () => {
+    const io = createFakeIo();
+    expect(await run(["conformance", "http://127.0.0.1:1", "--verbose"], io)).toBe(2);
+    expect(io.err).toBe(
+      "platform-integration conformance: unknown option --verbose\n" +
+        "Usage: platform-integration conformance <url> [options]\n" +
+        'Run "platform-integration conformance --help" for its options.\n',
+    );
+    const missing = createFakeIo();
+    expect(await run(["simulate", "http://127.0.0.1:1", "--users"], missing)).toBe(2);
+    expect(missing.err).toMatch(/^platform-integration simulate: --users needs a value\n/);
+    const extra = createFakeIo();
+    expect(await run(["conformance", "http://127.0.0.1:1", "--json=yes"], extra)).toBe(2);
+    expect(extra.err).toMatch(/^platform-integration conformance: --json takes no value\n/);
+  });
+
+  it("says in the overview that mock-api fakes the six Integration APIs", async () => {
+    const io = createFakeIo();
+    await run(["--help"], io);
+    expect(io.out).toMatch(/mock-api +.*Version, Audit, Identity, Status, License, Console/);
+  });
+
+  it("ends every command's --help with its exit status", () => {
+    for (const command of commands) expect(command.usage, command.name).toMatch(/\nExit status: /);
+  });
+
   it("prints a command's usage for --help, -h or help <command>, without running it", async () => {
     const { command, calls } = fakeCommand(async () => 0);
     for (const argv of [
@@ -94,7 +128,7 @@ describe("run", () => {
     const io = createFakeIo();
     expect(await run(["fake"], io, [command])).toBe(2);
     expect(io.err).toBe(
-      'platform-integration fake: Missing <url>\nRun "platform-integration fake --help" for its usage.\n',
+      'platform-integration fake: Missing <url>\nUsage: platform-integration fake\nRun "platform-integration fake --help" for its options.\n',
     );
   });
 

@@ -32,7 +32,10 @@ describe("platform-integration sync", () => {
     [["sync", "http://127.0.0.1:1", ...required, "--page-size", "0"], /--page-size takes/],
     [["sync", "http://127.0.0.1:1", ...required, "--read-user", "http://app/u"], /\{uuid\}/],
     // The password never goes on the command line, where `ps` shows it to every user.
-    [["sync", "http://127.0.0.1:1", ...required, "--bind-password", "secret"], /Unknown option/],
+    [
+      ["sync", "http://127.0.0.1:1", ...required, "--bind-password", "secret"],
+      /unknown option --bind-password/,
+    ],
   ])("refuses %j with exit 2", async (argv, message) => {
     const io = createFakeIo();
     expect(await run(argv, io)).toBe(2);

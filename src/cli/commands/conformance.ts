@@ -27,7 +27,7 @@ Arguments:
                      holds it: http://10.0.0.5:3000, https://host/ldap/auth
 
 Options:
-${targetOptionsUsage(defaultTimeoutMs)}
+${targetOptionsUsage(defaultTimeoutMs, "each call is one small message, which a working application answers well within it")}
   --json             Print the report as JSON
   -h, --help         Show this help
 
@@ -65,7 +65,7 @@ export const conformanceCommand: Command = {
       // Progress on stderr as each check ends: the table comes at the end, on stdout.
       onResult: (result, { index, total }) =>
         io.stderr.write(
-          `[${String(index).padStart(String(total).length)}/${total}] ${resultLabel(result)}  ${result.name}\n`,
+          `[${String(index).padStart(String(total).length)}/${total}] ${resultLabel(result).padEnd(6)}${result.name}\n`,
         ),
       ...(readUser !== undefined && { readUser }),
     }).finally(() => io.signal.removeEventListener("abort", onInterrupt));

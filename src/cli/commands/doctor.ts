@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { integerOption, parseCommandArgs } from "../args.ts";
+import { durationOption, parseCommandArgs } from "../args.ts";
 import { type Command, type CommandIo, UsageError } from "../command.ts";
 import type { CheckResult } from "../doctor/check.ts";
 import type { DoctorReport } from "../doctor/run-doctor.ts";
@@ -23,7 +23,9 @@ Options:
                           it must answer 404 for a uuid that does not exist
   --audit-test-event      Also write one audit event, action platform-integration.doctor.test,
                           that says it is a test: it stays in the platform's audit log
-  --timeout <ms>          How long each check may wait (default 5000)
+  --timeout <time>        How long each check may wait: 500ms, 10s, or a number of
+                          milliseconds (default 5s: one small call from inside the
+                          container; a slower answer is itself worth reporting)
   --json                  Print one JSON document on stdout (progress goes to stderr)
   -h, --help              Show this help
 
@@ -72,7 +74,7 @@ export const doctorCommand: Command = {
         throw new UsageError(`--${name} takes an http(s) URL, not "${value}"`);
       }
     }
-    const timeoutMs = integerOption(values.timeout, "timeout", { min: 1, fallback: 5_000 });
+    const timeoutMs = durationOption(values.timeout, "timeout", { fallback: 5_000, bareUnitMs: 1 });
     const ca = values.ca === undefined ? undefined : await readCa(values.ca);
 
     // Loaded on use, like the demo: the other commands start without the clients.

@@ -24,7 +24,8 @@ Options:
   --host <address>   Address to listen on (default 127.0.0.1)
   --https            Serve HTTPS with a generated self-signed certificate, as the platform does
   --cert-out <file>  With --https: write that certificate (PEM) to <file>, for the clients' tls.ca
-  --version <label>  Version label of the running release (default 1.0.0)
+  --current-version <label>
+                     Version label of the running release (default 1.0.0)
   --updates <n>      Number of pending updates to offer (default 0)
   --user <name:password>
                      A directory user the Identity API logs in, instead of the default
@@ -36,6 +37,9 @@ Options:
 
 Example:
   platform-integration mock-api --port 9880 --updates 2
+
+Exit status: 0 when stopped (Ctrl+C), 1 when it could not start (the port taken, the address
+not this machine's), 2 for a wrong command line.
 `;
 
 interface MockApiOptions {
@@ -55,7 +59,8 @@ interface MockApiOptions {
  */
 export const mockApiCommand: Command = {
   name: "mock-api",
-  summary: "Serve a local fake of the platform's Integration API (Version and Audit APIs)",
+  summary:
+    "Serve a local fake of the platform's Integration API (Version, Audit, Identity, Status, License, Console)",
   usage,
   servesUntilStopped: true,
   async run(args, io) {
@@ -139,15 +144,15 @@ function parseOptions(args: string[]): MockApiOptions {
       host: { type: "string" },
       https: { type: "boolean" },
       "cert-out": { type: "string" },
-      version: { type: "string" },
+      "current-version": { type: "string" },
       updates: { type: "string" },
       user: { type: "string", multiple: true },
       "license-field": { type: "string", multiple: true },
     },
     { positionals: false },
   );
-  const version = values.version ?? "1.0.0";
-  if (version.trim() === "") throw new UsageError("--version needs a non-empty label.");
+  const version = values["current-version"] ?? "1.0.0";
+  if (version.trim() === "") throw new UsageError("--current-version needs a non-empty label.");
   const certOut = values["cert-out"];
   if (certOut !== undefined && values.https !== true) {
     throw new UsageError("--cert-out writes the certificate of --https: add --https.");

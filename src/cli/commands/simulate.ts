@@ -32,7 +32,7 @@ Options:
   --users <n>        How many users the directory holds (required)
   --changes <m>      How many changes follow the initial sync (default: a tenth of the users)
   --seed <s>         Seed of the generated directory: the same seed, the same users (default 1)
-${targetOptionsUsage(defaultTimeoutMs)}
+${targetOptionsUsage(defaultTimeoutMs, "under a sync's load, hooks that do real work (hashing, a database's constraints) may answer slowly without being wrong")}
   -h, --help         Show this help
 
 Test users: uuids and usernames start with ${testPrefix}-, emails are at example.invalid, so that

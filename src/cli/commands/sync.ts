@@ -53,7 +53,9 @@ Options:
                               conformance checker's read route (a URL with {uuid}) and report
                               each field that differs from the directory (--json lists the
                               first 1000 differences, the text the first 20)
-  --timeout <ms>              How long one call may take (default 30000)
+  --timeout <time>            How long one call may take: 500ms, 10s, 1m, or a number of
+                              milliseconds (default 30s, as simulate: hooks that do real work
+                              may answer slowly under a sync's load without being wrong)
   --json                      Print each cycle's report as one line of JSON (progress on stderr)
   -h, --help                  Show this help
 
