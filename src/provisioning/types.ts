@@ -65,7 +65,8 @@ export type ProvisioningOperation = "ping" | "create" | "modify" | "delete" | "r
 /**
  * A change that has been stored, given to `onChange`. `deleted` is reported for every acknowledged
  * delete, also when the user was already gone (a redelivery), so that a hook that failed once
- * sees the delete again when the platform retries.
+ * sees the delete again when the platform retries. `created` is reported for a user the store did
+ * not hold, and again for a user whose `created` the hook threw on, until the hook accepts it.
  */
 export type ProvisioningChange =
   | { type: "created" | "updated"; uuid: string; user: UserRecord }
