@@ -24,6 +24,8 @@ import { SqliteUserStore } from "../../src/stores/sqlite/index.ts";
 import { exploration } from "../support/exploration.ts";
 
 const explore = exploration("provisioning.model", { numRuns: 25, maxCommands: 25 });
+/** What an exploration ran, printed under `npm run explore`. */
+const ran = { commands: 0, attempts: 0, faults: 0 };
 
 /** Which call of an attempt fails: the n-th store call, or the n-th hook call. */
 type Fault = { readonly kind: "store" | "hook"; readonly at: number } | undefined;
@@ -169,10 +171,13 @@ async function storedUsers(store: ListingStore): Promise<UserRecord[]> {
 async function deliver(model: Model, real: Real, message: Message, faults: readonly Fault[]) {
   model.current = message;
   model.trueTypes = [];
+  ran.commands++;
   const acceptedBefore = real.accepted.length;
   for (let attempt = 0; ; attempt++) {
     model.writeIndex = 0;
     const fault = faults[attempt];
+    ran.attempts++;
+    if (fault !== undefined) ran.faults++;
     const status = await real.attempt(message, fault);
     // Never a 4xx for a legitimate message; a 5xx only when a fault was injected.
     expect(status < 400 || status >= 500, `status ${status}`).toBe(true);
@@ -263,7 +268,7 @@ const commands = fc.commands(
       ),
     faults.map((planned) => new Redeliver(planned)),
   ],
-  { maxCommands: explore.maxCommands },
+  { maxCommands: explore.maxCommands, size: "max" },
 );
 
 describe("the provisioning core, explored against a model", () => {
@@ -273,7 +278,7 @@ describe("the provisioning core, explored against a model", () => {
   ];
   it.each(stores)(
     "keeps every acknowledged change and reports it with its true type (%s)",
-    async (_name, createStore) => {
+    async (name, createStore) => {
       await fc.assert(
         fc.asyncProperty(commands, async (sequence) => {
           const model = new Model();
@@ -287,6 +292,12 @@ describe("the provisioning core, explored against a model", () => {
         }),
         explore.parameters,
       );
+      if (explore.exploring) {
+        console.log(
+          `provisioning.model (${name}): ${ran.commands} commands, ${ran.attempts} requests, ${ran.faults} with a fault planned`,
+        );
+      }
+      ran.commands = ran.attempts = ran.faults = 0;
     },
     explore.timeoutMs,
   );
