@@ -63,8 +63,10 @@ export class MemoryUserStore implements UserStore, QuarantineMethods {
     return { deleted: true };
   }
 
+  /** Removes every user and every kept message: the re-sync that follows supersedes them. */
   async reset(): Promise<void> {
     this.#users.clear();
+    this.#kept = [];
     for (const holders of this.#holders.values()) holders.clear();
   }
 
