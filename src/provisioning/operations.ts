@@ -8,6 +8,7 @@ import { KeyedLock } from "./keyed-lock.ts";
 import { createConflictHint, createQuarantine, type Quarantine } from "./quarantine.ts";
 import { reportError, type Sensitive } from "./report-error.ts";
 import type { ProvisioningErrorContext, ProvisioningResponse } from "./types.ts";
+import { UnreportedCreations } from "./unreported-creations.ts";
 import { isUserConflict } from "./user-conflict-error.ts";
 import type { UserPatch } from "./user-record.ts";
 import type { UpsertResult, UserStore } from "./user-store.ts";
@@ -59,6 +60,7 @@ export function createOperations(
   const logger = resolveLogger(options.logger);
   const { onError } = options;
   const lanes = new KeyedLock();
+  const unreported = new UnreportedCreations();
   // The quarantine reads and releases through the store as given: its own calls are not requests.
   const quarantine =
     options.quarantine === true
@@ -142,15 +144,14 @@ export function createOperations(
         }
         wrote = true;
         if (onChange !== undefined) {
+          const type = unreported.typeOf(uuid, result.created);
           try {
-            await onChange({
-              type: result.created ? "created" : "updated",
-              uuid,
-              user: result.user,
-            });
+            await onChange({ type, uuid, user: result.user });
           } catch (error) {
+            unreported.settle(uuid, type, result.user, false);
             return fail(error, { operation, uuid, status: 500 }, { patch });
           }
+          unreported.settle(uuid, type, result.user, true);
         }
       } finally {
         lanes.release(uuid);
@@ -178,10 +179,20 @@ export function createOperations(
       } catch (error) {
         return fail(error, { operation: "delete", uuid, status: 503 });
       }
-      try {
-        await onChange?.({ type: "deleted", uuid });
-      } catch (error) {
-        return fail(error, { operation: "delete", uuid, status: 500 });
+      if (onChange !== undefined) {
+        // A creation the hook never accepted is reported before the user's deletion.
+        const uncreated = unreported.take(uuid);
+        try {
+          if (uncreated !== undefined) await onChange({ type: "created", uuid, user: uncreated });
+        } catch (error) {
+          unreported.restore(uuid, uncreated as NonNullable<typeof uncreated>);
+          return fail(error, { operation: "delete", uuid, status: 500 });
+        }
+        try {
+          await onChange({ type: "deleted", uuid });
+        } catch (error) {
+          return fail(error, { operation: "delete", uuid, status: 500 });
+        }
       }
     } finally {
       lanes.release(uuid);
@@ -202,6 +213,7 @@ export function createOperations(
         status: onReset === undefined ? 503 : 500,
       });
     }
+    unreported.clear();
     try {
       await onChange?.({ type: "reset" });
     } catch (error) {
