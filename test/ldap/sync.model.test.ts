@@ -33,7 +33,7 @@ import { type RunningSlapd, startSlapd } from "../support/slapd.ts";
 
 const installed = existsSync("/usr/sbin/slapd");
 const required = process.env.PLATFORM_INTEGRATION_REQUIRE_LDAP === "1";
-const explore = exploration("directory sync against slapd", { numRuns: 4, maxCommands: 14 });
+const explore = exploration("directory sync against slapd", { numRuns: 10, maxCommands: 20 });
 
 /** The uuid mappings a run draws from, and how the test itself maps an entry's uuid. */
 const mappings = {
@@ -364,11 +364,14 @@ describe.runIf(installed || required)("directory sync explored against slapd (mo
       fc.nat().map(rename),
       fc.tuple(fc.nat(), fc.boolean()).map(([i, into]) => move(i, into)),
       fc.nat().map(remove),
+      // Weighted by repetition: swaps and cycles are where orders and faults meet.
+      fc.tuple(fc.nat(), fc.nat()).map(([a, b]) => swap(a, b)),
       fc.tuple(fc.nat(), fc.nat()).map(([a, b]) => swap(a, b)),
       faults.map(sync),
       faults.map(sync),
+      faults.map(sync),
     ],
-    { maxCommands: explore.maxCommands },
+    { maxCommands: explore.maxCommands, size: "max" },
   );
 
   it(
@@ -400,7 +403,14 @@ describe.runIf(installed || required)("directory sync explored against slapd (mo
             real.state = join(folder, `state-${run}.sqlite`);
             real.sync = openSync(real);
             try {
-              await fc.asyncModelRun(() => ({ model: { people: [], next: 0 }, real }), operations);
+              // Three people synced before the commands: swaps and renames have users to act on.
+              const model: Model = { people: [], next: 0 };
+              for (let index = 0; index < 3; index++) await add(false).run(model, real);
+              expect(await cycle(real, { type: "none" })).toMatchObject({
+                completed: true,
+                created: 3,
+              });
+              await fc.asyncModelRun(() => ({ model, real }), operations);
             } finally {
               await real.sync.close();
               await real.server.close();
