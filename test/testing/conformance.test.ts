@@ -402,7 +402,7 @@ describe("runConformance", () => {
     });
     const seen: string[] = [];
     const report = await runConformance(url, {
-      timeoutMs: 200,
+      timeoutMs: 1000,
       onResult: (result, { index, total }) => seen.push(`${index}/${total} ${result.name}`),
     });
     const names = report.results.map((each) => each.name);
@@ -411,7 +411,7 @@ describe("runConformance", () => {
     expect(names).toEqual(["ping answers 204", "create answers 201"]);
     const last = report.results.at(-1);
     expect(report.stoppedEarly).toBe(
-      `No answer within 200 ms (check "${last?.name}"): the application hangs or is too slow. Check its logs, or raise the time-out (--timeout).`,
+      `No answer within 1000 ms (check "${last?.name}"): the application hangs or is too slow. Check its logs, or raise the time-out (--timeout).`,
     );
     // Every user still stored is named; the clean-up tried one delete, not one per user.
     const stored = app.store.list().map((user) => user.uuid);
