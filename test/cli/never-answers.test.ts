@@ -3,7 +3,7 @@
 // a child process; a generous kill timer fails a test whose process would not end by itself.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer as createHttpServer, type Server } from "node:http";
 import { createServer as createNetServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
@@ -149,5 +149,7 @@ describe("the CLI against an application that never answers", {
     expect(run.output.out).toContain("no answer within 300 ms");
     // node:sqlite keeps the sync's state: the CLI drops Node's ExperimentalWarning about it.
     expect(run.output.err).not.toContain("ExperimentalWarning");
+    // It stopped before anything was delivered: no state file is left behind.
+    expect(readdirSync(folder)).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { pemCertificates } from "../../internal/pem.ts";
 import type { createDirectorySync } from "../../ldap/create-directory-sync.ts";
 import type {
@@ -157,6 +157,11 @@ export const syncCommand: Command = {
     const targetCa = values["target-ca"];
     const targetTls = targetCa === undefined ? undefined : { ca: readPem(targetCa, "--target-ca") };
 
+    // A state file that this run created and that no cycle put anything in (the sync stopped
+    // before the application or the directory took a message) is removed at the end: a command
+    // that failed at once leaves no file behind.
+    const statePath = values.state ?? "directory-sync.sqlite";
+    const stateExisted = existsSync(statePath);
     const progressOut = values.json ? io.stderr : io.stdout;
     const showProgress = throttledProgress(progressOut, io.stdout.isTTY === true && !values.json);
     // Loaded on use: node:sqlite (and its ExperimentalWarning) and ldapts only for this command,
@@ -187,7 +192,7 @@ export const syncCommand: Command = {
         ...(pageSize !== undefined && { pageSize }),
         target,
         ...(targetTls && { targetTls }),
-        state: values.state ?? "directory-sync.sqlite",
+        state: statePath,
         ...(values["reset-request"] && { resetRequest: true }),
         ...(values.full && { adoptState: true }),
         ...(values["no-content-sync"] && { contentSync: false }),
@@ -197,7 +202,11 @@ export const syncCommand: Command = {
       }),
     );
     let ok = true;
+    let stateUsed = false;
     const onCycle = async (report: DirectorySyncReport) => {
+      stateUsed ||=
+        report.completed ||
+        report.created + report.modified + report.deleted + report.unchanged > 0;
       showProgress.finish();
       let verified: VerifyReport | undefined;
       if (report.completed && readUser !== undefined) {
@@ -235,6 +244,11 @@ export const syncCommand: Command = {
       }
     } finally {
       await sync.close();
+      if (!stateExisted && !stateUsed) {
+        for (const suffix of ["", "-acks", "-wal", "-shm", "-journal"]) {
+          rmSync(`${statePath}${suffix}`, { force: true });
+        }
+      }
     }
     return ok ? 0 : 1;
   },
