@@ -130,6 +130,22 @@ describe("platform-integration simulate", () => {
     }
   });
 
+  it("says to check the base path when ping answers 404 with a web page, as conformance does", async () => {
+    const { url } = await serve(
+      async () =>
+        new Response("<!DOCTYPE html><html><body>Cannot GET /v1/ping</body></html>", {
+          status: 404,
+          headers: { "content-type": "text/html" },
+        }),
+    );
+    const io = createFakeIo();
+    expect(await run(["simulate", url, "--users", "2"], io)).toBe(1);
+    expect(io.out).toContain(
+      "\nSync stopped at ping (attempt 1): GET /v1/ping answered 404 with an HTML page: these are not the Provisioning API's answers. Check the base path",
+    );
+    expect(io.out).not.toContain("<!DOCTYPE");
+  });
+
   it("reports an interrupted sync and exits 1 when its signal aborts", async () => {
     const controller = new AbortController();
     const { url } = await serve(async (request) => {

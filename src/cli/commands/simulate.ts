@@ -1,10 +1,10 @@
+import { whyPingFailed } from "../../testing/conformance-diagnosis.ts";
 import {
   createPlatformSimulator,
   type MessageKind,
   type PlatformSimulator,
   type SyncReport,
 } from "../../testing/platform-simulator.ts";
-
 import { createUserGenerator } from "../../testing/user-generator.ts";
 import { integerOption, parseTargetCommandLine, targetOptionsUsage } from "../args.ts";
 import type { Command, CommandIo } from "../command.ts";
@@ -100,7 +100,7 @@ export const simulateCommand: Command = {
       progress = createProgress(io, "changes");
       completed = await cycle("Changes", "changes");
     }
-    printReport(io, reports, completed);
+    printReport(io, reports, completed, url);
     if (!completed) return 1;
     if (readUser === undefined) {
       io.stdout.write("What the application stored was not verified: see --read-user.\n");
@@ -110,7 +110,7 @@ export const simulateCommand: Command = {
   },
 };
 
-function printReport(io: CommandIo, reports: SyncReport[], completed: boolean) {
+function printReport(io: CommandIo, reports: SyncReport[], completed: boolean, url: string) {
   const kinds: MessageKind[] = ["ping", "create", "modify", "delete"];
   const deliveries = reports.flatMap((report) => report.delivered);
   const rows = kinds.flatMap((kind) => {
@@ -130,9 +130,12 @@ function printReport(io: CommandIo, reports: SyncReport[], completed: boolean) {
     return;
   }
   const what = [stop.message.kind, stop.message.uuid].filter(Boolean).join(" ");
+  // A failed ping says what to check, as conformance does (a 404 or a web page: the base path).
   const answer =
     stop.error ??
-    `status ${stop.status}${stop.body === undefined ? "" : ` ${JSON.stringify(stop.body)}`}`;
+    (stop.message.kind === "ping" && stop.status !== undefined
+      ? whyPingFailed({ status: stop.status, body: stop.body, durationMs: 0 }, url)
+      : `status ${stop.status}${stop.body === undefined ? "" : ` ${JSON.stringify(stop.body)}`}`);
   const remaining = reports.at(-1)?.remaining ?? 0;
   const stopped = io.signal.aborted ? "interrupted" : "stopped";
   io.stdout.write(
