@@ -184,6 +184,12 @@ describe("doctor against mock-api over HTTPS", () => {
     });
   });
 
+  it("prints the fingerprint and paths in one piece when piped, never wrapped mid-token", async () => {
+    const { out } = await doctor([], { [variable]: api.url });
+    const line = out.split("\n").find((each) => each.includes("SHA-256"));
+    expect(line).toContain(`SHA-256 ${certificate.fingerprint256}`);
+  });
+
   it("passes with --ca holding the certificate, and names the option", async () => {
     const file = join(folder, "platform-ca.pem");
     await writeFile(file, certificate.toString());
@@ -263,6 +269,23 @@ describe("doctor when the API cannot be reached", () => {
 });
 
 describe("doctor's clock check", () => {
+  it("says the clocks agree when they do to the second", async () => {
+    const server = createServer((_request, response) => {
+      // The header counts whole seconds: half a second ahead, its rounding centres on now.
+      response.setHeader("date", new Date(Date.now() + 500).toUTCString());
+      response.writeHead(404, { "content-type": "application/json" }).end("{}");
+    });
+    const url = await listen(server);
+    try {
+      const { check } = await doctorJson([], { [variable]: url });
+      expect(check("clock").summary).toMatch(
+        /^this machine's clock agrees with the API's to the second/,
+      );
+    } finally {
+      server.close();
+    }
+  });
+
   it.each([
     [30_000, "warn", /(29|30|31) s behind the API/],
     [-600_000, "fail", /(599|600|601) s ahead of the API/],

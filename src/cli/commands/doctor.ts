@@ -114,7 +114,8 @@ async function readCa(file: string): Promise<{ pem: string; file: string }> {
 
 function render(report: DoctorReport, io: CommandIo): string {
   const rows = report.checks.map((check) => [check.title, marks[check.status], check.summary]);
-  const width = io.stdout.isTTY ? io.stdout.columns : undefined;
+  // Piped, the table is not wrapped: a fingerprint or a path must be copyable in one piece.
+  const width = io.stdout.isTTY ? io.stdout.columns : Number.POSITIVE_INFINITY;
   const lines = [formatTable(["CHECK", "RESULT", "FOUND"], rows, width), ""];
   for (const check of report.checks) {
     if (check.fix !== undefined && (check.status === "fail" || check.status === "warn")) {

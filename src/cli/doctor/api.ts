@@ -135,9 +135,10 @@ export function checkClock(date: string | null, sent: number, received: number):
   const skewMs = Math.round((received + sent) / 2 - server);
   const size = Math.abs(skewMs);
   // The header counts whole seconds, so up to a second of skew is its rounding.
-  const amount = size < 1_000 ? "less than 1 s" : `${(size / 1000).toFixed(0)} s`;
-  const side = size < 1_000 ? "" : skewMs > 0 ? " ahead of the API" : " behind the API";
-  const summary = `this machine's clock is ${amount}${side} (Date: ${date})`;
+  const summary =
+    size < 1_000
+      ? `this machine's clock agrees with the API's to the second (Date: ${date})`
+      : `this machine's clock is ${(size / 1000).toFixed(0)} s ${skewMs > 0 ? "ahead of" : "behind"} the API (Date: ${date})`;
   const details = { skewMs };
   if (size <= skewWarnMs) return result("clock", title, "pass", summary, { details });
   const fix =
