@@ -21,9 +21,9 @@ export interface ProvisioningHandlerOptions {
    * Leave it empty when the framework already strips a mount prefix (Express `app.use("/ldap",
    * ...)`, Fastify `prefix`, Hono `mount`). Default `""`.
    */
-  basePath?: string;
+  basePath?: string | undefined;
   /** The largest body accepted, in bytes; larger ones answer 413. Default 1 MiB. */
-  bodyLimit?: number;
+  bodyLimit?: number | undefined;
   /**
    * A guard run before every operation: false answers 403. Off by default, because the platform
    * sends no credentials. See {@link sharedSecret} and {@link allowAddresses}.

@@ -53,7 +53,7 @@ export interface PlatformSimulatorOptions {
   /** The Provisioning API's base URL (it may carry a path), or a handler called in-process. */
   target: ProvisioningTarget;
   /** How long one call may take before it counts as a network error (default 30 s). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   onProgress?(progress: SyncProgress): void;
   /**
    * How to read a user back from the application ({@link ReadUser}: a URL template with
