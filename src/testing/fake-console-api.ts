@@ -63,9 +63,16 @@ export function createFakeConsole(
       path: /^\/console\/v1\/option$/,
       answer: (request) => {
         const name = new URL(request.url).searchParams.get("name");
-        const value = name === null ? undefined : options.get(name);
+        if (name === null || name === "") {
+          return jsonError(400, "missing_name", "Pass the name of a console option: ?name=...");
+        }
+        const value = options.get(name);
         if (value === undefined) {
-          return jsonError(400, "unknown_option", "Pass the name of a console option: ?name=...");
+          return jsonError(
+            400,
+            "unknown_option",
+            `The console has no option named ${JSON.stringify(name)}: set it with setOption (mock-api: --console-option name=value)`,
+          );
         }
         return text(200, value);
       },

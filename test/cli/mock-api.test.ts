@@ -235,6 +235,27 @@ describe("mock-api: Identity, Status, License and Console APIs", () => {
     await expect(start(["--license-field", "=1"])).rejects.toThrow("name=value");
   });
 
+  it("serves the console options given with --console-option, and names a missing one", async () => {
+    const server = await start(["--port", "0", "--console-option", "app.mode=demo=1"]);
+    const option = (query: string) => fetch(`${server.baseUrl}/console/v1/option${query}`);
+    try {
+      const found = await option("?name=app.mode");
+      expect([found.status, await found.text()]).toEqual([200, "demo=1"]);
+      const unknown = await option("?name=app.other");
+      expect(unknown.status).toBe(400);
+      expect(await unknown.json()).toMatchObject({
+        message: expect.stringMatching(/^The console has no option named "app\.other"/),
+      });
+      const nameless = await option("");
+      expect(await nameless.json()).toMatchObject({
+        message: "Pass the name of a console option: ?name=...",
+      });
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+    await expect(start(["--console-option", "novalue"])).rejects.toThrow("name=value");
+  });
+
   it("serves its own certificate as the console's CA under --https", async () => {
     const server = await start(["--port", "0", "--https"]);
     try {

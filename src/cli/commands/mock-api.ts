@@ -33,6 +33,9 @@ Options:
   --license-field <name=value>
                      A field of the license the License API serves, instead of the default
                      max_users=100; an integer or true/false is typed so (repeatable)
+  --console-option <name=value>
+                     An option the Console API serves at GET /console/v1/option?name=<name>
+                     (repeatable)
   -h, --help         Show this help
 
 Example:
@@ -51,6 +54,7 @@ interface MockApiOptions {
   updates: number;
   users: FakeIdentityUser[] | undefined;
   licenseFields: FakeLicenseField[] | undefined;
+  consoleOptions: Array<[string, string]>;
 }
 
 /**
@@ -87,6 +91,7 @@ export const mockApiCommand: Command = {
         ),
     });
 
+    for (const [name, value] of options.consoleOptions) api.console.setOption(name, value);
     let served: ServedFetch;
     try {
       const tls = options.https ? await createSelfSignedCertificate() : undefined;
@@ -148,6 +153,7 @@ function parseOptions(args: string[]): MockApiOptions {
       updates: { type: "string" },
       user: { type: "string", multiple: true },
       "license-field": { type: "string", multiple: true },
+      "console-option": { type: "string", multiple: true },
     },
     { positionals: false },
   );
@@ -166,6 +172,11 @@ function parseOptions(args: string[]): MockApiOptions {
     updates: integerOption(values.updates, "updates", { min: 0, max: 1000, fallback: 0 }),
     users: userOptions(values.user),
     licenseFields: licenseFieldOptions(values["license-field"]),
+    consoleOptions: (values["console-option"] ?? []).map((entry: string) => {
+      const equals = entry.indexOf("=");
+      if (equals < 1) throw new UsageError("--console-option takes name=value.");
+      return [entry.slice(0, equals), entry.slice(equals + 1)] as [string, string];
+    }),
   };
 }
 
