@@ -14,6 +14,8 @@ export default defineConfig({
   },
   test: {
     include: ["test/**/*.test.ts", "examples/**/*.test.ts"],
+    // Names each suite that will skip here, and the variable or install that enables it.
+    globalSetup: ["test/support/skipped-suites.ts"],
     // Generous: CI machines are shared, and no test here measures time.
     testTimeout: 60_000,
     hookTimeout: 30_000,
