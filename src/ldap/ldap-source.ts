@@ -2,11 +2,21 @@ import type { ConnectionOptions } from "node:tls";
 import type { Client } from "ldapts";
 import { isCertificateProblem } from "../internal/certificate-problem.ts";
 import { DirectoryError, type DirectoryPage, type DirectorySource } from "../sync/source.ts";
+import {
+  accountAttributes,
+  addEntry,
+  type DisabledAccounts,
+  defaultFilter,
+  type ReadPlan,
+  readPlan,
+  rootDseAttributes,
+  type ServerProfile,
+  serverProfile,
+} from "./active-directory.ts";
 import { createChangeFeed } from "./change-feed.ts";
 import {
   attributesToRequest,
   type DirectoryMapping,
-  mapEntry,
   toLdapEntry,
   uuidAttributes,
 } from "./mapping.ts";
@@ -34,8 +44,16 @@ export interface LdapConnectionOptions {
 export interface LdapSourceOptions {
   ldap: LdapConnectionOptions;
   baseDn: string;
-  filter: string;
+  /**
+   * Which entries are users. Absent: {@link defaultFilter}, or person user accounts on Active
+   * Directory (its root DSE tells), its system accounts left out.
+   */
+  filter?: string | undefined;
   mapping: DirectoryMapping;
+  /** The caller named no username attribute: `sAMAccountName` replaces the mapping's on AD. */
+  defaultUsername?: boolean;
+  /** What a disabled Active Directory account becomes (default `"keep"`). */
+  disabledAccounts?: DisabledAccounts;
   /** Attributes that mapping functions of the caller's read. */
   attributes?: readonly string[];
   passwords: boolean;
@@ -64,12 +82,16 @@ const fatalCodes = new Map<number, string>([
  * directory's size: the next page is read and mapped while this one is delivered.
  */
 export function createLdapSource(options: LdapSourceOptions): DirectorySource {
-  const { ldap, baseDn, filter, mapping, passwords } = options;
+  const { ldap, baseDn, mapping, passwords } = options;
+  const filter = options.filter ?? defaultFilter;
   const attributes = attributesToRequest(mapping, {
     ...(options.attributes && { extra: options.attributes }),
     passwords,
   });
   let client: Client | undefined;
+  // What the root DSE said, read once: whether the server is Active Directory decides the reads.
+  let profile: ServerProfile | undefined;
+  let plan: ReadPlan | undefined;
 
   const connect = async (): Promise<Client> => {
     if (client?.isConnected && client.isBound) return client;
@@ -100,6 +122,15 @@ export function createLdapSource(options: LdapSourceOptions): DirectorySource {
     });
     if (ldap.startTls) await fresh.startTLS(ldap.tls);
     if (ldap.bindDn !== undefined) await fresh.bind(ldap.bindDn, ldap.password ?? "");
+    if (profile === undefined) {
+      const { searchEntries } = await fresh.search("", {
+        scope: "base",
+        filter: "(objectClass=*)",
+        attributes: [...rootDseAttributes],
+      });
+      profile = serverProfile(searchEntries[0] && toLdapEntry(searchEntries[0]));
+      plan = readPlan(options, profile);
+    }
     client = fresh;
     return fresh;
   };
@@ -126,21 +157,25 @@ export function createLdapSource(options: LdapSourceOptions): DirectorySource {
     async *read({ uuidsOnly, signal }): AsyncGenerator<DirectoryPage> {
       const pages = (async function* (): AsyncGenerator<DirectoryPage> {
         const connection = await connect();
+        const { ad, ...read } = plan as ReadPlan;
+        // On AD, the uuids read also tells disabled and system accounts apart.
         const search = connection.searchPaginated(baseDn, {
           scope: "sub",
-          filter,
-          attributes: uuidsOnly ? [...uuidAttributes] : attributes,
+          filter: read.filter,
+          attributes: uuidsOnly
+            ? [...uuidAttributes, ...(ad ? accountAttributes : [])]
+            : read.attributes,
           explicitBufferAttributes: ["objectGUID"],
           paged: { pageSize: options.pageSize ?? 500 },
         });
         for await (const page of search) {
-          const result: DirectoryPage = { users: [], skipped: [] };
+          const result: DirectoryPage = {
+            users: [],
+            skipped: [],
+            ...(ad && !uuidsOnly && { disabled: 0, nonUsers: 0 }),
+          };
           for (const raw of page.searchEntries) {
-            const user = mapEntry(toLdapEntry(raw), mapping, {
-              passwords: passwords && !uuidsOnly,
-            });
-            if ("skipped" in user) result.skipped.push({ dn: raw.dn, reason: user.skipped });
-            else result.users.push(user);
+            addEntry(toLdapEntry(raw), plan as ReadPlan, { uuidsOnly, passwords }, result);
           }
           yield result;
         }

@@ -53,6 +53,13 @@ export interface DirectorySyncReport {
   /** Entries that no message can carry (the first 100 are in `skippedEntries`). */
   skipped: number;
   skippedEntries: SkippedEntry[];
+  /**
+   * Active Directory: the disabled accounts this cycle read (what they became is the
+   * `disabledAccounts` option's), and the entries it read and left out as not user accounts
+   * (the domain's system accounts: Administrator, Guest, krbtgt, DNS service accounts).
+   */
+  disabled?: number;
+  nonUsers?: number;
   /** 1 when the cycle stopped at a message or on a directory error, else 0. */
   failed: number;
   /** The message the cycle stopped at; the next cycle starts again with it. */

@@ -96,6 +96,13 @@ export function createSourceSync(
     };
     const skippedEntries: SkippedEntry[] = [];
     let skipped = 0;
+    const accounts: { disabled?: number; nonUsers?: number } = {};
+    const countAccounts = (counts: { disabled?: number; nonUsers?: number }) => {
+      for (const name of ["disabled", "nonUsers"] as const) {
+        const count = counts[name];
+        if (count !== undefined) accounts[name] = (accounts[name] ?? 0) + count;
+      }
+    };
     let read: DirectoryRead = "full";
     let readNote: string | undefined;
     // The cookie to keep if every message of this cycle is acknowledged.
@@ -156,6 +163,7 @@ export function createSourceSync(
         if (cookie.get(uuid) !== undefined) yield resume({ kind: "delete", uuid });
       }
       skip(changes.skipped);
+      countAccounts(changes);
       progress.read = changes.changed.length + changes.skipped.length;
       options.onProgress?.({ ...progress });
       for (const user of changes.changed) {
@@ -205,6 +213,7 @@ export function createSourceSync(
       }
       for await (const page of directory.read({ uuidsOnly: false, signal })) {
         skip(page.skipped);
+        countAccounts(page);
         progress.read += page.users.length + page.skipped.length;
         options.onProgress?.({ ...progress });
         for (const user of page.users) {
@@ -242,6 +251,7 @@ export function createSourceSync(
         ...counts,
         skipped,
         skippedEntries,
+        ...accounts,
         failed: completed ? 0 : 1,
         ...outcome,
         durationMs: Math.round(performance.now() - startedAt),
