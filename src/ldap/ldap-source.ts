@@ -1,7 +1,12 @@
 import type { ConnectionOptions } from "node:tls";
 import type { Client } from "ldapts";
 import { isCertificateProblem } from "../internal/certificate-problem.ts";
-import { DirectoryError, type DirectoryPage, type DirectorySource } from "../sync/source.ts";
+import {
+  type ChangeFeed,
+  DirectoryError,
+  type DirectoryPage,
+  type DirectorySource,
+} from "../sync/source.ts";
 import {
   accountAttributes,
   addEntry,
@@ -14,6 +19,7 @@ import {
   serverProfile,
 } from "./active-directory.ts";
 import { createChangeFeed } from "./change-feed.ts";
+import { createDirSyncFeed } from "./dirsync.ts";
 import {
   attributesToRequest,
   type DirectoryMapping,
@@ -140,20 +146,50 @@ export function createLdapSource(options: LdapSourceOptions): DirectorySource {
     client = undefined;
   };
 
+  const failure = (error: unknown) => toDirectoryError(error, ldap.url);
+  const changes = (): ChangeFeed => {
+    const contentSync = createChangeFeed({
+      connect,
+      disconnect,
+      failure,
+      baseDn,
+      filter,
+      mapping,
+      attributes,
+      passwords,
+    });
+    const dirSync = createDirSyncFeed({
+      connect: async () => {
+        const client = await connect();
+        return { client, profile: profile as ServerProfile, plan: plan as ReadPlan };
+      },
+      disconnect,
+      failure,
+      baseDn,
+      passwords,
+      scope: JSON.stringify({
+        filter: options.filter ?? null,
+        disabledAccounts: options.disabledAccounts ?? "keep",
+        defaultUsername: options.defaultUsername ?? false,
+      }),
+    });
+    // Which one serves is known once the root DSE is read: DirSync on Active Directory.
+    const feed = async () => {
+      await connect().catch((error) => {
+        throw failure(error);
+      });
+      return profile?.activeDirectory ? dirSync : contentSync;
+    };
+    return {
+      scope: contentSync.scope,
+      cookieNow: async (now) => (await feed()).cookieNow(now),
+      changesSince: async (cookie, since) => (await feed()).changesSince(cookie, since),
+    };
+  };
+
   return {
     identity: `${ldap.url} ${baseDn} ${filter}`,
-    ...(options.contentSync && {
-      changes: createChangeFeed({
-        connect,
-        disconnect,
-        failure: (error) => toDirectoryError(error, ldap.url),
-        baseDn,
-        filter,
-        mapping,
-        attributes,
-        passwords,
-      }),
-    }),
+    ...(options.contentSync && { changes: changes() }),
     async *read({ uuidsOnly, signal }): AsyncGenerator<DirectoryPage> {
       const pages = (async function* (): AsyncGenerator<DirectoryPage> {
         const connection = await connect();

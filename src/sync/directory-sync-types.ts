@@ -12,10 +12,11 @@ export type SyncMode = "initial" | "update" | "full";
 
 /**
  * How a cycle read the directory: `content-sync`, only what changed since the last completed
- * cycle (LDAP Content Sync, RFC 4533, refreshOnly); `full`, every user, diffed against the
- * acknowledged state (the initial sync, a full re-sync, and wherever Content Sync cannot serve).
+ * cycle (LDAP Content Sync, RFC 4533, refreshOnly); `dirsync`, the same on Active Directory
+ * (its DirSync control); `full`, every user, diffed against the acknowledged state (the initial
+ * sync, a full re-sync, and wherever neither can serve).
  */
-export type DirectoryRead = "content-sync" | "full";
+export type DirectoryRead = "content-sync" | "dirsync" | "full";
 
 /** How far a cycle is, reported after each page read and each acknowledged message. */
 export interface DirectorySyncProgress {

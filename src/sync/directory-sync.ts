@@ -179,7 +179,7 @@ export function createSourceSync(
         const changes = await feed.changesSince(kept.cookie, { signal });
         if ("note" in changes) readNote = changes.note;
         else {
-          read = "content-sync";
+          read = changes.read ?? "content-sync";
           nextCookie = changes.cookie;
           yield* planChanges(changes);
           return;
@@ -240,7 +240,7 @@ export function createSourceSync(
       completed: boolean,
     ): DirectorySyncReport => {
       const { read: _read, total: _total, ...counts } = progress;
-      if (read === "content-sync" && completed) {
+      if (read !== "full" && completed) {
         // Every user the application holds that needed no message, not only those the server sent.
         counts.unchanged = cookie.count() - counts.created - counts.modified;
       }

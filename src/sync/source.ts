@@ -57,6 +57,8 @@ export interface ChangeFeed {
 
 /** The changes since a cookie, as {@link ChangeFeed.changesSince} returns them. */
 export interface DirectoryChanges {
+  /** How the directory told them (the report's `read`): Content Sync unless said otherwise. */
+  read?: "content-sync" | "dirsync";
   /** Users added, modified or renamed since the cookie, in the directory's order. */
   changed: UserRecord[];
   skipped: SkippedEntry[];
