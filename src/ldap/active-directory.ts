@@ -1,5 +1,11 @@
 import type { DirectoryPage } from "../sync/source.ts";
-import { attributesToRequest, type DirectoryMapping, type LdapEntry, mapEntry } from "./mapping.ts";
+import {
+  attributesToRequest,
+  type DirectoryMapping,
+  type LdapEntry,
+  mapEntry,
+  uuidAttributesToRequest,
+} from "./mapping.ts";
 
 // Active Directory, told by its root DSE, and what the sync reads there by default: person user
 // accounts (not computers, which are `user` objects too, nor contacts), the domain's own system
@@ -78,6 +84,8 @@ export interface ReadPlan {
   filter: string;
   mapping: DirectoryMapping;
   attributes: string[];
+  /** What the read that finds deletions asks for. */
+  uuidAttributes: string[];
   /** Set on Active Directory: how its accounts are told apart. */
   ad?: { disabledAccounts: DisabledAccounts; leaveSystemOut: boolean };
 }
@@ -102,13 +110,17 @@ export function readPlan(options: ReadOptions, profile: ServerProfile): ReadPlan
     ...(options.attributes && { extra: options.attributes }),
     passwords: options.passwords,
   });
+  const uuidAttributes = uuidAttributesToRequest(mapping, attributes);
   if (!profile.activeDirectory) {
-    return { filter: options.filter ?? defaultFilter, mapping, attributes };
+    return { filter: options.filter ?? defaultFilter, mapping, attributes, uuidAttributes };
   }
+  // On AD, the uuids read also tells disabled and system accounts apart.
+  const withAccounts = (names: string[]) => [...new Set([...names, ...accountAttributes])];
   return {
     filter: options.filter ?? activeDirectoryUserFilter,
     mapping,
-    attributes: [...new Set([...attributes, ...accountAttributes])],
+    attributes: withAccounts(attributes),
+    uuidAttributes: withAccounts(uuidAttributes),
     ad: {
       disabledAccounts: options.disabledAccounts ?? "keep",
       // A filter of the caller's says which entries are users; the default leaves these out.
@@ -142,7 +154,10 @@ export function addEntry(
       if (!read) return;
     }
   }
-  const user = mapEntry(entry, plan.mapping, { passwords: passwords && !uuidsOnly });
+  const user = mapEntry(entry, plan.mapping, {
+    passwords: passwords && !uuidsOnly,
+    uuidOnly: uuidsOnly,
+  });
   if ("skipped" in user) page.skipped.push({ dn: entry.dn, reason: user.skipped });
   else if (ad && !uuidsOnly && user.username === undefined) {
     page.skipped.push({ dn: entry.dn, reason: "it has no username" });

@@ -32,6 +32,8 @@ export interface DirSyncFeedOptions {
   disconnect(): Promise<void>;
   failure(error: unknown): Error;
   baseDn: string;
+  /** The attributes read as bytes (objectGUID among them). */
+  bufferAttributes: string[];
   passwords: boolean;
   /** What the cookie covers besides the directory: the filter, how accounts are told apart. */
   scope: string;
@@ -70,7 +72,7 @@ export function createDirSyncFeed(options: DirSyncFeedOptions): ChangeFeed {
     const connected = await options.connect().catch((error) => {
       throw options.failure(error);
     });
-    const { client, profile, plan } = connected;
+    const { profile, plan } = connected;
     const uuid = plan.mapping.uuid;
     if (!(uuid === directoryUuid || (typeof uuid === "string" && /^objectguid$/i.test(uuid)))) {
       return `DirSync needs the uuid to be the objectGUID${everyCycle}`;
@@ -194,7 +196,7 @@ export function createDirSyncFeed(options: DirSyncFeedOptions): ChangeFeed {
             scope: "sub",
             filter: new ldapts.AndFilter({ filters: [filter, byGuid] }),
             attributes: plan.attributes,
-            explicitBufferAttributes: ["objectGUID"],
+            explicitBufferAttributes: options.bufferAttributes,
           });
           for (const raw of searchEntries) {
             const entry = toLdapEntry(raw);

@@ -1,5 +1,6 @@
 import { createFetchEntry } from "../adapters/web/fetch-entry.ts";
-import { readPatches } from "./body.ts";
+import { resolveLogger } from "../internal/logger.ts";
+import { createParserInFrontReport, readPatches } from "./body.ts";
 import { errorResponse } from "./errors.ts";
 import type { ProvisioningHandler, ProvisioningHandlerOptions } from "./handler-options.ts";
 import { fromBrowser, withHeaderRecord } from "./headers.ts";
@@ -7,6 +8,7 @@ import { createHandlerObserver } from "./observe.ts";
 import { createOperations } from "./operations.ts";
 import { createRouter, normalizeBasePath, type Route } from "./routes.ts";
 import type { ProvisioningOperation, ProvisioningRequest, ProvisioningResponse } from "./types.ts";
+import { UnreadableParsedBody } from "./wire.ts";
 
 const notAllowed = (allow: string) =>
   errorResponse("method_not_allowed", `This route accepts ${allow}`, { allow });
@@ -69,7 +71,13 @@ export function createProvisioningHandler(
   const servesReset = resetServed(options);
   const router = createRouter(basePath, servesReset);
   const observer = createHandlerObserver(options.store, basePath, options.telemetry);
-  const operations = createOperations({ ...options, store: observer.store });
+  const operations = createOperations({
+    ...options,
+    store: observer.store,
+    quarantineStore: options.store,
+  });
+  const { quarantine } = operations;
+  const parserInFront = createParserInFrontReport(resolveLogger(options.logger), options.onError);
   const notFound = errorResponse(
     "not_found",
     `No such route: the Provisioning API serves GET /v1/ping, POST /v1/user/create, POST /v1/user/modify${servesReset ? ", DELETE /v1/user/:uuid and POST /v1/reset" : " and DELETE /v1/user/:uuid"}`,
@@ -144,14 +152,28 @@ export function createProvisioningHandler(
     } catch (error) {
       return Promise.resolve(operations.fail(error, { operation, uuid: undefined, status: 500 }));
     }
-    return Array.isArray(patches)
-      ? operations.upsert(patches, operation)
-      : Promise.resolve(patches as ProvisioningResponse);
+    if (Array.isArray(patches)) return operations.upsert(patches, operation);
+    return Promise.resolve(
+      patches instanceof UnreadableParsedBody ? parserInFront(patches, operation) : patches,
+    );
   }
 
   const owns = (path: string) => router.owns(path);
   const fetch = createFetchEntry({ handle, owns, bodyLimit });
-  return { fetch, handle, owns, basePath, bodyLimit, stats: observer.stats };
+  const stats =
+    quarantine === undefined
+      ? observer.stats
+      : () => ({ ...observer.stats(), quarantine: quarantine.stats() });
+  return {
+    fetch,
+    handle,
+    owns,
+    basePath,
+    bodyLimit,
+    stats,
+    quarantined: () => quarantine?.list() ?? Promise.resolve([]),
+    retryQuarantined: () => quarantine?.retry() ?? Promise.resolve({ released: 0, kept: 0 }),
+  };
 }
 
 /** Whether `POST /v1/reset` is served; a reset opted into with nothing to run it is an error. */
