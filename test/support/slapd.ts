@@ -121,7 +121,7 @@ export async function startSlapd(
     const ldapsPort = tls ? await freePort() : undefined;
     const ldapsUrl = ldapsPort === undefined ? undefined : `ldaps://127.0.0.1:${ldapsPort}`;
     // slapd forks into the background once it listens; the pid file is how it is stopped.
-    run(slapd, ["-f", config, "-h", [url, ldapsUrl].filter(Boolean).join("/ ") + "/"]);
+    run(slapd, ["-f", config, "-h", `${[url, ldapsUrl].filter(Boolean).join("/ ")}/`]);
     await listening(port);
     if (ldapsPort !== undefined) await listening(ldapsPort);
     const pid = Number(readFileSync(join(folder, "slapd.pid"), "utf8"));
