@@ -166,8 +166,6 @@ export class SqliteUserStore implements UserStore, QuarantineMethods {
   readonly #keep: StatementSync;
   readonly #kept: StatementSync;
   readonly #keptOf: StatementSync;
-  readonly #oldestOf: StatementSync;
-  readonly #unkeep: StatementSync;
   readonly #retried: StatementSync;
   readonly #discard: StatementSync;
   readonly #clearQuarantine: StatementSync;
@@ -210,10 +208,6 @@ export class SqliteUserStore implements UserStore, QuarantineMethods {
     );
     this.#kept = this.#db.prepare(`SELECT * FROM ${quarantineTable} ORDER BY id`);
     this.#keptOf = this.#db.prepare(`SELECT * FROM ${quarantineTable} WHERE uuid = ? ORDER BY id`);
-    this.#oldestOf = this.#db.prepare(
-      `SELECT * FROM ${quarantineTable} WHERE uuid = ? ORDER BY id LIMIT 1`,
-    );
-    this.#unkeep = this.#db.prepare(`DELETE FROM ${quarantineTable} WHERE id = ?`);
     this.#retried = this.#db.prepare(
       `UPDATE ${quarantineTable} SET attempts = attempts + 1, reason = ?, field = ? WHERE id = ? RETURNING *`,
     );
