@@ -147,6 +147,13 @@ export function createSourceSync(
     };
     const skippedEntries: SkippedEntry[] = [];
     let skipped = 0;
+    const accounts: { disabled?: number; nonUsers?: number } = {};
+    const countAccounts = (counts: { disabled?: number; nonUsers?: number }) => {
+      for (const name of ["disabled", "nonUsers"] as const) {
+        const count = counts[name];
+        if (count !== undefined) accounts[name] = (accounts[name] ?? 0) + count;
+      }
+    };
     let read: DirectoryRead = "full";
     let readNote: string | undefined;
     // The cookie to keep if every message of this cycle is acknowledged.
@@ -249,6 +256,7 @@ export function createSourceSync(
       } else guardDeletes(deleted.length);
       for (const uuid of deleted) yield resume({ kind: "delete", uuid });
       skip(changes.skipped);
+      countAccounts(changes);
       progress.read = changes.changed.length + changes.skipped.length;
       options.onProgress?.({ ...progress });
       for (const user of changes.changed) {
@@ -264,7 +272,7 @@ export function createSourceSync(
         const changes = await feed.changesSince(kept.cookie, { signal });
         if ("note" in changes) readNote = changes.note;
         else {
-          read = "content-sync";
+          read = changes.read ?? "content-sync";
           nextCookie = changes.cookie;
           yield* planChanges(changes);
           return;
@@ -298,6 +306,7 @@ export function createSourceSync(
       }
       for await (const page of directory.read({ uuidsOnly: false, signal })) {
         skip(page.skipped);
+        countAccounts(page);
         progress.read += page.users.length + page.skipped.length;
         options.onProgress?.({ ...progress });
         for (const user of page.users) {
@@ -401,7 +410,7 @@ export function createSourceSync(
       completed: boolean,
     ): DirectorySyncReport => {
       const { read: _read, total: _total, ...counts } = progress;
-      if (read === "content-sync" && completed) {
+      if (read !== "full" && completed) {
         // Every user the application holds that needed no message, not only those the server sent.
         counts.unchanged = cookie.count() - counts.created - counts.modified;
       }
@@ -412,6 +421,7 @@ export function createSourceSync(
         ...counts,
         skipped,
         skippedEntries,
+        ...accounts,
         refused: refusedTotal,
         refusals,
         failed:
