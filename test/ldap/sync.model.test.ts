@@ -1,9 +1,9 @@
 // The directory sync explored against a real slapd (fast-check `fc.commands`): random directory
 // operations (add, modify, rename, move out of the base and back, delete, username swaps, entries
 // without the mapped uuid) under a random uuid mapping (the default, an attribute, a function
-// with a fallback, a binary attribute), with random faults in the cycles (503, a 409 or 422 refusal, an
-// answer lost, the LDAP connection cut mid-read, the sync stopped between messages and started
-// again on its state file). The application keeps usernames unique (409), as real ones do.
+// with a fallback, a binary attribute), with random faults in the cycles (503, a 409 or 422
+// refusal, an answer lost, the LDAP connection cut mid-read, the sync stopped between messages
+// and started again on its state file). The application keeps usernames unique (409), as real ones do.
 // Invariant: after a fault-free cycle the application's users are the directory's mapped view:
 // nothing acknowledged was lost, nothing is left over. Bounded and seeded here (the slapd suite);
 // longer under `npm run explore`.
