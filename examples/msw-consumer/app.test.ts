@@ -3,6 +3,10 @@ import { createIntegrationApiHandlers } from "platform-integration/msw";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { audit, installUpdate, onLogin, updateBanner } from "./app.ts";
 
+// The platform sets PLATFORM_INTEGRATIONAPI before the app starts, and the app's clients choose
+// their API when they are created, as app.ts is imported: so it is set before that import.
+vi.hoisted(() => vi.stubEnv("PLATFORM_INTEGRATIONAPI", "https://platform.test"));
+
 const baseUrl = "https://platform.test";
 const { handlers, api } = createIntegrationApiHandlers({
   baseUrl,

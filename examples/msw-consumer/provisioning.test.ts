@@ -13,6 +13,10 @@ import { createPlatformSimulator } from "platform-integration/testing";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { audit, provisioning, store } from "./app.ts";
 
+// The platform sets PLATFORM_INTEGRATIONAPI before the app starts, and the app's clients choose
+// their API when they are created, as app.ts is imported: so it is set before that import.
+vi.hoisted(() => vi.stubEnv("PLATFORM_INTEGRATIONAPI", "https://platform.test"));
+
 const { handlers, api } = createIntegrationApiHandlers({ baseUrl: "https://platform.test" });
 const mocks = setupServer(
   ...handlers,
