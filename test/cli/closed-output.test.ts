@@ -53,7 +53,8 @@ describe("output into a closed pipe (| head -1) ends quietly with status 0", () 
   it("conformance", async () => {
     const run = pipedIntoHead(["conformance", await reference()], { atOnce: true });
     expect(await run.exit).toBe(0);
-    expect(run.stderr()).toBe("");
+    // Only the progress lines of the checks it ran: no error, no stack trace.
+    expect(run.stderr()).toMatch(/^(\[ *\d+\/\d+\] \S+ +.+\n)*$/);
   });
 
   it("simulate, which stops its sync", async () => {

@@ -82,7 +82,7 @@ describe("platform-integration demo", () => {
     for (const args of [["--users", "0"], ["--users", "many"], ["extra"], ["--seed", "2"]]) {
       const io = createFakeIo();
       expect(await run(["demo", ...args], io)).toBe(2);
-      expect(io.err).toContain('Run "platform-integration demo --help" for its usage.');
+      expect(io.err).toContain('Run "platform-integration demo --help" for its options.');
     }
   });
 
