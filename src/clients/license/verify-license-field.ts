@@ -53,13 +53,9 @@ export async function verifyLicenseField(
   const spki = spkiOf(publicKeyPem);
   let key: Awaited<ReturnType<typeof crypto.subtle.importKey>>;
   try {
-    key = await crypto.subtle.importKey(
-      "spki",
-      spki,
-      { name: "RSA-PSS", hash: "SHA-256" },
-      false,
-      ["verify"],
-    );
+    key = await crypto.subtle.importKey("spki", spki, { name: "RSA-PSS", hash: "SHA-256" }, false, [
+      "verify",
+    ]);
   } catch (error) {
     throw new TypeError(`publicKeyPem is not an RSA public key: ${(error as Error).message}`);
   }
