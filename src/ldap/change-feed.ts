@@ -41,6 +41,8 @@ export interface ChangeFeedOptions {
   filter: string;
   mapping: DirectoryMapping;
   attributes: string[];
+  /** The attributes read as bytes (ldapts's explicitBufferAttributes). */
+  bufferAttributes: string[];
   passwords: boolean;
 }
 
@@ -98,7 +100,7 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
         {
           filter,
           attributes: requested,
-          explicitBufferAttributes: ["objectGUID"],
+          explicitBufferAttributes: options.bufferAttributes,
           ...(cookie !== undefined && { cookie: Buffer.from(cookie, "base64") }),
         },
         handlers,
@@ -145,7 +147,11 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     `the uuid of ${dn} is not its entryUUID, by which Content Sync names entries${everyCycle}`;
 
   return {
+    // The base and the filter too: a cookie taken under another filter would never send the
+    // entries the new one takes in, as they did not change since.
     scope: JSON.stringify({
+      baseDn,
+      filter,
       attributes,
       passwords,
       mapping: Object.entries(mapping).map(([field, source]) => [field, String(source)]),

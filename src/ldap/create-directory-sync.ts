@@ -1,12 +1,13 @@
 import { createSourceSync } from "../sync/directory-sync.ts";
 import type { DirectorySync, SyncTargetOptions } from "../sync/directory-sync-types.ts";
 import type { DirectorySource } from "../sync/source.ts";
+import type { DisabledAccounts } from "./active-directory.ts";
 import {
   createLdapSource,
   type LdapConnectionOptions,
   type LdapSourceOptions,
 } from "./ldap-source.ts";
-import { type DirectoryMapping, defaultMapping } from "./mapping.ts";
+import { type DirectoryMapping, defaultMapping, type fromAttributes } from "./mapping.ts";
 import { readInWorker } from "./read-worker.ts";
 
 /** The options of {@link createDirectorySync} reading an LDAP server or Active Directory. */
@@ -15,17 +16,40 @@ export interface LdapSyncOptions extends SyncTargetOptions {
   /** Where the users are: `ou=people,dc=example,dc=com`. */
   baseDn: string;
   /**
-   * Which entries are users (default `(objectClass=person)`). For Active Directory, leave
-   * computers and disabled accounts out:
-   * `(&(objectCategory=person)(objectClass=user)(!(userAccountControl:1.2.840.113556.1.4.803:=2)))`.
+   * Which entries are users. By default `(objectClass=person)`; on Active Directory (its root
+   * DSE tells) person user accounts, `(&(objectCategory=person)(objectClass=user))`, leaving out
+   * computers, contacts and the domain's system accounts (Administrator, Guest, krbtgt, DNS
+   * service accounts: isCriticalSystemObject). A filter of yours decides alone which entries
+   * are users.
    */
   filter?: string;
-  /** The attribute that gives the username: `uid` (default), `sAMAccountName` for AD. */
+  /**
+   * The attribute that gives the username: `uid` by default, `sAMAccountName` on Active
+   * Directory.
+   */
   usernameField?: string;
+  /**
+   * What a disabled Active Directory account (userAccountControl with ACCOUNTDISABLE) becomes.
+   * `"keep"` (default) destroys nothing: no message goes for it, so the application keeps the
+   * user as it last acknowledged it (no delete, no modify) and gets no new user for a disabled
+   * account; once the account is enabled again, the changes made meanwhile are sent. `"sync"`
+   * sends it as any other user. `"delete"` treats it as gone: a user the application holds is
+   * deleted (and created again once the account is enabled). The report's `disabled` counts them.
+   */
+  disabledAccounts?: DisabledAccounts;
   /** Fields mapped otherwise than by {@link defaultMapping}; `null` leaves a field out. */
   mapping?: Partial<DirectoryMapping>;
-  /** Attributes your mapping functions read (by default, every user attribute is read for them). */
+  /**
+   * Attributes your mapping functions read, when they do not declare theirs with
+   * {@link fromAttributes} (by default every user and operational attribute, `*` and `+`, is read
+   * for them).
+   */
   attributes?: readonly string[];
+  /**
+   * Attributes to read as bytes, never as text, beside objectGUID, objectSid and
+   * mS-DS-ConsistencyGuid: a mapping by name sends their base64.
+   */
+  binaryAttributes?: readonly string[];
   /** Sends userPassword as password and its `{SCHEME}` as password_format. Off by default. */
   passwords?: boolean;
   /** Entries per page of the paged search (default 500). */
@@ -84,12 +108,23 @@ export interface SourceSyncOptions extends SyncTargetOptions {
 export function createDirectorySync(options: LdapSyncOptions | SourceSyncOptions): DirectorySync {
   if ("source" in options) return createSourceSync(options);
   const mapping = { ...defaultMapping(options.usernameField), ...options.mapping };
+  if (
+    options.disabledAccounts !== undefined &&
+    !["keep", "sync", "delete"].includes(options.disabledAccounts)
+  ) {
+    throw new TypeError(
+      `disabledAccounts is "keep", "sync" or "delete", not ${JSON.stringify(options.disabledAccounts)}`,
+    );
+  }
   const sourceOptions: LdapSourceOptions = {
     ldap: options.ldap,
     baseDn: options.baseDn,
-    filter: options.filter ?? "(objectClass=person)",
+    filter: options.filter,
     mapping,
+    defaultUsername: options.usernameField === undefined && options.mapping?.username === undefined,
+    ...(options.disabledAccounts !== undefined && { disabledAccounts: options.disabledAccounts }),
     ...(options.attributes && { attributes: options.attributes }),
+    ...(options.binaryAttributes && { binaryAttributes: options.binaryAttributes }),
     passwords: options.passwords ?? false,
     ...(options.pageSize !== undefined && { pageSize: options.pageSize }),
     contentSync: options.contentSync !== false,

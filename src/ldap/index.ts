@@ -24,6 +24,7 @@ export {
 } from "../sync/source.ts";
 // The same verifier and report as the platform simulator's (platform-integration/testing).
 export type { UserDifference, VerifyReport } from "../testing/verify-users.ts";
+export type { DisabledAccounts } from "./active-directory.ts";
 export {
   createDirectorySync,
   type LdapSyncOptions,
@@ -31,10 +32,12 @@ export {
 } from "./create-directory-sync.ts";
 export type { LdapConnectionOptions } from "./ldap-source.ts";
 export {
+  binaryAttributes,
   type DirectoryMapping,
   defaultMapping,
   directoryUuid,
   type FieldSource,
+  fromAttributes,
   type LdapEntry,
 } from "./mapping.ts";
-export { objectGuidToString } from "./object-guid.ts";
+export { objectGuidToString, objectSidToString } from "./object-guid.ts";

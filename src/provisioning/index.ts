@@ -8,9 +8,27 @@ export {
 } from "./errors.ts";
 export { createProvisioningHandler } from "./handler.ts";
 export type { ProvisioningHandler, ProvisioningHandlerOptions } from "./handler-options.ts";
-export { MemoryUserStore } from "./memory-user-store.ts";
+export { MemoryUserStore, type MemoryUserStoreOptions } from "./memory-user-store.ts";
 export type { ProvisioningTelemetryOptions } from "./observe.ts";
+export type {
+  QuarantinedMessage,
+  QuarantineEvent,
+  QuarantineRetry,
+  QuarantineStats,
+} from "./quarantine.ts";
+export type {
+  QuarantinedEntry,
+  QuarantineEntry,
+  QuarantineMethods,
+  ReleaseOutcome,
+} from "./quarantine-store.ts";
 export type { CountedOperation, ProvisioningStats } from "./stats.ts";
+export {
+  type OnDelete,
+  type StoreRulesOptions,
+  type UniqueField,
+  uniqueFieldNames,
+} from "./store-rules.ts";
 export type {
   GuardedRequest,
   HeaderRecord,
@@ -21,11 +39,13 @@ export type {
   ProvisioningResponse,
   RequestHeaders,
 } from "./types.ts";
+export { UserConflictError } from "./user-conflict-error.ts";
 export {
+  type UpsertResult,
   type UserFieldName,
   type UserPatch,
   type UserRecord,
   userFieldNames,
 } from "./user-record.ts";
 export { userRecordSchema } from "./user-record-schema.ts";
-export type { UpsertResult, UserStore } from "./user-store.ts";
+export type { UserStore } from "./user-store.ts";

@@ -39,6 +39,12 @@ export interface UserRecord {
   email?: string;
   /** Fields outside the documented nine, under their wire names. */
   extra?: Record<string, JsonValue>;
+  /**
+   * Set by a store with `onDelete: "deactivate"` when the platform deleted the user (ISO 8601):
+   * the row stays, for the tables that point at it. Never sent by the platform; a later create or
+   * modify clears it.
+   */
+  deactivatedAt?: string;
 }
 
 /**
@@ -48,3 +54,11 @@ export interface UserRecord {
 export type UserPatch = { uuid: string } & { [Field in UserFieldName]?: string | null } & {
   extra?: Record<string, JsonValue | null>;
 };
+
+/** What `UserStore.upsert` reports. */
+export interface UpsertResult {
+  /** True when no user with this uuid existed before. */
+  created: boolean;
+  /** The stored user after the merge. */
+  user: UserRecord;
+}

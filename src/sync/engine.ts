@@ -35,6 +35,13 @@ export interface CycleHooks<Message extends OutgoingMessage = OutgoingMessage> {
   acknowledge(message: Message): void | Promise<void>;
   /** Every success answer, duplicates and the ping included, for reports that list them. */
   onDelivered?(delivery: Delivery): void;
+  /**
+   * Called when a message fails: true holds the message (the caller keeps it for later,
+   * unacknowledged) and the cycle goes on with the next; false, or no hook, stops the cycle
+   * there. Called before the next message is taken. The directory sync holds a user's message
+   * the application refused (a 4xx).
+   */
+  refuse?(message: Message, stop: SyncStop): boolean;
 }
 
 /** How a cycle ended. */
@@ -126,7 +133,10 @@ export function createDeliveryEngine(send: ProvisioningClient): DeliveryEngine {
       if (stoppedAt) return { completed: false, stoppedAt, durationMs: elapsed() };
       for await (const message of messages) {
         stoppedAt = await exchange(message, hooks);
-        if (stoppedAt) return { completed: false, stoppedAt, durationMs: elapsed() };
+        if (stoppedAt) {
+          if (hooks.refuse?.(message, stoppedAt)) continue;
+          return { completed: false, stoppedAt, durationMs: elapsed() };
+        }
         await hooks.acknowledge(message);
       }
       return { completed: true, durationMs: elapsed() };
