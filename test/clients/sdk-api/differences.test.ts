@@ -222,3 +222,18 @@ describe("api: auto", () => {
     );
   });
 });
+
+describe("capabilities on the Integration API's other clients", () => {
+  it("the Identity and Console clients say what the Integration API serves", async () => {
+    const { createIdentityClient } = await import("../../../src/clients/identity/index.ts");
+    const { createConsoleClient } = await import("../../../src/clients/console/index.ts");
+    for (const client of [createIdentityClient({ baseUrl }), createConsoleClient({ baseUrl })]) {
+      expect(client.capabilities).toMatchObject({
+        identity: true,
+        startupStatus: true,
+        consoleOptions: true,
+        customMetrics: false,
+      });
+    }
+  });
+});
