@@ -1,5 +1,9 @@
 import { pathSegment } from "../../internal/url.ts";
-import type { CallOptions, IntegrationApiOptions } from "../integration-api/client-options.ts";
+import {
+  type CallOptions,
+  type IntegrationApiOptions,
+  normalizeOptions,
+} from "../integration-api/client-options.ts";
 import type { PlatformApiKind } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
 import {
@@ -7,8 +11,8 @@ import {
   baseUrlFor,
   type Capabilities,
   capabilitiesOf,
+  lazyApiSelection,
   requireCapability,
-  selectApi,
 } from "../sdk-api/api-selection.ts";
 import {
   decodeBody,
@@ -110,7 +114,7 @@ export interface SupportBundleUpload {
 
 /** The newer in-cluster API's own calls, which have no Integration API twin. */
 export interface AppClient {
-  /** The API this client talks to, decided when it was created. */
+  /** The API this client talks to, decided at its first use (or by the `api` option). */
   readonly api: PlatformApiKind;
   /** What that API can serve: everything here needs `"sdk"`. */
   readonly capabilities: Readonly<Capabilities>;
@@ -198,14 +202,22 @@ const endpoints = {
  */
 export function createAppClient(options: AppClientOptions = {}): AppClient {
   const { api: option, ...rest } = options;
-  const kind = selectApi(option, rest.baseUrl);
-  const api = createIntegrationApi({ ...rest, baseUrl: baseUrlFor(kind, rest.baseUrl) });
+  normalizeOptions(rest);
+  const select = lazyApiSelection(option, rest.baseUrl, (kind) =>
+    createIntegrationApi({ ...rest, baseUrl: baseUrlFor(kind, rest.baseUrl) }),
+  );
+  type Rest<T> = T extends [unknown, unknown, ...infer Tail] ? Tail : never;
+  const request = (...args: Rest<Parameters<typeof sdkRequest>>) =>
+    sdkRequest(select().built, select().kind, ...args);
   const flags = (headers: Headers): ReadFlags => ({
     fromCache: headers.get("x-replicated-served-from-cache") === "true",
     mockData: headers.get("x-replicated-mock-data") === "true",
   });
   const get = async (path: string, endpoint: SdkEndpoint, call: CallOptions) =>
-    sdkRequest(api, kind, "GET", path, endpoint, { ...call, retry: true });
+    request("GET", path, endpoint, {
+      ...call,
+      retry: true,
+    });
   const send = async (
     method: "POST" | "PATCH" | "DELETE",
     path: string,
@@ -214,7 +226,7 @@ export function createAppClient(options: AppClientOptions = {}): AppClient {
     call: CallOptions,
   ) =>
     writeResult(
-      await sdkRequest(api, kind, method, path, endpoint, {
+      await request(method, path, endpoint, {
         ...call,
         ...(body === undefined ? {} : { json: JSON.stringify(body) }),
         // The service replays an identical write from its cache, so sending it again is safe.
@@ -223,11 +235,15 @@ export function createAppClient(options: AppClientOptions = {}): AppClient {
     );
 
   return {
-    api: kind,
-    capabilities: capabilitiesOf(kind),
+    get api() {
+      return select().kind;
+    },
+    get capabilities() {
+      return capabilitiesOf(select().kind);
+    },
 
     async info(call = {}) {
-      requireCapability(kind, "appStatus", endpoints.info.operation);
+      requireCapability(select().kind, "appStatus", endpoints.info.operation);
       const response = await get("/api/v1/app/info", endpoints.info, call);
       const info = decodeBody(response, sdkAppInfoSchema);
       return {
@@ -246,7 +262,7 @@ export function createAppClient(options: AppClientOptions = {}): AppClient {
     },
 
     async status(call = {}) {
-      requireCapability(kind, "appStatus", endpoints.status.operation);
+      requireCapability(select().kind, "appStatus", endpoints.status.operation);
       const response = await get("/api/v1/app/status", endpoints.status, call);
       const { appStatus } = decodeBody(response, sdkAppStatusSchema);
       return {
@@ -260,39 +276,39 @@ export function createAppClient(options: AppClientOptions = {}): AppClient {
     },
 
     async history(call = {}) {
-      requireCapability(kind, "history", endpoints.history.operation);
+      requireCapability(select().kind, "history", endpoints.history.operation);
       const response = await get("/api/v1/app/history", endpoints.history, call);
       const { releases } = decodeBody(response, sdkHistorySchema);
       return { releases: (releases ?? []).map(toRelease), ...flags(response.headers) };
     },
 
     async setCustomMetrics(data, call = {}) {
-      requireCapability(kind, "customMetrics", "app.setCustomMetrics");
+      requireCapability(select().kind, "customMetrics", "app.setCustomMetrics");
       const body = { data: checkMetrics(data, "setCustomMetrics") };
       return send("POST", "/api/v1/app/custom-metrics", endpoints.metrics, body, call);
     },
 
     async updateCustomMetrics(data, call = {}) {
-      requireCapability(kind, "customMetrics", "app.updateCustomMetrics");
+      requireCapability(select().kind, "customMetrics", "app.updateCustomMetrics");
       const body = { data: checkMetrics(data, "updateCustomMetrics") };
       return send("PATCH", "/api/v1/app/custom-metrics", endpoints.metrics, body, call);
     },
 
     async deleteCustomMetric(key, call = {}) {
-      requireCapability(kind, "customMetrics", "app.deleteCustomMetric");
+      requireCapability(select().kind, "customMetrics", "app.deleteCustomMetric");
       const path = `/api/v1/app/custom-metrics/${pathSegment("key", key)}`;
       return send("DELETE", path, endpoints.metrics, undefined, call);
     },
 
     async setInstanceTags(tags, { force, ...call } = {}) {
-      requireCapability(kind, "instanceTags", endpoints.tags.operation);
+      requireCapability(select().kind, "instanceTags", endpoints.tags.operation);
       const checked = checkStrings(tags, "setInstanceTags", "tag");
       const body = { data: { force: force === true, tags: checked } };
       return send("POST", "/api/v1/app/instance-tags", endpoints.tags, body, call);
     },
 
     async uploadSupportBundle(bundle, call = {}) {
-      requireCapability(kind, "supportBundle", endpoints.upload.operation);
+      requireCapability(select().kind, "supportBundle", endpoints.upload.operation);
       const data =
         bundle instanceof Blob
           ? bundle
@@ -306,29 +322,22 @@ export function createAppClient(options: AppClientOptions = {}): AppClient {
           "uploadSupportBundle() takes the bundle's bytes: a Blob, a Uint8Array or an ArrayBuffer (a stream has no Content-Length, which the service requires).",
         );
       }
-      const response = await sdkRequest(
-        api,
-        kind,
-        "POST",
-        "/api/v1/supportbundle",
-        endpoints.upload,
-        {
-          ...call,
-          bytes: { data, contentType: "application/gzip" },
-          retry: false,
-        },
-      );
+      const response = await request("POST", "/api/v1/supportbundle", endpoints.upload, {
+        ...call,
+        bytes: { data, contentType: "application/gzip" },
+        retry: false,
+      });
       return decodeBody(response, sdkSupportBundleSchema);
     },
 
     async setSupportBundleMetadata(data, call = {}) {
-      requireCapability(kind, "supportBundle", endpoints.metadata.operation);
+      requireCapability(select().kind, "supportBundle", endpoints.metadata.operation);
       const body = { data: checkStrings(data, "setSupportBundleMetadata", "metadata") };
       return send("POST", "/api/v1/supportbundle/metadata", endpoints.metadata, body, call);
     },
 
     async updateSupportBundleMetadata(data, call = {}) {
-      requireCapability(kind, "supportBundle", "app.updateSupportBundleMetadata");
+      requireCapability(select().kind, "supportBundle", "app.updateSupportBundleMetadata");
       const body = { data: checkStrings(data, "updateSupportBundleMetadata", "metadata") };
       return send("PATCH", "/api/v1/supportbundle/metadata", endpoints.metadata, body, call);
     },
