@@ -70,16 +70,21 @@ export type Syncprov = { sessionLog?: number } | false;
 /**
  * Starts slapd with `people` generated entries under {@link peopleDn}. `sizeLimit` holds every
  * account but the root DN to that many entries a search, paged searches excepted, as deployments
- * commonly configure a sync account; without it there is no limit.
+ * commonly configure a sync account; without it there is no limit. `access` is the database's
+ * access directives (slapd.access(5)); without them, slapd lets everyone read.
  */
 export async function startSlapd(
   people: number,
-  { syncprov = {}, sizeLimit }: { syncprov?: Syncprov; sizeLimit?: number } = {},
+  {
+    syncprov = {},
+    sizeLimit,
+    access,
+  }: { syncprov?: Syncprov; sizeLimit?: number; access?: string } = {},
 ): Promise<RunningSlapd> {
   const folder = mkdtempSync(join(tmpdir(), "slapd-"));
   try {
     const config = join(folder, "slapd.conf");
-    writeFileSync(config, slapdConfig(folder, syncprov, sizeLimit));
+    writeFileSync(config, slapdConfig(folder, syncprov, sizeLimit, access));
     const ldif = join(folder, "data.ldif");
     writeFileSync(
       ldif,
@@ -119,7 +124,12 @@ export async function startSlapd(
   }
 }
 
-function slapdConfig(folder: string, syncprov: Syncprov, sizeLimit: number | undefined): string {
+function slapdConfig(
+  folder: string,
+  syncprov: Syncprov,
+  sizeLimit: number | undefined,
+  access = "",
+): string {
   const schemas = ["core", "cosine", "nis", "inetorgperson", "msuser"];
   return `${schemas.map((name) => `include /etc/ldap/schema/${name}.schema`).join("\n")}
 modulepath /usr/lib/ldap
@@ -134,6 +144,7 @@ rootpw ${password}
 directory ${folder}
 index objectClass eq
 index entryUUID eq
+${access}
 ${syncprov ? "overlay syncprov\n" : ""}${syncprov && syncprov.sessionLog !== undefined ? `syncprov-sessionlog ${syncprov.sessionLog}\n` : ""}`;
 }
 
