@@ -57,6 +57,16 @@ async function main(argv: string[]): Promise<void> {
   const { run } = await import("./run.ts");
   const status = await run(argv, io);
   process.exitCode = outputClosed.signal.aborted ? 0 : status;
+  // The report is written: the process ends now, not when the application lets go of a socket
+  // (a keep-alive connection, a request it never answered) or a timer runs out. Once both
+  // streams have taken what was written, so that a pipe loses nothing.
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  process.exit();
+}
+
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  if (stream.destroyed || stream.writableEnded) return Promise.resolve();
+  return new Promise((resolve) => stream.write("", () => resolve()));
 }
 
 /**

@@ -3,7 +3,11 @@ import type { Readable } from "node:stream";
 import { payloadTooLarge } from "../provisioning/errors.ts";
 import type { ProvisioningHandler } from "../provisioning/handler-options.ts";
 import { headerOf } from "../provisioning/headers.ts";
-import type { ProvisioningRequest, ProvisioningResponse } from "../provisioning/types.ts";
+import {
+  bodyReadInFront,
+  type ProvisioningRequest,
+  type ProvisioningResponse,
+} from "../provisioning/types.ts";
 import { readNodeBody } from "./body-limit.ts";
 
 /**
@@ -39,7 +43,8 @@ export function readNodeRequest(
   if (stream.readableEnded) {
     if (parsed instanceof Uint8Array) request.body = parsed;
     else if (typeof parsed === "string") request.body = Buffer.from(parsed);
-    else request.json = parsed;
+    // Read by something in front that left nothing: the core answers 500 and says why, once.
+    else request.json = parsed === undefined ? bodyReadInFront : parsed;
     ready(request);
     return;
   }

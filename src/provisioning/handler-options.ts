@@ -54,7 +54,10 @@ export interface ProvisioningHandlerOptions {
   /**
    * Runs after each change is stored, in order per user: revoke sessions on `deleted`, write an
    * audit event. If it throws, the request answers 500 and the platform delivers the message again,
-   * so the hook runs at least once per change and must tolerate a repeat.
+   * so the hook runs at least once per change and must tolerate a repeat. A creation it failed to
+   * accept is reported as `created` again on the next write of that user (the redelivery, or a
+   * later modify), and before that user's `deleted`; the handler keeps that record in memory, so a
+   * restart (or a redelivery that reaches another replica) in between reports it as `updated`.
    */
   onChange?: (change: ProvisioningChange) => void | Promise<void>;
   /**

@@ -1,5 +1,6 @@
 import { createFetchEntry } from "../adapters/web/fetch-entry.ts";
-import { readPatches } from "./body.ts";
+import { resolveLogger } from "../internal/logger.ts";
+import { createParserInFrontReport, readPatches } from "./body.ts";
 import { errorResponse } from "./errors.ts";
 import type { ProvisioningHandler, ProvisioningHandlerOptions } from "./handler-options.ts";
 import { fromBrowser, withHeaderRecord } from "./headers.ts";
@@ -7,6 +8,7 @@ import { createHandlerObserver } from "./observe.ts";
 import { createOperations } from "./operations.ts";
 import { createRouter, normalizeBasePath, type Route } from "./routes.ts";
 import type { ProvisioningOperation, ProvisioningRequest, ProvisioningResponse } from "./types.ts";
+import { UnreadableParsedBody } from "./wire.ts";
 
 const notAllowed = (allow: string) =>
   errorResponse("method_not_allowed", `This route accepts ${allow}`, { allow });
@@ -70,6 +72,7 @@ export function createProvisioningHandler(
   const router = createRouter(basePath, servesReset);
   const observer = createHandlerObserver(options.store, basePath, options.telemetry);
   const operations = createOperations({ ...options, store: observer.store });
+  const parserInFront = createParserInFrontReport(resolveLogger(options.logger), options.onError);
   const notFound = errorResponse(
     "not_found",
     `No such route: the Provisioning API serves GET /v1/ping, POST /v1/user/create, POST /v1/user/modify${servesReset ? ", DELETE /v1/user/:uuid and POST /v1/reset" : " and DELETE /v1/user/:uuid"}`,
@@ -144,9 +147,10 @@ export function createProvisioningHandler(
     } catch (error) {
       return Promise.resolve(operations.fail(error, { operation, uuid: undefined, status: 500 }));
     }
-    return Array.isArray(patches)
-      ? operations.upsert(patches, operation)
-      : Promise.resolve(patches as ProvisioningResponse);
+    if (Array.isArray(patches)) return operations.upsert(patches, operation);
+    return Promise.resolve(
+      patches instanceof UnreadableParsedBody ? parserInFront(patches, operation) : patches,
+    );
   }
 
   const owns = (path: string) => router.owns(path);

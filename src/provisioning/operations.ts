@@ -7,6 +7,7 @@ import type { ProvisioningHandlerOptions } from "./handler-options.ts";
 import { KeyedLock } from "./keyed-lock.ts";
 import { reportError, type Sensitive } from "./report-error.ts";
 import type { ProvisioningErrorContext, ProvisioningResponse } from "./types.ts";
+import { UnreportedCreations } from "./unreported-creations.ts";
 import type { UserPatch } from "./user-record.ts";
 import type { UpsertResult } from "./user-store.ts";
 
@@ -53,6 +54,7 @@ export function createOperations(options: ProvisioningHandlerOptions): Operation
   const logger = resolveLogger(options.logger);
   const { onError } = options;
   const lanes = new KeyedLock();
+  const unreported = new UnreportedCreations();
 
   function fail(
     error: unknown,
@@ -105,15 +107,14 @@ export function createOperations(options: ProvisioningHandlerOptions): Operation
           return fail(error, { operation, uuid, status: 503 }, { patch: change });
         }
         if (onChange !== undefined) {
+          const type = unreported.typeOf(uuid, result.created);
           try {
-            await onChange({
-              type: result.created ? "created" : "updated",
-              uuid,
-              user: result.user,
-            });
+            await onChange({ type, uuid, user: result.user });
           } catch (error) {
+            unreported.settle(uuid, type, result.user, false);
             return fail(error, { operation, uuid, status: 500 }, { patch });
           }
+          unreported.settle(uuid, type, result.user, true);
         }
       } finally {
         lanes.release(uuid);
@@ -137,8 +138,17 @@ export function createOperations(options: ProvisioningHandlerOptions): Operation
       } catch (error) {
         return fail(error, { operation: "delete", uuid, status: 503 });
       }
+      if (onChange === undefined) return noContent;
+      // A creation the hook never accepted is reported before the user's deletion.
+      const uncreated = unreported.take(uuid);
       try {
-        await onChange?.({ type: "deleted", uuid });
+        if (uncreated !== undefined) await onChange({ type: "created", uuid, user: uncreated });
+      } catch (error) {
+        unreported.restore(uuid, uncreated as NonNullable<typeof uncreated>);
+        return fail(error, { operation: "delete", uuid, status: 500 });
+      }
+      try {
+        await onChange({ type: "deleted", uuid });
       } catch (error) {
         return fail(error, { operation: "delete", uuid, status: 500 });
       }
@@ -160,6 +170,7 @@ export function createOperations(options: ProvisioningHandlerOptions): Operation
         status: onReset === undefined ? 503 : 500,
       });
     }
+    unreported.clear();
     try {
       await onChange?.({ type: "reset" });
     } catch (error) {

@@ -32,13 +32,21 @@ export interface ProvisioningRequest {
   /** The raw body bytes (UTF-8). Read at most `bodyLimit + 1` bytes: more answers 413. */
   body?: Uint8Array | undefined;
   /**
-   * The body already parsed as JSON by a framework (Express's `express.json()`, a Koa body
-   * parser); when set, `body` is ignored.
+   * The body already parsed by a framework (Express's `express.json()`, a Koa body parser); when
+   * set, `body` is ignored. A number in it is kept as its shortest text when that is exact (a
+   * safe integer or a decimal); what is not a user record, or an integer past 2^53, is taken for
+   * a parser's damage: 500, logged once, never a 400 that would stall the sync.
    */
   json?: unknown;
   /** The peer address of the socket, for `allowAddresses`; never taken from a header. */
   remoteAddress?: string | undefined;
 }
+
+/**
+ * The `json` an adapter hands over when something in front of it read the body stream and left no
+ * parsed body (the bytes are gone): the core answers 500 and logs, once, how to fix it.
+ */
+export const bodyReadInFront: unique symbol = Symbol("bodyReadInFront");
 
 /** What an `authorize` guard receives: the request, with its headers always as a record. */
 export interface GuardedRequest extends Omit<ProvisioningRequest, "headers"> {
@@ -65,7 +73,8 @@ export type ProvisioningOperation = "ping" | "create" | "modify" | "delete" | "r
 /**
  * A change that has been stored, given to `onChange`. `deleted` is reported for every acknowledged
  * delete, also when the user was already gone (a redelivery), so that a hook that failed once
- * sees the delete again when the platform retries.
+ * sees the delete again when the platform retries. `created` is reported for a user the store did
+ * not hold, and again for a user whose `created` the hook threw on, until the hook accepts it.
  */
 export type ProvisioningChange =
   | { type: "created" | "updated"; uuid: string; user: UserRecord }

@@ -22,10 +22,26 @@ const fieldByWireName = new Map<string, UserFieldName>(
  * What is known of the numbers in a parsed body: `plain` (JSON.parse without a reviver: a number
  * may have lost its text, so {@link toPatches} asks for a reparse when it meets one), `revived`
  * (parsed by {@link parseKeepingNumbers}: a number whose text differs from its value's is raw
- * JSON holding that text), or `lost` (a framework's body parser parsed it, or the runtime gives a
- * reviver no source text: the text is gone).
+ * JSON holding that text), `lost` (the runtime gives a reviver no source text: the text is gone),
+ * or `parsed` (a framework's body parser in front parsed it: the text is gone, a number that
+ * converts exactly is kept as its shortest text, and what the parser made unreadable is an
+ * {@link UnreadableParsedBody}).
  */
-export type NumberText = "plain" | "revived" | "lost";
+export type NumberText = "plain" | "revived" | "lost" | "parsed";
+
+/**
+ * What {@link toPatches} returns for a body that a parser in front of the API made unreadable: an
+ * object of strings from a form parser, a number past 2^53 that lost digits, a BigInt nested in
+ * a value. The application's configuration is at fault, not the platform's message: it answers
+ * 500 and never 400, which would stall the sync for good on a message that is valid as sent.
+ * `reason` names the fault and never quotes the input.
+ */
+export class UnreadableParsedBody {
+  readonly reason: string;
+  constructor(reason: string) {
+    this.reason = reason;
+  }
+}
 
 /** Returned by {@link toPatches} for a `plain` body with a number in it: parse it again, keeping numbers' text. */
 export const reparseKeepingNumbers = Symbol("reparseKeepingNumbers");
@@ -65,33 +81,61 @@ export function parseKeepingNumbers(text: string): unknown {
  * with Object.fromEntries so that `__proto__` and `constructor` stay plain keys. Refused (400):
  * a body that is not an object or a non-empty array of them; a uuid that is missing, empty or not
  * a string; a value nested deeper than {@link maxDepth} levels, which no store could serialize; a
- * number that cannot be kept as written (in `extra`, or when a body parser in front parsed it);
+ * number that cannot be kept as written (in `extra`, or on a runtime without source text);
  * with `checkStrings`, a string holding a lone surrogate (no UTF-8 database can store it: two such
  * uuids would collide) or U+0000 (which PostgreSQL's text refuses).
+ *
+ * A `parsed` body (a body parser in front read it) keeps a number that converts exactly (a safe
+ * integer, or a decimal, as its shortest text: `12345` gives `"12345"`, as the raw body would),
+ * and gives an {@link UnreadableParsedBody} instead of a 400 for what the parser may have made of
+ * a valid message: not a user record, an integer past 2^53, a nested BigInt.
  */
 export function toPatches(
   body: unknown,
   numbers: NumberText,
   checkStrings: boolean,
-): UserPatch[] | ProvisioningError | typeof reparseKeepingNumbers {
+): UserPatch[] | ProvisioningError | UnreadableParsedBody | typeof reparseKeepingNumbers {
   if (!Array.isArray(body)) {
     const patch = toPatch(body, numbers, checkStrings);
-    return patch instanceof ProvisioningError || patch === reparseKeepingNumbers ? patch : [patch];
+    return isPatch(patch) ? [patch] : patch;
   }
   if (body.length === 0) {
-    return new ProvisioningError(
-      "invalid_user",
-      "The array holds no user record: nothing to store",
-    );
+    return numbers === "parsed"
+      ? notAUserRecord
+      : new ProvisioningError("invalid_user", "The array holds no user record: nothing to store");
   }
   const patches: UserPatch[] = [];
   for (const element of body) {
     const patch = toPatch(element, numbers, checkStrings);
-    if (patch instanceof ProvisioningError || patch === reparseKeepingNumbers) return patch;
+    if (!isPatch(patch)) return patch;
     patches.push(patch);
   }
   return patches;
 }
+
+type PatchOrNot =
+  | UserPatch
+  | ProvisioningError
+  | UnreadableParsedBody
+  | typeof reparseKeepingNumbers;
+
+function isPatch(patch: PatchOrNot): patch is UserPatch {
+  return !(
+    patch instanceof ProvisioningError ||
+    patch instanceof UnreadableParsedBody ||
+    patch === reparseKeepingNumbers
+  );
+}
+
+// A JSON parser hands over what the platform sent; a form parser (express.urlencoded()) an object
+// whose keys are pieces of the JSON text, and no uuid.
+const notAUserRecord = new UnreadableParsedBody(
+  "it is not a user record: an object with a uuid that is a non-empty string, or a non-empty array of them, as a form parser such as express.urlencoded() makes of JSON",
+);
+const lostDigits = new UnreadableParsedBody(
+  "it parsed an integer past 2^53, whose digits its value no longer holds",
+);
+const nestedBigInt = new UnreadableParsedBody("it made a BigInt of a number inside a nested value");
 
 const notAnObject = () =>
   new ProvisioningError(
@@ -104,15 +148,14 @@ const unstorableString = () =>
     "A string of this user record holds a lone UTF-16 surrogate or U+0000, which cannot be stored as sent",
   );
 
-function toPatch(
-  record: unknown,
-  numbers: NumberText,
-  checkStrings: boolean,
-): UserPatch | ProvisioningError | typeof reparseKeepingNumbers {
-  if (typeof record !== "object" || record === null || Array.isArray(record)) return notAnObject();
+function toPatch(record: unknown, numbers: NumberText, checkStrings: boolean): PatchOrNot {
+  if (typeof record !== "object" || record === null || Array.isArray(record)) {
+    return numbers === "parsed" ? notAUserRecord : notAnObject();
+  }
   const fields = record as Record<string, unknown>;
   const uuid = fields.uuid;
   if (typeof uuid !== "string" || uuid === "") {
+    if (numbers === "parsed") return notAUserRecord;
     return new ProvisioningError(
       "invalid_uuid",
       "Each user record needs a uuid that is a non-empty string",
@@ -153,14 +196,17 @@ function toPatch(
         );
       }
       if (found & badString) return unstorableString();
-      if (found & big) return unstorableNumber(key, mountBeforeTheParser);
-      if (found & (number | raw)) {
+      if (found & big) return nestedBigInt;
+      if (numbers === "parsed") {
+        // The text is gone: a number whose value holds its digits is kept as its shortest text.
+        if (found & inexact) return lostDigits;
+      } else if (found & (number | raw)) {
         if (numbers === "plain") return reparseKeepingNumbers;
         if (numbers === "lost" || (field === undefined && found & raw)) {
           return unstorableNumber(
             key,
             numbers === "lost"
-              ? "its text is gone (a body parser in front of the Provisioning API parsed it, or this runtime's JSON.parse gives no source text, as Node 22+, Bun and Deno do); mount the API before the parser"
+              ? "its text is gone (this runtime's JSON.parse gives no source text, as Node 22+, Bun and Deno do)"
               : "send it as a string",
           );
         }
@@ -179,18 +225,19 @@ const unstorableNumber = (key: string, reason: string) =>
     "invalid_user",
     `The number in "${key}" cannot be stored as it was written: ${reason}`,
   );
-const mountBeforeTheParser =
-  "a body parser in front of the Provisioning API made a BigInt of it inside a nested value; mount the API before the parser";
 
 const deep = 1;
 const number = 2;
 const raw = 4;
 const badString = 8;
 const big = 16;
+/** A number that is an integer past 2^53: its value may not hold the digits it was written with. */
+const inexact = 32;
 
 /** What a non-string value holds, as the flags above; stops at the first depth, string or BigInt fault. */
 function inspect(value: unknown, depth: number, checkStrings: boolean): number {
-  if (typeof value === "number") return number;
+  if (typeof value === "number")
+    return Number.isSafeInteger(value) || !Number.isInteger(value) ? number : number | inexact;
   if (typeof value === "bigint") return big;
   if (typeof value === "string") return checkStrings && !storable(value) ? badString : 0;
   if (typeof value !== "object" || value === null) return 0;

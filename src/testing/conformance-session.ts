@@ -61,7 +61,9 @@ export const remove = (uuid: string): ProvisioningCall => ({
 
 /** One line for an answer: its status and the start of its body, or why none came. */
 export function describeAnswer(answer: ProvisioningAnswer): string {
-  if (answer.status === undefined) return `no answer (${oneLine(answer.error)})`;
+  if (answer.status === undefined) {
+    return answer.timedOut ? oneLine(answer.error) : `no answer (${oneLine(answer.error)})`;
+  }
   return answer.body === undefined
     ? String(answer.status)
     : `${answer.status} ${short(answer.body)}`;

@@ -14,13 +14,13 @@ import {
   type ProvisioningClient,
   type ProvisioningTarget,
 } from "./provisioning-target.ts";
-import { connectUserReader, type ReadUser, type UserReader } from "./read-user.ts";
+import { connectUserReader, isReadTimeout, type ReadUser, type UserReader } from "./read-user.ts";
 import { compareUser, describeUserDifference } from "./verify-users.ts";
 
 /** How {@link runConformance} calls the application, and how it may look inside it. */
 export interface ConformanceOptions {
   /** How long one call may take (default 10 s). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /**
    * Reads a user back from the application (see {@link ReadUser}: a URL template with `{uuid}`, or
    * a function). The API has no read endpoint, so without it the checks whose names claim an
@@ -30,6 +30,11 @@ export interface ConformanceOptions {
    */
   readUser?: ReadUser;
   signal?: AbortSignal;
+  /**
+   * Called as each check ends, with its result and its place in the run (1-based) out of the
+   * suite's checks: for progress, since a run against a slow application takes a while.
+   */
+  onResult?: (result: ConformanceResult, position: { index: number; total: number }) => void;
 }
 
 /** The outcome of one check. */
@@ -73,6 +78,9 @@ export interface ConformanceReport {
   leftBehind: LeftBehind[];
 }
 
+/** How long each clean-up call may wait once the run was interrupted (`signal` aborted). */
+const interruptedTimeoutMs = 5_000;
+
 class StepFailed extends Error {}
 /** Ends a check as a warning; its message is the advice. */
 class Warned extends Error {}
@@ -85,9 +93,12 @@ class Warned extends Error {}
  *
  * Checks run one after the other with test users (uuids and usernames prefixed `conformance-`,
  * emails at `example.invalid`) and delete every user they created after each check, passed or
- * failed, also after `signal` aborted; `leftBehind` lists any that could not be deleted. It stops
- * after the first check when ping fails (with `stoppedEarly` saying what to check), and after the
- * check under way when `signal` aborts (the report does not pass). It never rejects, except for a
+ * failed, also after `signal` aborted; `leftBehind` lists any that could not be deleted. The
+ * clean-up gives up at the first call that gets no answer within `timeoutMs` (5 s at most once
+ * `signal` aborted) and lists the users it did not try. It stops after the first check when ping
+ * fails, and after the first check in which a call got no answer in time or nothing answers (with
+ * `stoppedEarly` saying what to check), and after the check under way when `signal` aborts (the
+ * report does not pass). It never rejects, except for a
  * malformed `readUser` template. The CLI runs it as `platform-integration conformance <url>`.
  *
  * @example
@@ -104,6 +115,10 @@ export async function runConformance(
 ): Promise<ConformanceReport> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const send = connectProvisioning(target, { timeoutMs });
+  // Once interrupted, the clean-up waits less: whoever pressed Ctrl-C wants the prompt back.
+  const sendWhenInterrupted = connectProvisioning(target, {
+    timeoutMs: Math.min(timeoutMs, interruptedTimeoutMs),
+  });
   const read =
     options.readUser === undefined ? undefined : connectUserReader(options.readUser, { timeoutMs });
   const results: ConformanceResult[] = [];
@@ -111,13 +126,22 @@ export async function runConformance(
   let stoppedEarly: string | undefined;
   for (const check of checks) {
     if (options.signal?.aborted) break;
-    const run = await runCheck(check, { send, read, target, timeoutMs, leftBehind, options });
+    const run = await runCheck(check, {
+      send,
+      sendWhenInterrupted,
+      read,
+      target,
+      timeoutMs,
+      leftBehind,
+      options,
+    });
     results.push(run.result);
+    options.onResult?.(run.result, { index: results.length, total: checks.length });
     if (options.signal?.aborted) break;
     stoppedEarly =
       check === checks[0] && !run.result.passed
         ? whyPingFailed(run.answers.at(-1), target)
-        : unreachable(run.answers, false);
+        : (unreachable(run.answers, false) ?? run.hung);
     if (stoppedEarly !== undefined) break;
   }
   const passed =
@@ -135,6 +159,7 @@ export async function runConformance(
 
 interface Runner {
   send: ProvisioningClient;
+  sendWhenInterrupted: ProvisioningClient;
   read: UserReader | undefined;
   target: ProvisioningTarget;
   timeoutMs: number;
@@ -144,8 +169,8 @@ interface Runner {
 
 async function runCheck(
   check: Check,
-  { send, read, target, timeoutMs, leftBehind, options }: Runner,
-): Promise<{ result: ConformanceResult; answers: ProvisioningAnswer[] }> {
+  { send, sendWhenInterrupted, read, target, timeoutMs, leftBehind, options }: Runner,
+): Promise<{ result: ConformanceResult; answers: ProvisioningAnswer[]; hung?: string }> {
   const { signal } = options;
   const expected: string[] = [];
   const actual: string[] = [];
@@ -205,6 +230,7 @@ async function runCheck(
   };
   let passed = true;
   let warning: string | undefined;
+  let cleanup: Cleanup | undefined;
   try {
     await check.run(session);
   } catch (error) {
@@ -219,7 +245,8 @@ async function runCheck(
     }
   } finally {
     // Not under the caller's signal: after Ctrl-C too, the users of this check are deleted.
-    leftBehind.push(...(await deleteAll(used, send, read)));
+    cleanup = await deleteAll(used, signal?.aborted ? sendWhenInterrupted : send, read);
+    leftBehind.push(...cleanup.left);
   }
   const result: ConformanceResult = {
     name: check.name,
@@ -230,24 +257,57 @@ async function runCheck(
     expected: expected.join("; "),
     actual: actual.join("; "),
   };
-  return { result, answers };
+  // An application that let one call run out its time is stuck or far too slow: every further
+  // check would wait as long for each of its calls, so the run stops here, with one line.
+  const timedOut = answers.find((answer) => answer.timedOut) ?? cleanup?.timedOut;
+  const hung =
+    timedOut === undefined
+      ? undefined
+      : `No answer within ${timeoutMs} ms (check "${check.name}"): the application hangs or is too slow. Check its logs, or raise the time-out (--timeout).`;
+  return { result, answers, ...(hung !== undefined && { hung }) };
+}
+
+/** What the clean-up after a check left, and the answer it gave up at, if one timed out. */
+interface Cleanup {
+  left: LeftBehind[];
+  timedOut?: { error: string };
 }
 
 /**
  * Deletes each user that may be stored, and returns those it could not. With a reader, a user
  * read back absent needs no delete, and one still there after its delete is left behind; without
- * one, a 404 counts as gone, as nothing can tell it from a refusal.
+ * one, a 404 counts as gone, as nothing can tell it from a refusal. It gives up at the first call
+ * that gets no answer within the time-out: the rest are left behind, named, untried.
  */
 async function deleteAll(
   uuids: Iterable<string>,
   send: ProvisioningClient,
   read: UserReader | undefined,
-): Promise<LeftBehind[]> {
+): Promise<Cleanup> {
   const left: LeftBehind[] = [];
-  const stored = async (uuid: string) => read && (await read(uuid).catch(() => true)) !== undefined;
+  const cleanup: Cleanup = { left };
+  const stored = async (uuid: string) => {
+    if (!read) return false;
+    try {
+      return (await read(uuid)) !== undefined;
+    } catch (error) {
+      if (isReadTimeout(error)) cleanup.timedOut = { error: (error as Error).message };
+      return true;
+    }
+  };
   for (const uuid of uuids) {
+    const gaveUp = cleanup.timedOut;
+    if (gaveUp !== undefined) {
+      left.push({ uuid, reason: `not deleted: the clean-up gave up (${oneLine(gaveUp.error)})` });
+      continue;
+    }
     if (read && !(await stored(uuid))) continue;
+    if (cleanup.timedOut !== undefined) {
+      left.push({ uuid, reason: `read back: ${oneLine(cleanup.timedOut.error)}` });
+      continue;
+    }
     const answer = await send(remove(uuid));
+    if (answer.timedOut) cleanup.timedOut = answer;
     const status = answer.status ?? 0;
     if ((status < 200 || status > 299) && (read || status !== 404)) {
       left.push({ uuid, reason: `delete: ${describeAnswer(answer)}` });
@@ -255,7 +315,7 @@ async function deleteAll(
       left.push({ uuid, reason: `delete: ${status}, but the user is still stored` });
     }
   }
-  return left;
+  return cleanup;
 }
 
 function matches(answer: ProvisioningAnswer, want: Want): boolean {

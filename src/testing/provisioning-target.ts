@@ -29,8 +29,22 @@ export interface ProvisioningCall {
  * `fatal` when retrying cannot fix it (the application's certificate is not trusted).
  */
 export type ProvisioningAnswer =
-  | { status: number; body: JsonValue | undefined; error?: undefined; durationMs: number }
-  | { status?: undefined; body?: undefined; error: string; fatal?: true; durationMs: number };
+  | {
+      status: number;
+      body: JsonValue | undefined;
+      error?: undefined;
+      timedOut?: undefined;
+      durationMs: number;
+    }
+  | {
+      status?: undefined;
+      body?: undefined;
+      error: string;
+      fatal?: true;
+      /** Set when no answer came within the time-out. */
+      timedOut?: true;
+      durationMs: number;
+    };
 
 /** Sends one request and resolves with the answer; it never rejects. */
 export type ProvisioningClient = (
@@ -76,7 +90,11 @@ export function connectProvisioning(
       const { status, text } = await raceAbort(exchange, abort);
       return { status, body: parseBody(text), durationMs: elapsed() };
     } catch (error) {
-      return { error: describeFailure(error, abort, timeoutMs), durationMs: elapsed() };
+      return {
+        error: describeFailure(error, abort, timeoutMs),
+        ...(timeout.aborted && !signal?.aborted && { timedOut: true as const }),
+        durationMs: elapsed(),
+      };
     }
   };
 }

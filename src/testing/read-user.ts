@@ -44,17 +44,18 @@ export function connectUserReader(readUser: ReadUser, { timeoutMs }: { timeoutMs
   const template = checkReadUserTemplate(readUser);
   return (async (uuid) => {
     const url = template.replaceAll("{uuid}", encodeURIComponent(uuid));
+    const timeout = AbortSignal.timeout(timeoutMs);
     let response: Response;
+    let text: string;
     try {
-      response = await fetch(url, {
-        headers: { accept: "application/json" },
-        signal: AbortSignal.timeout(timeoutMs),
-      });
+      response = await fetch(url, { headers: { accept: "application/json" }, signal: timeout });
+      text = await response.text();
     } catch (error) {
+      if (timeout.aborted)
+        throw new ReadTimeout(`the read route gave no answer within ${timeoutMs} ms`);
       const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
       throw new Error(`the read route gave no answer (${messageOf(cause)})`);
     }
-    const text = await response.text();
     if (response.status === 404) return undefined;
     if (response.status !== 200) {
       throw new Error(`the read route answered ${response.status}, not 200 or 404`);
@@ -71,6 +72,13 @@ export function connectUserReader(readUser: ReadUser, { timeoutMs }: { timeoutMs
     }
     return user;
   }) satisfies UserReader;
+}
+
+class ReadTimeout extends Error {}
+
+/** Whether a {@link UserReader} rejected because the read route did not answer in time. */
+export function isReadTimeout(error: unknown): boolean {
+  return error instanceof ReadTimeout;
 }
 
 function messageOf(error: unknown): string {

@@ -391,6 +391,37 @@ describe("runConformance", () => {
     expect(app.store.list()).toEqual([]);
   });
 
+  it("stops at the first check whose call gets no answer in time, and the clean-up gives up at once", async () => {
+    // Every modify and every delete hangs: one check in, nothing more is sent.
+    let deletes = 0;
+    const { app, url } = await serve(async (request) => {
+      if (request.method === "DELETE") deletes++;
+      return request.method === "DELETE" || route(request) === "POST /v1/user/modify"
+        ? new Promise<Response>(() => {})
+        : undefined;
+    });
+    const seen: string[] = [];
+    const report = await runConformance(url, {
+      timeoutMs: 200,
+      onResult: (result, { index, total }) => seen.push(`${index}/${total} ${result.name}`),
+    });
+    const names = report.results.map((each) => each.name);
+    expect(seen).toEqual(names.map((name, index) => `${index + 1}/23 ${name}`));
+    // The first check that creates a user stops the run: its clean-up's delete got no answer.
+    expect(names).toEqual(["ping answers 204", "create answers 201"]);
+    const last = report.results.at(-1);
+    expect(report.stoppedEarly).toBe(
+      `No answer within 200 ms (check "${last?.name}"): the application hangs or is too slow. Check its logs, or raise the time-out (--timeout).`,
+    );
+    // Every user still stored is named; the clean-up tried one delete, not one per user.
+    const stored = app.store.list().map((user) => user.uuid);
+    expect(report.leftBehind.map((each) => each.uuid)).toEqual(expect.arrayContaining(stored));
+    expect(report.leftBehind.filter((each) => /^delete: no answer/.test(each.reason))).toHaveLength(
+      1,
+    );
+    expect(deletes).toBe(1);
+  });
+
   describe("stops after the ping with one line that says what to check", () => {
     it("when nothing listens", async () => {
       const { url, close } = await serve();

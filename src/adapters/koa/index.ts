@@ -7,8 +7,11 @@ import type { ProvisioningHandler } from "../../provisioning/handler-options.ts"
  * It imports nothing from Koa at run time.
  *
  * Under a mount (koa-mount, a router prefix), Koa rewrites the path and `basePath` stays empty;
- * otherwise set `basePath`. A body parser in front does no harm: when the body was already read,
- * `ctx.request.body` is used.
+ * otherwise set `basePath`. Use it before any body parser. Behind one, `ctx.request.body` is used
+ * when the body was already read: a number in it is kept as its shortest text when that is exact
+ * (`12345` gives `"12345"`), and a body the parser made unreadable (a form parser's object of
+ * strings, an integer past 2^53, nothing left) answers 500 and logs once that the API must come
+ * first.
  *
  * @example
  * ```ts

@@ -19,11 +19,15 @@ export type NodeHandler = (
  * Buffer (up to the handler's `bodyLimit`) and handed to the plain-data core.
  *
  * Under Express, mount it with `app.use("/prefix", ...)` and leave `basePath` empty: Express strips
- * the mount path. A body parser in front (`express.json()`, `express.raw()`, `express.text()`)
- * does no harm: when the body was already read, its parsed value is used. What the parser rejects
- * (bad JSON, its size limit) never reaches this handler: mount it before body parsers, or add
- * {@link toNodeErrorHandler} after it. The client address for
- * `allowAddresses` is the socket's, never a forwarded header.
+ * the mount path. Mount it before any body parser, so that it reads the body as the platform sent
+ * it. Behind one, the body the parser left is used: `express.raw()` and `express.text()` lose
+ * nothing; after `express.json()` a number is kept as its shortest text when that is exact (a
+ * safe integer or a decimal: `12345` gives `"12345"`, but `1.50` gives `"1.5"`), and a body the
+ * parser made unreadable (`express.urlencoded()`'s object of strings, an integer past 2^53, a
+ * stream read with nothing left) answers 500 and logs once that the API must come first. What
+ * the parser rejects itself (bad JSON, its size limit) never reaches this handler: add
+ * {@link toNodeErrorHandler} after it. The client address for `allowAddresses` is the socket's,
+ * never a forwarded header.
  *
  * @example
  * ```ts

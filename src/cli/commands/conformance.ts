@@ -15,7 +15,9 @@ Checks a Provisioning API implementation, in any language, from the outside: eve
 spec's sections 4.1 and 7 (statuses, duplicate create, modify and delete of a missing user),
 idempotent redelivery, partial modify, unknown fields, uuids with reserved URL characters,
 non-ASCII data, refusal of invalid JSON and of a record without uuid, and a full simulated sync
-with changes. It stops after the first check when ping fails, saying what to check.
+with changes. A line on stderr tells each check's result as it ends; the table follows at the
+end. It stops after the first check when ping fails, and at the first check in which a call
+gets no answer within the time-out (one line, not a wait per check), saying what to check.
 
 The API has no read endpoint: without --read-user, the checks whose names claim an effect
 ("updates", "keeps the other fields", "is deleted") look at statuses only, and say so.
@@ -32,8 +34,10 @@ ${targetOptionsUsage(defaultTimeoutMs)}
 Test users: every user it creates is a test user (uuid and username start with conformance-,
 emails are at example.invalid), so that the application's hooks can tell. It deletes every user
 after each check, also when a check fails and on Ctrl-C. It may leave behind: users whose delete
-the application refused or did not apply (listed at the end, by uuid), and, if the process is
-killed (a second Ctrl-C, SIGKILL), the users of the check under way (up to about 25).
+the application refused or did not apply, or did not answer in time (the clean-up then gives up
+and names the users it did not try: all are listed at the end, by uuid), and, if the process is
+killed (a second Ctrl-C, SIGKILL), the users of the check under way (up to about 25). After
+Ctrl-C each clean-up call waits 5 s at most.
 
 Exit status: 0 when every check passed (warnings allowed), 1 when one failed or the run stopped
 early, 2 for a wrong command line.
@@ -50,11 +54,21 @@ export const conformanceCommand: Command = {
       { json: { type: "boolean" } },
       { defaultTimeoutMs },
     );
+    const onInterrupt = () =>
+      io.stderr.write(
+        "Interrupted: deleting the users of the check under way (Ctrl-C again to quit at once).\n",
+      );
+    io.signal.addEventListener("abort", onInterrupt, { once: true });
     const report = await runConformance(url, {
       timeoutMs,
       signal: io.signal,
+      // Progress on stderr as each check ends: the table comes at the end, on stdout.
+      onResult: (result, { index, total }) =>
+        io.stderr.write(
+          `[${String(index).padStart(String(total).length)}/${total}] ${resultLabel(result)}  ${result.name}\n`,
+        ),
       ...(readUser !== undefined && { readUser }),
-    });
+    }).finally(() => io.signal.removeEventListener("abort", onInterrupt));
     if (values.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     else printReport(io, report);
     return report.passed ? 0 : 1;

@@ -91,10 +91,10 @@ export function createAuditClient<Action extends string = string>(
     options.spool === undefined
       ? undefined
       : new AuditSpool(options.spool, {
-          maxEventBytes,
           onDurable: refill,
           onFailed: (bodies, reason, error) => drop(reason, bodies.map(decode), error),
-          warn: (message) => logger.warn(message),
+          // The events cannot be read: at least one was lost there, counted as one.
+          onDamaged: (error) => drop("spool_damaged", [], error, 1),
         });
 
   const exitParticipant: ExitParticipant = {
@@ -123,7 +123,10 @@ export function createAuditClient<Action extends string = string>(
   }
 
   function refill(): void {
-    spool?.refill((record, bytes) => buffer.offer(record, bytes));
+    // An event larger than maxQueueBytes (recorded under other options) still goes, alone.
+    spool?.refill(
+      (record, bytes) => buffer.offer(record, bytes) || buffer.offerAlone(record, bytes),
+    );
     schedulePump();
   }
 
@@ -231,17 +234,17 @@ export function createAuditClient<Action extends string = string>(
     buffer.releaseWaiters();
   }
 
-  function drop(reason: AuditDropReason, events: AuditEvent<Action>[], error?: unknown): void {
-    if (events.length === 0) return;
-    dropped += events.length;
-    droppedByReason[reason] += events.length;
+  function drop(
+    reason: AuditDropReason,
+    events: AuditEvent<Action>[],
+    error?: unknown,
+    count = events.length,
+  ): void {
+    if (count === 0) return;
+    dropped += count;
+    droppedByReason[reason] += count;
     if (error !== undefined) noteError(error);
-    callHook(onDrop, {
-      reason,
-      count: events.length,
-      events,
-      ...(error === undefined ? {} : { error }),
-    });
+    callHook(onDrop, { reason, count, events, ...(error === undefined ? {} : { error }) });
   }
 
   function dropLater(

@@ -8,7 +8,9 @@ import type { AuditSpoolOptions } from "./spool/spool-options.ts";
  * which is never followed), `configuration` (held back by a configuration error when the client
  * closed or the process exited), `closed` (recorded after `close()`, or still queued when it
  * timed out), `exit` (still queued when the process exited); with a spool, `spool_full` (past its
- * bounds, or the disk is full: ENOSPC, EFBIG, EDQUOT) and `spool_failed` (another write error).
+ * bounds, or the disk is full: ENOSPC, EFBIG, EDQUOT), `spool_failed` (another write error) and
+ * `spool_damaged` (unreadable bytes found in the spool at start: a write torn by a crash, or
+ * damage on disk; its events cannot be read, so `events` is empty and each stretch counts one).
  */
 export type AuditDropReason =
   | "overflow"
@@ -18,7 +20,8 @@ export type AuditDropReason =
   | "closed"
   | "exit"
   | "spool_full"
-  | "spool_failed";
+  | "spool_failed"
+  | "spool_damaged";
 
 // A Record literal must name every reason, and no other: the list cannot fall behind the type.
 const everyReason: Record<AuditDropReason, true> = {
@@ -30,6 +33,7 @@ const everyReason: Record<AuditDropReason, true> = {
   exit: true,
   spool_full: true,
   spool_failed: true,
+  spool_damaged: true,
 };
 
 /** Every {@link AuditDropReason}, in the order `stats().droppedByReason` lists them. */
@@ -38,9 +42,9 @@ export const auditDropReasons = Object.keys(everyReason) as readonly AuditDropRe
 /** A report of dropped events, passed to `onDrop`. */
 export interface AuditDrop<Action extends string = string> {
   reason: AuditDropReason;
-  /** How many events this report covers. */
+  /** How many events this report covers (for `spool_damaged`, one per unreadable stretch). */
   count: number;
-  /** The dropped events, for a fallback log. */
+  /** The dropped events, for a fallback log (none for `spool_damaged`: they cannot be read). */
   events: AuditEvent<Action>[];
   /** The error that caused the drop, for `rejected`, `redirected` and `configuration`. */
   error?: unknown;

@@ -76,12 +76,17 @@ export class BoundedBuffer<Item> {
     if (held >= this.#options.maxItems || this.#bytes + bytes > this.#options.maxBytes) {
       return false;
     }
-    this.#queue.push({ item, bytes });
-    this.#bytes += bytes;
-    if (!this.#busy) {
-      this.#busy = true;
-      this.#options.onBusy?.();
-    }
+    this.#push(item, bytes);
+    return true;
+  }
+
+  /**
+   * Queues `item` whatever its size, when the buffer holds nothing: an item larger than
+   * `maxBytes` then goes through on its own instead of waiting for ever. Returns false otherwise.
+   */
+  offerAlone(item: Item, bytes: number): boolean {
+    if (!this.isIdle) return false;
+    this.#push(item, bytes);
     return true;
   }
 
@@ -149,6 +154,15 @@ export class BoundedBuffer<Item> {
   /** Resolves every pending {@link whenIdle} with false now, e.g. when work cannot go on. */
   releaseWaiters(): void {
     for (const finish of [...this.#idleWaiters]) finish(false);
+  }
+
+  #push(item: Item, bytes: number): void {
+    this.#queue.push({ item, bytes });
+    this.#bytes += bytes;
+    if (!this.#busy) {
+      this.#busy = true;
+      this.#options.onBusy?.();
+    }
   }
 
   #checkIdle(): void {

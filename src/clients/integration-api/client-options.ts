@@ -64,8 +64,15 @@ export interface IntegrationApiOptions {
   tls?: TlsOptions | undefined;
   /** The longest wait for an answer to one attempt, in milliseconds. Default 10,000. */
   timeoutMs?: number | undefined;
-  /** The longest wait for one call, retries and their delays included. Default 30,000. */
+  /** The longest wait for one call, retries, their delays and the reading of answers included. Default 30,000. */
   totalTimeoutMs?: number | undefined;
+  /**
+   * The largest answer read, in bytes, counted while it streams: a longer one is cut off there
+   * (a 2xx then rejects with a `ResponseShapeError`, an error status keeps the part read on
+   * `error.body`), so that a broken or hostile server cannot fill the application's memory.
+   * Default 4 MiB (4,194,304); raise it if a legitimate answer of yours is larger.
+   */
+  maxResponseBytes?: number | undefined;
   /** Retry settings. */
   retry?: RetryOptions | undefined;
   /**
@@ -90,6 +97,7 @@ export interface NormalizedOptions {
   tls: TlsOptions | undefined;
   timeoutMs: number;
   totalTimeoutMs: number;
+  maxResponseBytes: number;
   retry: RetryPolicy;
   logger: Logger;
 }
@@ -107,6 +115,7 @@ export function normalizeOptions(options: IntegrationApiOptions = {}): Normalize
     tls,
     timeoutMs: duration("timeoutMs", options.timeoutMs, 10_000),
     totalTimeoutMs: duration("totalTimeoutMs", options.totalTimeoutMs, 30_000, true),
+    maxResponseBytes: atLeastOne("maxResponseBytes", options.maxResponseBytes, 4 * 1024 * 1024),
     logger: resolveLogger(options.logger),
     retry: {
       limit: count("retry.limit", retry.limit, 2),

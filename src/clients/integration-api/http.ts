@@ -17,6 +17,7 @@ import {
   isPlatformApiError,
   NetworkError,
   type PlatformApiError,
+  ResponseShapeError,
   TimeoutError,
 } from "./errors.ts";
 import { retryDelayMs } from "./retry-policy.ts";
@@ -83,7 +84,7 @@ export function createIntegrationApi(input?: IntegrationApiOptions): Integration
     signal: AbortSignal | undefined,
     timeoutMs: number,
     resendCount: number,
-  ): Promise<{ status: number; headers: Headers; body: string }> {
+  ): Promise<{ status: number; headers: Headers; body: string; complete: boolean }> {
     signal?.throwIfAborted();
     const finishSpan = telemetry.startAttempt(method, url, resendCount);
     const controller = new AbortController();
@@ -107,9 +108,13 @@ export function createIntegrationApi(input?: IntegrationApiOptions): Integration
       const response = await (injectedFetch === undefined
         ? globalThis.fetch(url, init)
         : injectedFetch(new Request(url, init)));
-      const body = await response.text();
+      const { body, complete } = await readText(
+        response,
+        options.maxResponseBytes,
+        controller.signal,
+      );
       finishSpan?.({ status: response.status });
-      return { status: response.status, headers: response.headers, body };
+      return { status: response.status, headers: response.headers, body, complete };
     } catch (error) {
       finishSpan?.({ error });
       throw error;
@@ -145,10 +150,17 @@ export function createIntegrationApi(input?: IntegrationApiOptions): Integration
             Math.min(attemptTimeoutMs, remaining),
             attempts - 1,
           );
-          if (answer.status >= 200 && answer.status < 300) {
-            return { method, url, ...answer };
+          const { complete, ...received } = answer;
+          if (received.status >= 200 && received.status < 300) {
+            if (!complete) {
+              throw new ResponseShapeError(
+                { method, url, ...received },
+                `it is longer than maxResponseBytes (${options.maxResponseBytes} bytes) and was cut off there (raise maxResponseBytes if such an answer is legitimate)`,
+              );
+            }
+            return { method, url, ...received };
           }
-          error = new HttpError({ method, url, attempts, ...answer });
+          error = new HttpError({ method, url, attempts, ...received });
         } catch (caught) {
           // An abort by the caller is theirs, not a failure of the API: it surfaces as its reason.
           if (signal?.aborted) throw signal.reason;
@@ -168,7 +180,9 @@ export function createIntegrationApi(input?: IntegrationApiOptions): Integration
           `platform-integration: ${error.message} Retrying in ${Math.round(delay)} ms (retry ${attempts} of ${limit}).`,
           { method, url, attempts, delayMs: Math.round(delay) },
         );
-        await sleep(delay, signal);
+        // A call in flight keeps the process alive through its backoff, as its socket does: a
+        // script that awaits it at the top level must see it settle, not exit mid-retry.
+        await sleep(delay, signal, { keepAlive: true });
         if (signal?.aborted) throw signal.reason;
       }
     },
@@ -205,4 +219,60 @@ function toPlatformError(
   // Whatever else fetch or an injected fetch throws, or a body cut off mid-read, is a failure
   // to reach the API.
   return new NetworkError({ method, url, attempts }, error);
+}
+
+/**
+ * Reads a body as UTF-8 text while it streams, stopping at `maxBytes` (`complete` false, the
+ * bytes read so far kept) and at `signal`, which the attempt's timer aborts: a body that trickles
+ * stays within the call's time, even from an injected fetch that ignores its signal.
+ */
+async function readText(
+  response: Response,
+  maxBytes: number,
+  signal: AbortSignal,
+): Promise<{ body: string; complete: boolean }> {
+  const stream = response.body;
+  if (stream === null) return { body: "", complete: true };
+  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
+  if (declared > maxBytes) {
+    await stream.cancel().catch(() => undefined);
+    return { body: "", complete: false };
+  }
+  const reader = stream.getReader();
+  const stop = () => void reader.cancel(signal.reason).catch(() => undefined);
+  signal.addEventListener("abort", stop, { once: true });
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  let complete = true;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      // A cancelled reader ends as if the body had: only the signal tells the two apart.
+      signal.throwIfAborted();
+      if (done) break;
+      if (length + value.byteLength > maxBytes) {
+        chunks.push(value.subarray(0, maxBytes - length));
+        length = maxBytes;
+        complete = false;
+        await reader.cancel().catch(() => undefined);
+        break;
+      }
+      chunks.push(value);
+      length += value.byteLength;
+    }
+  } finally {
+    signal.removeEventListener("abort", stop);
+  }
+  const bytes = chunks.length === 1 ? (chunks[0] as Uint8Array) : concat(chunks, length);
+  return { body: new TextDecoder().decode(bytes), complete };
+}
+
+function concat(chunks: Uint8Array[], length: number): Uint8Array {
+  const bytes = new Uint8Array(length);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
 }

@@ -13,8 +13,15 @@ export function unref(timer: ReturnType<typeof setTimeout>): void {
   }
 }
 
-/** Resolves after `ms`, or as soon as `signal` aborts; never rejects and never holds the process open. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+/**
+ * Resolves after `ms`, or as soon as `signal` aborts; never rejects. It holds the process open
+ * only with `keepAlive` (a call that someone awaits), not for background work.
+ */
+export function sleep(
+  ms: number,
+  signal?: AbortSignal,
+  { keepAlive = false }: { keepAlive?: boolean } = {},
+): Promise<void> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve();
     const done = () => {
@@ -23,7 +30,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       resolve();
     };
     const timer = setTimeout(done, Math.min(ms, maxTimerMs));
-    unref(timer);
+    if (!keepAlive) unref(timer);
     signal?.addEventListener("abort", done, { once: true });
   });
 }

@@ -122,6 +122,7 @@ describe("record()", () => {
         exit: 0,
         spool_full: 0,
         spool_failed: 0,
+        spool_damaged: 0,
       },
       retried: 0,
     });

@@ -33,6 +33,21 @@ describe("BoundedBuffer", () => {
     expect(buffer).toMatchObject({ queued: 1, inFlight: 1, bytes: 2 });
   });
 
+  it("takes an entry larger than the byte bound on its own, only while it holds nothing", () => {
+    const { buffer, events } = makeBuffer(10, 100);
+    buffer.offer("a", 10);
+    expect(buffer.offerAlone("large", 500)).toBe(false);
+    buffer.settle(buffer.take()!);
+    expect(events).toEqual(["busy", "idle"]);
+    expect(buffer.offerAlone("large", 500)).toBe(true);
+    expect(events).toEqual(["busy", "idle", "busy"]);
+    expect(buffer).toMatchObject({ queued: 1, bytes: 500 });
+    expect(buffer.offer("b", 1)).toBe(false);
+    expect(buffer.offerAlone("b", 1)).toBe(false);
+    buffer.settle(buffer.take()!);
+    expect(buffer).toMatchObject({ queued: 0, bytes: 0, isIdle: true });
+  });
+
   it("refuses an entry past the byte bound, and accepts one that fits exactly", () => {
     const { buffer } = makeBuffer(10, 100);
     expect(buffer.offer("a", 60)).toBe(true);

@@ -73,7 +73,7 @@ describe("delivery against a real server, at volume", () => {
       retried: failures.length,
       lastError: { message: expect.stringMatching(/audit\/v1\/event/), at: expect.any(String) },
     });
-    expect(Object.values(stats.droppedByReason)).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
+    expect(Object.values(stats.droppedByReason)).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0]);
     expect(failures).toContain("NetworkError");
     expect(failures).toContain("HttpError");
   }, 300_000);

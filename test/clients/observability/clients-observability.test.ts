@@ -53,6 +53,7 @@ describe("the audit client's stats() and logger", () => {
       exit: 0,
       spool_full: 0,
       spool_failed: 0,
+      spool_damaged: 0,
     });
     expect(stats.lastError?.message).toMatch(/answered 400/);
     expect(Date.parse(stats.lastError?.at ?? "")).not.toBeNaN();

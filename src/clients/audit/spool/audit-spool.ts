@@ -2,15 +2,17 @@ import { recordHeaderBytes } from "./record-format.ts";
 import { Spool, type SpoolFailure, type SpoolRecord } from "./spool.ts";
 import { type AuditSpoolOptions, normalizeSpoolOptions } from "./spool-options.ts";
 
-/** What the audit client gives its spool: the event size limit and where failures go. */
+/** What the audit client gives its spool: where durable events and failures go. */
 export interface AuditSpoolHooks {
-  maxEventBytes: number;
   /** New durable events can be taken (call `refill`). */
   onDurable: () => void;
   /** Events that could not be written: they are not on disk, and must be reported as dropped. */
   onFailed: (bodies: string[], reason: SpoolFailure, error: unknown) => void;
-  /** Where to warn of unreadable bytes found at open: the client's logger. */
-  warn: (message: string) => void;
+  /**
+   * Unreadable bytes found at open, one stretch per call, after the constructor returned: the
+   * events they held (at least one) cannot be read, and must be reported as dropped.
+   */
+  onDamaged: (error: Error) => void;
 }
 
 /**
@@ -27,13 +29,13 @@ export class AuditSpool {
     const settings = normalizeSpoolOptions(options);
     this.#spool = Spool.open({
       ...settings,
-      maxRecordBytes: hooks.maxEventBytes,
       onDurable: hooks.onDurable,
       onFailed: hooks.onFailed,
       onSkipped: ({ file, offset, bytes }) => {
-        hooks.warn(
-          `platform-integration: skipped ${bytes} unreadable bytes at ${offset} of the audit spool's ${file} (a write torn by a crash, or damage on disk).`,
+        const error = new Error(
+          `The audit spool skipped ${bytes} unreadable bytes at ${offset} of ${file} (a write torn by a crash, or damage on disk).`,
         );
+        queueMicrotask(() => hooks.onDamaged(error));
       },
     });
   }

@@ -4,6 +4,8 @@
  * 4-byte CRC-32 of the length bytes and the payload, and the payload (UTF-8 JSON). A record whose
  * length or checksum does not hold was torn by a crash or damaged on disk: the reader skips to the
  * next offset where a whole record checks out, so one bad record never hides the ones after it.
+ * A length is checked against the bytes that follow it only: the format sets no size limit, so
+ * that a record written under one `maxEventBytes` reads back under any other.
  */
 export const segmentMagic = new TextEncoder().encode("PIAUDIT1");
 export const recordHeaderBytes = 8;
@@ -60,12 +62,11 @@ export function decodeRecord(
   buffer: Buffer,
   offset: number,
   base: number,
-  maxPayloadBytes: number,
   crc32: Crc32,
 ): DecodedRecord | SkippedBytes | undefined {
   if (offset >= buffer.length) return undefined;
   for (let at = offset; at < buffer.length; at++) {
-    const end = checkRecordAt(buffer, at, maxPayloadBytes, crc32);
+    const end = checkRecordAt(buffer, at, crc32);
     if (end === undefined) continue;
     if (at > offset) return { offset: base + offset, bytes: at - offset };
     return {
@@ -77,16 +78,11 @@ export function decodeRecord(
   return { offset: base + offset, bytes: buffer.length - offset };
 }
 
-function checkRecordAt(
-  buffer: Buffer,
-  at: number,
-  maxPayloadBytes: number,
-  crc32: Crc32,
-): number | undefined {
+function checkRecordAt(buffer: Buffer, at: number, crc32: Crc32): number | undefined {
   if (at + recordHeaderBytes > buffer.length) return undefined;
   const length = buffer.readUInt32LE(at);
   const end = at + recordHeaderBytes + length;
-  if (length === 0 || length > maxPayloadBytes || end > buffer.length) return undefined;
+  if (length === 0 || end > buffer.length) return undefined;
   const checksum = crc32(
     buffer.subarray(at + recordHeaderBytes, end),
     crc32(buffer.subarray(at, at + 4)),

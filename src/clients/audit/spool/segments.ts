@@ -42,25 +42,32 @@ interface Cursor {
   position: number;
 }
 
-const segmentName = /^(\d{16})\.seg$/;
+const segmentName = /^(\d{16})\.(seg|ack)$/;
 const emptyBuffer = Buffer.alloc(0);
 
 /**
  * The segment files of a spool directory, oldest first: loading them at open, creating, reading
  * back in order, recording acknowledgements, and deleting a sealed segment once every record in
  * it is acknowledged.
+ *
+ * A segment's acknowledgements are offsets, which mean something only in that segment's file: a
+ * segment id is therefore never used twice, not even after a crash between the two unlinks of a
+ * delivered segment (`.seg`, then `.ack`) left its `.ack` behind. New ids start past every `.seg`
+ * and `.ack` found at open, and such an orphaned `.ack` is deleted then.
+ *
+ * Reading back checks each record's length against its segment and its checksum only, never
+ * against the size limit of the process recording now: a record written whole by an earlier
+ * process, under other options, is read whole.
  */
 export class Segments {
   readonly #node: SpoolBuiltins;
   readonly #dir: string;
-  readonly #maxRecordBytes: number;
   readonly #list: Segment[] = [];
   #lastId = 0;
   #cursor: Cursor | undefined;
 
-  constructor(dir: string, maxRecordBytes: number, node: SpoolBuiltins) {
+  constructor(dir: string, node: SpoolBuiltins) {
     this.#dir = dir;
-    this.#maxRecordBytes = maxRecordBytes;
     this.#node = node;
   }
 
@@ -70,54 +77,86 @@ export class Segments {
 
   /**
    * Reads every segment an earlier process left, checking each record, and returns the records
-   * and bytes not acknowledged.
+   * and bytes not acknowledged. Each stretch of unreadable bytes is passed to `onSkipped` once:
+   * its offset is then written to the segment's ack file, where a later open finds it reported.
    *
    * @throws Error when a segment file was written by another format version.
    */
   load(onSkipped: (skip: SpoolSkip) => void): { events: number; bytes: number } {
     const { fs, path } = this.#node;
     const unacked = { events: 0, bytes: 0 };
-    const ids = fs
-      .readdirSync(this.#dir)
-      .map((name) => segmentName.exec(name)?.[1])
-      .filter((id) => id !== undefined)
-      .map(Number)
-      .sort((a, b) => a - b);
-    for (const id of ids) {
+    const found = new Map<number, Set<string>>();
+    for (const name of fs.readdirSync(this.#dir)) {
+      const [, id, kind] = segmentName.exec(name) ?? [];
+      if (id === undefined || kind === undefined) continue;
+      const kinds = found.get(Number(id)) ?? new Set();
+      found.set(Number(id), kinds.add(kind));
+    }
+    for (const id of [...found.keys()].sort((a, b) => a - b)) {
+      this.#lastId = id;
       const file = path.join(this.#dir, segmentFile(id));
+      // The .seg was deleted, and the process died before its .ack went too.
+      if (!found.get(id)?.has("seg")) {
+        fs.rmSync(ackFile(file), { force: true });
+        continue;
+      }
       const data = fs.readFileSync(file);
       const acked = this.#readAcks(file);
       const segment: Segment = { id, file, size: data.length, records: 0, acked, sealed: true };
       this.#list.push(segment);
-      this.#lastId = id;
-      // Shorter than the magic: created, then the process died before its first commit.
-      if (data.length >= segmentMagic.length && !hasSegmentMagic(data)) {
-        throw new Error(
-          `${file} is not an audit spool segment of this version of platform-integration: move it out of ${this.#dir}, or open the spool with the version that wrote it.`,
-        );
-      }
       const readable = new Set<number>();
-      for (let position = segmentMagic.length; position < data.length; ) {
-        const found = decodeRecord(data, position, 0, this.#maxRecordBytes, this.#node.crc32);
-        if (found === undefined) break;
-        if ("body" in found) {
-          readable.add(found.offset);
-          if (!acked.has(found.offset)) {
-            unacked.events++;
-            unacked.bytes += found.end - found.offset;
-          }
-          position = found.end;
-        } else {
-          onSkipped({ file, offset: found.offset, bytes: found.bytes });
-          position += found.bytes;
+      const skipped: number[] = [];
+      const report = (skip: SpoolSkip) => {
+        if (acked.has(skip.offset)) return; // reported by an earlier open
+        skipped.push(skip.offset);
+        onSkipped(skip);
+      };
+      for (const record of this.#records(file, data, report)) {
+        readable.add(record.offset);
+        if (!acked.has(record.offset)) {
+          unacked.events++;
+          unacked.bytes += record.end - record.offset;
         }
       }
       segment.records = readable.size;
       // Only acknowledgements of readable records count towards deleting the segment.
       segment.acked = new Set([...acked].filter((offset) => readable.has(offset)));
-      this.deleteIfDone(segment);
+      if (!this.deleteIfDone(segment) && skipped.length > 0) {
+        this.writeAcks(new Map([[segment, skipped]]));
+      }
     }
     return unacked;
+  }
+
+  /** The whole records of a segment's `data`, reporting each unreadable stretch. */
+  *#records(
+    file: string,
+    data: Buffer,
+    onSkipped: (skip: SpoolSkip) => void,
+  ): Generator<{ offset: number; end: number }> {
+    // Shorter than the magic: created, then the process died before its first commit.
+    if (data.length < segmentMagic.length) return;
+    if (!hasSegmentMagic(data)) {
+      // Zeros where the first commit should be: a power loss before that commit's fdatasync.
+      if (!data.subarray(0, segmentMagic.length).every((byte) => byte === 0)) {
+        throw new Error(
+          `${file} is not an audit spool segment of this version of platform-integration: move it out of ${this.#dir}, or open the spool with the version that wrote it.`,
+        );
+      }
+      onSkipped({ file, offset: 0, bytes: data.length });
+      return;
+    }
+    for (let position = segmentMagic.length; position < data.length; ) {
+      const found = decodeRecord(data, position, 0, this.#node.crc32);
+      if (found === undefined) return;
+      if ("body" in found) {
+        yield found;
+        position = found.end;
+      } else {
+        onSkipped({ file, offset: found.offset, bytes: found.bytes });
+        position += found.bytes;
+      }
+    }
   }
 
   /** The newest segment, when it still takes records. */
@@ -183,8 +222,14 @@ export class Segments {
     }
   }
 
-  closeAll(): void {
-    for (const segment of this.#list) this.#closeFds(segment);
+  /** Closes every file, except the write descriptor of `writing`, which a write may still use. */
+  closeAll(writing?: Segment): void {
+    for (const segment of this.#list) {
+      if (segment === writing) {
+        if (segment.ackFd !== undefined) this.#node.fs.closeSync(segment.ackFd);
+        segment.ackFd = undefined;
+      } else this.#closeFds(segment);
+    }
   }
 
   /** The next durable record not yet handed out in this process, oldest first. */
@@ -193,7 +238,7 @@ export class Segments {
       const cursor = this.#cursor ?? this.#startCursor(this.#list[0]);
       if (cursor === undefined) return undefined;
       const { buffer, position, base } = cursor;
-      const found = decodeRecord(buffer, position, base, this.#maxRecordBytes, this.#node.crc32);
+      const found = decodeRecord(buffer, position, base, this.#node.crc32);
       if (found === undefined) {
         if (!this.#advance(cursor)) return undefined;
       } else if (!("body" in found)) {

@@ -9,6 +9,8 @@
  *   marks one delivered (see segments.ts for how acknowledgements are kept and segments deleted).
  * - A failed write (a full disk: ENOSPC, EFBIG, EDQUOT) drops its records through `onFailed`; the
  *   segment is cut back to its last whole record and sealed, and the next commit starts a new one.
+ * - At the process's exit, `closeSync()` writes synchronously both what waits for a commit and the
+ *   commit under way, whose asynchronous write may never run (see there).
  *
  * One unit, over 300 lines: the accounting (bounds), the sequence numbers `persisted()` waits on
  * and the commit cycle change together on every append, commit and failure.
@@ -32,15 +34,13 @@ export interface SpoolSettings {
   maxBytes: number;
   /** A segment file is sealed, and a new one started, past this size. */
   segmentBytes: number;
-  /** The longest payload a record may have; a longer length read back is damage. */
-  maxRecordBytes: number;
   /** How long a commit waits for more records, in milliseconds (0: until the current I/O is done). */
   commitDelayMs: number;
   /** New durable records can be taken. */
   onDurable: () => void;
   /** Records that could not be written, and why: they are not on disk and never will be. */
   onFailed: (bodies: string[], reason: SpoolFailure, error: unknown) => void;
-  /** Unreadable bytes found when the spool opened. */
+  /** Unreadable bytes found when the spool opened, each stretch reported at one open only. */
   onSkipped: (skip: SpoolSkip) => void;
 }
 
@@ -49,6 +49,14 @@ interface Batch {
   bytes: number;
   /** The sequence number of its last record. */
   last: number;
+}
+
+/** A commit under way: its bytes, and where in which segment they go. */
+interface Write {
+  batch: Batch;
+  segment: Segment;
+  position: number;
+  data: Uint8Array;
 }
 
 interface Waiter {
@@ -79,7 +87,7 @@ export class Spool {
   #lastRefusedAfter = -1;
   readonly #waiters: Waiter[] = [];
   #commitScheduled = false;
-  #committing = false;
+  #writing: Write | undefined;
   #closed = false;
   #released = false;
 
@@ -87,7 +95,7 @@ export class Spool {
     this.#settings = settings;
     this.#node = node;
     this.#lock = lock;
-    this.#segments = new Segments(settings.dir, settings.maxRecordBytes, node);
+    this.#segments = new Segments(settings.dir, node);
   }
 
   /**
@@ -192,40 +200,65 @@ export class Spool {
   }
 
   /**
-   * For the process's `exit` event, where nothing asynchronous runs: writes the records waiting
-   * for a commit into a new segment, synchronously, and releases the directory.
+   * For the process's `exit` event, where nothing asynchronous runs: writes synchronously what
+   * waits for a commit and what the commit under way was writing, then releases the directory.
+   *
+   * The commit under way is written again, at its own offset and with its own bytes: its
+   * asynchronous write may or may not have run, and if it runs now it writes the same bytes to the
+   * same place. Its segment is neither sealed nor closed here, so that write can never land in
+   * another file through a reused descriptor; the process's end closes it.
    */
   closeSync(): void {
     if (this.#released) return;
     this.#closed = true;
-    if (this.#pending.length > 0) {
-      const batch = this.#takePending();
-      const { fs, crc32 } = this.#node;
-      try {
-        // A new segment: an asynchronous commit may still be writing to the open one.
-        const open = this.#segments.open();
-        if (open !== undefined) this.#segments.seal(open);
-        const { writeFd } = this.#segments.create();
-        const data = encodeRecords(batch.bodies, batch.bytes, crc32, segmentMagic);
-        fs.writeSync(writeFd as number, data, 0, data.length, 0);
-        fs.fdatasyncSync(writeFd as number);
-      } catch (error) {
-        this.#settings.onFailed(batch.bodies, reasonOf(error), error);
-      }
-    }
-    this.#release();
+    const writing = this.#writing;
+    const waiting = this.#pending.length > 0 ? this.#takePending() : undefined;
+    if (writing !== undefined || waiting !== undefined) this.#writeAtExit(writing, waiting);
+    this.#release(writing?.segment);
   }
 
-  #release(): void {
+  #writeAtExit(writing: Write | undefined, waiting: Batch | undefined): void {
+    const { fs, crc32 } = this.#node;
+    const batches = [writing?.batch, waiting].filter((batch) => batch !== undefined);
+    let target: { segment: Segment; position: number } | undefined;
+    try {
+      let data: Uint8Array;
+      if (writing === undefined) {
+        const batch = waiting as Batch;
+        const segment = this.#segmentFor(batch.bytes);
+        target = { segment, position: segment.size };
+        const prefix = segment.size === 0 ? segmentMagic : undefined;
+        data = encodeRecords(batch.bodies, batch.bytes, crc32, prefix);
+      } else {
+        target = writing;
+        const more = waiting && encodeRecords(waiting.bodies, waiting.bytes, crc32);
+        data = more === undefined ? writing.data : Buffer.concat([writing.data, more]);
+      }
+      const fd = target.segment.writeFd as number;
+      for (let done = 0; done < data.length; ) {
+        done += fs.writeSync(fd, data, done, data.length - done, target.position + done);
+      }
+      fs.fdatasyncSync(fd);
+      if (target.position === 0) this.#syncDirectory();
+    } catch (error) {
+      // Cut back so that no record reported as failed reappears. (Were the commit under way's
+      // own write to run after this cut, its records would: a delivery of events reported
+      // dropped, never a loss.)
+      if (target !== undefined) this.#truncate(target.segment, target.position);
+      for (const batch of batches) this.#settings.onFailed(batch.bodies, reasonOf(error), error);
+    }
+  }
+
+  #release(writing?: Segment): void {
     this.#released = true;
     this.#segments.writeAcks(this.#pendingAcks);
     this.#pendingAcks.clear();
-    this.#segments.closeAll();
+    this.#segments.closeAll(writing);
     this.#lock.release();
   }
 
   #scheduleCommit(): void {
-    if (this.#commitScheduled || this.#committing) return;
+    if (this.#commitScheduled || this.#writing !== undefined) return;
     this.#commitScheduled = true;
     const { commitDelayMs } = this.#settings;
     if (commitDelayMs > 0) setTimeout(() => this.#commit(), commitDelayMs);
@@ -245,7 +278,6 @@ export class Spool {
     this.#segments.writeAcks(this.#pendingAcks);
     this.#pendingAcks.clear();
     if (this.#pending.length === 0) return;
-    this.#committing = true;
     const batch = this.#takePending();
     let segment: Segment;
     let data: Uint8Array;
@@ -259,6 +291,7 @@ export class Spool {
     }
     const position = segment.size;
     const fd = segment.writeFd as number;
+    this.#writing = { batch, segment, position, data };
     this.#writeAll(fd, data, 0, position, (error) => {
       if (error !== null) {
         this.#cutBack(segment, position);
@@ -302,7 +335,7 @@ export class Spool {
       for (const waiter of this.#waiters) if (waiter.target >= first) waiter.ok = false;
     }
     this.#settled = batch.last;
-    this.#committing = false;
+    this.#writing = undefined;
     while ((this.#waiters[0]?.target ?? Number.POSITIVE_INFINITY) <= this.#settled) {
       const waiter = this.#waiters.shift() as Waiter;
       waiter.resolve(waiter.ok);
@@ -327,12 +360,16 @@ export class Spool {
 
   /** After a failed write: the segment keeps its whole records and takes no more. */
   #cutBack(segment: Segment, size: number): void {
+    this.#truncate(segment, size);
+    this.#segments.seal(segment);
+  }
+
+  #truncate(segment: Segment, size: number): void {
     try {
       this.#node.fs.ftruncateSync(segment.writeFd as number, size);
     } catch {
       // The torn tail stays; a reader skips it by its checksum.
     }
-    this.#segments.seal(segment);
   }
 
   /** Makes a new segment's directory entry durable, where the platform allows it. */

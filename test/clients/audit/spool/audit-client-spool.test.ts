@@ -182,13 +182,14 @@ describe("createAuditClient({ spool })", () => {
     expect(server.received).toEqual([0, 1, 2].map((index) => `{"action":"exit.${index}"}`));
   });
 
-  it("warns through the logger of bytes it skipped (a torn write), and sends the whole events", async () => {
+  it("reports bytes it skipped (a torn write) as a spool_damaged drop, once, and sends the whole events", async () => {
     const dir = tempDir();
     const first = client({ baseUrl: await downUrl(), spool: dir });
     first.record({ action: "whole" });
     await first.persisted();
     await first.close({ timeoutMs: 0 });
-    appendFileSync(join(dir, segments(dir)[0] as string), "torn");
+    const file = join(dir, segments(dir)[0] as string);
+    appendFileSync(file, "torn");
     const warnings: string[] = [];
     const logger = {
       debug() {},
@@ -196,13 +197,65 @@ describe("createAuditClient({ spool })", () => {
       warn: (message: string) => warnings.push(message),
       error() {},
     };
-    const server = await api();
-    const second = client({ baseUrl: server.url, spool: dir, logger });
-    await expect(second.flush()).resolves.toBe(true);
-    expect(server.received).toEqual(['{"action":"whole"}']);
+    const down = await downUrl();
+    const second = client({ baseUrl: down, spool: dir, logger });
+    expect(warnings).toEqual([]); // reported after createAuditClient returned
+    await second.persisted();
     expect(warnings).toEqual([
-      expect.stringMatching(/skipped 4 unreadable bytes at 34 of the audit spool/),
+      `platform-integration: dropped 1 audit event (spool_damaged): The audit spool skipped 4 unreadable bytes at 34 of ${file} (a write torn by a crash, or damage on disk). Pass onDrop to createAuditClient to handle drops.`,
     ]);
+    expect(second.stats()).toMatchObject({ dropped: 1, droppedByReason: { spool_damaged: 1 } });
+    await second.close({ timeoutMs: 0 });
+
+    // The next start does not report the same bytes again.
+    const drops: AuditDrop[] = [];
+    const server = await api();
+    const third = client({ baseUrl: server.url, spool: dir, onDrop: (drop) => drops.push(drop) });
+    await expect(third.flush()).resolves.toBe(true);
+    expect(server.received).toEqual(['{"action":"whole"}']);
+    expect(drops).toEqual([]);
+  });
+
+  it("sends events recorded under a larger maxEventBytes than the next process's", async () => {
+    const dir = tempDir();
+    const description = "x".repeat(2000);
+    const first = client({ baseUrl: await downUrl(), spool: dir, maxEventBytes: 4096 });
+    first.record({ action: "large", description });
+    first.record({ action: "small" });
+    await expect(first.persisted()).resolves.toBe(true);
+    await first.close({ timeoutMs: 0 });
+
+    const server = await api();
+    const drops: AuditDrop[] = [];
+    const second = client({
+      baseUrl: server.url,
+      spool: dir,
+      maxEventBytes: 100,
+      concurrency: 1,
+      onDrop: (drop) => drops.push(drop),
+    });
+    await expect(second.flush()).resolves.toBe(true);
+    expect(server.received).toEqual([
+      JSON.stringify({ description, action: "large" }),
+      '{"action":"small"}',
+    ]);
+    expect(drops).toEqual([]);
+    expect(second.stats()).toMatchObject({ spooled: 0 });
+  });
+
+  it("sends an event larger than maxQueueBytes on its own rather than holding it for ever", async () => {
+    const server = await api();
+    const audit = client({ baseUrl: server.url, spool: tempDir(), maxQueueBytes: 20 });
+    audit.record({ action: "a.1" });
+    audit.record({ action: "longer than twenty bytes" });
+    audit.record({ action: "a.2" });
+    await expect(audit.flush()).resolves.toBe(true);
+    expect(server.received).toEqual([
+      '{"action":"a.1"}',
+      '{"action":"longer than twenty bytes"}',
+      '{"action":"a.2"}',
+    ]);
+    expect(audit.stats()).toMatchObject({ spooled: 0, delivered: 3 });
   });
 
   it("without a spool, persisted() resolves false: nothing is on disk", async () => {

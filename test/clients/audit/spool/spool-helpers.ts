@@ -44,7 +44,6 @@ export function openSpool(
     maxEvents: 100_000,
     maxBytes: 64 * 1024 * 1024,
     segmentBytes: 1024 * 1024,
-    maxRecordBytes: 16 * 1024,
     commitDelayMs: 0,
     onDurable: () => events.durable++,
     onFailed: (bodies, reason, error) => events.failed.push({ bodies, reason, error }),

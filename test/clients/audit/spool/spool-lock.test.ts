@@ -17,7 +17,7 @@ const holdSpool = (dir: string) => `
   const { Spool } = await import(src + "clients/audit/spool/spool.ts");
   Spool.open({
     dir: ${JSON.stringify(dir)}, maxEvents: 10, maxBytes: 10000, segmentBytes: 10000,
-    maxRecordBytes: 1000, commitDelayMs: 0,
+    commitDelayMs: 0,
     onDurable() {}, onFailed() {}, onSkipped() {},
   });
   console.log("holding");

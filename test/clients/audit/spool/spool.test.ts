@@ -5,6 +5,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  rmSync,
   writeFileSync,
   writeSync,
 } from "node:fs";
@@ -327,15 +328,142 @@ describe("Spool", () => {
     expect(readdirSync(dir).filter((name) => /\.(seg|ack)$/.test(name))).toEqual([]);
   });
 
-  it("reads back a record of exactly maxRecordBytes (the client's maxEventBytes)", async () => {
+  it("reads back a whole record of any size: the format has no size limit to apply", async () => {
     const dir = tempDir();
-    const [body] = bodies(1); // 16 bytes
-    const first = openSpool(dir, { maxRecordBytes: 16 });
-    appendAll(first.spool, [body!]);
+    const large = JSON.stringify({ action: "a", description: "x".repeat(100_000) });
+    const first = openSpool(dir);
+    appendAll(first.spool, [large, ...bodies(1)]);
     await first.spool.persisted();
-    expect(takeAll(first.spool)).toEqual([body]);
     await first.spool.close();
-    expect(takeAll(openSpool(dir, { maxRecordBytes: 16 }).spool)).toEqual([body]);
+    const second = openSpool(dir);
+    expect(takeAll(second.spool)).toEqual([large, ...bodies(1)]);
+    expect(second.events.skipped).toEqual([]);
+  });
+
+  it("at exit, writes a commit whose asynchronous write has not run yet, then what waits", async () => {
+    const dir = tempDir();
+    const { spool } = openSpool(dir);
+    appendAll(spool, bodies(2));
+    await spool.persisted();
+    spool.ack(spool.take(1)[0]!); // so that the open segment is not yet done
+    // The next commit's write is held, as the thread pool may hold it when exit() comes.
+    let late: (() => void) | undefined;
+    const write = fs.write;
+    vi.spyOn(fs, "write").mockImplementationOnce(((...args: unknown[]) => {
+      late = () => (write as (...a: unknown[]) => void)(...args);
+    }) as typeof fs.write);
+    appendAll(spool, bodies(50, 2));
+    await new Promise((resolve) => setImmediate(resolve)); // the commit has started
+    expect(late).toBeDefined();
+    appendAll(spool, bodies(50, 52));
+    spool.closeSync();
+    const afterExit = readdirSync(dir);
+    late?.(); // the held write runs after all, into the same file at the same offset
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(readdirSync(dir)).toEqual(afterExit);
+    const second = openSpool(dir);
+    expect(takeAll(second.spool)).toEqual([...bodies(1, 1), ...bodies(100, 2)]);
+    expect(second.events.skipped).toEqual([]);
+  });
+
+  it("at exit, neither seals nor closes the segment a commit is writing, even a new one", async () => {
+    const dir = tempDir();
+    const { spool } = openSpool(dir, { segmentBytes: segmentMagic.length + 8 + 16 });
+    appendAll(spool, bodies(1));
+    await spool.persisted();
+    const close = vi.spyOn(fs, "closeSync");
+    let late: (() => void) | undefined;
+    const write = fs.write;
+    vi.spyOn(fs, "write").mockImplementationOnce(((...args: unknown[]) => {
+      late = () => (write as (...a: unknown[]) => void)(...args);
+    }) as typeof fs.write);
+    appendAll(spool, bodies(1, 1)); // does not fit: a new segment, with nothing yet acknowledged
+    await new Promise((resolve) => setImmediate(resolve));
+    const writing = (fs.write as unknown as { mock: { calls: unknown[][] } }).mock.calls[0]![0];
+    spool.closeSync();
+    expect(close.mock.calls.map(([fd]) => fd)).not.toContain(writing);
+    late?.();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(takeAll(openSpool(dir).spool)).toEqual(bodies(2));
+  });
+
+  it("at exit, reports both the commit under way and what waits as failed when the write fails", async () => {
+    const dir = tempDir();
+    const { spool, events } = openSpool(dir);
+    appendAll(spool, bodies(1));
+    await spool.persisted();
+    vi.spyOn(fs, "write").mockImplementationOnce((() => {}) as unknown as typeof fs.write);
+    appendAll(spool, bodies(2, 1));
+    await new Promise((resolve) => setImmediate(resolve));
+    appendAll(spool, bodies(1, 3));
+    const failure = Object.assign(new Error("EIO: i/o error, write"), { code: "EIO" });
+    vi.spyOn(fs, "fdatasyncSync").mockImplementationOnce(() => {
+      throw failure;
+    });
+    spool.closeSync();
+    expect(events.failed).toEqual([
+      { bodies: bodies(2, 1), reason: "spool_failed", error: failure },
+      { bodies: bodies(1, 3), reason: "spool_failed", error: failure },
+    ]);
+    // Cut back: the records reported as failed do not come back.
+    expect(takeAll(openSpool(dir).spool)).toEqual(bodies(1));
+  });
+
+  it("never reuses a segment id whose .ack outlived its .seg (a crash between the two unlinks)", async () => {
+    const dir = tempDir();
+    const first = openSpool(dir);
+    appendAll(first.spool, bodies(4));
+    await first.spool.persisted();
+    const taken = first.spool.take(4);
+    for (const record of taken.slice(0, 3)) first.spool.ack(record);
+    await first.spool.close();
+    const [seg] = segmentFiles(dir);
+    rmSync(join(dir, seg!)); // the .seg is gone, its .ack is left
+
+    const second = openSpool(dir);
+    expect(second.spool.stats()).toMatchObject({ events: 0, segments: 0 });
+    expect(readdirSync(dir).filter((name) => name.endsWith(".ack"))).toEqual([]);
+    appendAll(second.spool, bodies(4, 10));
+    await second.spool.persisted();
+    expect(segmentFiles(dir)).toEqual(["0000000000000002.seg"]);
+    await second.spool.close();
+    expect(takeAll(openSpool(dir).spool)).toEqual(bodies(4, 10));
+  });
+
+  it("starts new segment ids past an orphaned .ack even when no .seg is left", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "0000000000000009.ack"), Buffer.from([8, 0, 0, 0]));
+    const { spool } = openSpool(dir);
+    appendAll(spool, bodies(1));
+    await spool.persisted();
+    expect(segmentFiles(dir)).toEqual(["0000000000000010.seg"]);
+  });
+
+  it("skips a segment whose first commit a power loss left as zeros, instead of refusing to start", () => {
+    const dir = tempDir();
+    const file = join(dir, "0000000000000001.seg");
+    writeFileSync(file, Buffer.alloc(40));
+    const { spool, events } = openSpool(dir);
+    expect(events.skipped).toEqual([{ file, offset: 0, bytes: 40 }]);
+    expect(spool.stats()).toMatchObject({ events: 0, segments: 0 });
+  });
+
+  it("reports each unreadable stretch at one open only", async () => {
+    const dir = tempDir();
+    const first = openSpool(dir);
+    appendAll(first.spool, bodies(3));
+    await first.spool.persisted();
+    await first.spool.close();
+    const file = join(dir, segmentFiles(dir)[0]!);
+    const data = readFileSync(file);
+    data[segmentMagic.length + 8 + 16 + 10]! ^= 0xff; // the second record
+    writeFileSync(file, data);
+    const second = openSpool(dir);
+    expect(second.events.skipped).toEqual([{ file, offset: segmentMagic.length + 24, bytes: 24 }]);
+    await second.spool.close();
+    const third = openSpool(dir);
+    expect(third.events.skipped).toEqual([]);
+    expect(takeAll(third.spool)).toEqual([bodies(3)[0], bodies(3)[2]]);
   });
 
   it("writes no segment at exit when nothing waits for a commit", () => {
