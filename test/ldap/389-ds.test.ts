@@ -2,7 +2,7 @@
 // which .ci/steps/389-ds.sh starts with a generated directory (test/support/389ds.ts). Without it
 // the suite is skipped, and its title names the variable.
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Attribute, Change, Client } from "ldapts";
@@ -328,6 +328,33 @@ describe.skipIf(!url)(
       const third = await sync.syncOnce();
       expect(third).toMatchObject({ completed: true, read: "full", unchanged: peopleCount });
       expect(third.readNote).toBeUndefined();
+    }, 300_000);
+
+    it("syncs over LDAPS with the server's CA, Content Sync included, and names the fix for a certificate it does not trust", async () => {
+      const unit = await createUnit(4);
+      const app = await startApp();
+      const ldaps = {
+        url: env("LDAPS_URL"),
+        bindDn: env("BIND_DN"),
+        password: env("PASSWORD"),
+      };
+      const sync = openSync({
+        target: app.url,
+        baseDn: unit.dn,
+        ldap: { ...ldaps, tls: { ca: readFileSync(env("CA")) } },
+      });
+      expect(await sync.syncOnce()).toMatchObject({ completed: true, created: 4 });
+      expect(await sync.syncOnce()).toMatchObject({ completed: true, read: "full" });
+      await admin.modify((unit.people[0] as Person).dn, [replace("sn", ["Chiffré"])]);
+      expect(await sync.syncOnce()).toMatchObject({
+        completed: true,
+        read: "content-sync",
+        modified: 1,
+      });
+      expect(app.store.get((unit.people[0] as Person).entryUUID)?.lastName).toBe("Chiffré");
+
+      const untrusting = openSync({ target: app.url, baseDn: unit.dn, ldap: ldaps });
+      await expect(untrusting.syncOnce()).rejects.toThrow(/not trusted.*--ldap-ca/);
     }, 300_000);
 
     it("reads the whole directory, and says once how to turn Content Sync on, where 389-DS allows only its own cookies (its default)", async () => {
