@@ -266,6 +266,10 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
           note: `more than ${maxChangedEntries} entries changed${thisCycle}`,
         };
       }
+      // A present phase lists every entry under the base, which the filter was not applied to.
+      if (ds389 && !done.refreshDeletes && present.length > 0) {
+        return { note: `389 Directory Server answered with a present phase${thisCycle}` };
+      }
       if (ds389 && touched.length > 0) {
         const read = await readChanged(client, touched).catch(async (error) => {
           await options.disconnect();
