@@ -14,7 +14,7 @@ export interface User {
 /** What {@link createApp} needs: the two clients, and how it is deployed. */
 export interface AppOptions {
   audit: AuditClient<AuditAction>;
-  version: VersionClient;
+  version: VersionClient<"integration">;
   /** Checks a user's credentials: your identity provider (the platform's Identity API). */
   authenticate: (username: string, password: string) => Promise<User | undefined>;
   /**

@@ -16,7 +16,7 @@ export interface PendingUpdatesOptions {
  * keeps the last list: a brief outage should not make the banner flicker.
  */
 export function watchPendingUpdates(
-  version: VersionClient,
+  version: VersionClient<"integration">,
   { intervalMs, signal, onError }: PendingUpdatesOptions,
 ): { readonly latest: readonly VersionUpdate[] } {
   let latest: readonly VersionUpdate[] = [];

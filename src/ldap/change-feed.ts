@@ -41,6 +41,8 @@ export interface ChangeFeedOptions {
   filter: string;
   mapping: DirectoryMapping;
   attributes: string[];
+  /** The attributes read as bytes (ldapts's explicitBufferAttributes). */
+  bufferAttributes: string[];
   passwords: boolean;
 }
 
@@ -121,7 +123,7 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
         {
           filter: searchFilter,
           attributes: requested,
-          explicitBufferAttributes: ["objectGUID"],
+          explicitBufferAttributes: options.bufferAttributes,
           ...(cookie !== undefined
             ? { cookie: Buffer.from(cookie, "base64") }
             : ds389 && { cookie: firstCookie389 }),
@@ -187,7 +189,11 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
   });
 
   return {
+    // The base and the filter too: a cookie taken under another filter would never send the
+    // entries the new one takes in, as they did not change since.
     scope: JSON.stringify({
+      baseDn,
+      filter,
       attributes,
       passwords,
       mapping: Object.entries(mapping).map(([field, source]) => [field, String(source)]),
@@ -330,7 +336,7 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
         scope: "sub",
         filter: `(&${parenthesized(filter)}${byUuid(batch)})`,
         attributes: requested,
-        explicitBufferAttributes: ["objectGUID"],
+        explicitBufferAttributes: options.bufferAttributes,
       });
       for (const entry of searchEntries) {
         const uuid = toLdapEntry(entry as never).first("entryUUID");

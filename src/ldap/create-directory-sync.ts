@@ -6,7 +6,7 @@ import {
   type LdapConnectionOptions,
   type LdapSourceOptions,
 } from "./ldap-source.ts";
-import { type DirectoryMapping, defaultMapping } from "./mapping.ts";
+import { type DirectoryMapping, defaultMapping, type fromAttributes } from "./mapping.ts";
 import { readInWorker } from "./read-worker.ts";
 
 /** The options of {@link createDirectorySync} reading an LDAP server or Active Directory. */
@@ -24,8 +24,17 @@ export interface LdapSyncOptions extends SyncTargetOptions {
   usernameField?: string;
   /** Fields mapped otherwise than by {@link defaultMapping}; `null` leaves a field out. */
   mapping?: Partial<DirectoryMapping>;
-  /** Attributes your mapping functions read (by default, every user attribute is read for them). */
+  /**
+   * Attributes your mapping functions read, when they do not declare theirs with
+   * {@link fromAttributes} (by default every user and operational attribute, `*` and `+`, is read
+   * for them).
+   */
   attributes?: readonly string[];
+  /**
+   * Attributes to read as bytes, never as text, beside objectGUID, objectSid and
+   * mS-DS-ConsistencyGuid: a mapping by name sends their base64.
+   */
+  binaryAttributes?: readonly string[];
   /** Sends userPassword as password and its `{SCHEME}` as password_format. Off by default. */
   passwords?: boolean;
   /** Entries per page of the paged search (default 500). */
@@ -90,6 +99,7 @@ export function createDirectorySync(options: LdapSyncOptions | SourceSyncOptions
     filter: options.filter ?? "(objectClass=person)",
     mapping,
     ...(options.attributes && { attributes: options.attributes }),
+    ...(options.binaryAttributes && { binaryAttributes: options.binaryAttributes }),
     passwords: options.passwords ?? false,
     ...(options.pageSize !== undefined && { pageSize: options.pageSize }),
     contentSync: options.contentSync !== false,

@@ -31,10 +31,12 @@ export {
 } from "./create-directory-sync.ts";
 export type { LdapConnectionOptions } from "./ldap-source.ts";
 export {
+  binaryAttributes,
   type DirectoryMapping,
   defaultMapping,
   directoryUuid,
   type FieldSource,
+  fromAttributes,
   type LdapEntry,
 } from "./mapping.ts";
-export { objectGuidToString } from "./object-guid.ts";
+export { objectGuidToString, objectSidToString } from "./object-guid.ts";

@@ -5,10 +5,11 @@ import { DirectoryError, type DirectoryPage, type DirectorySource } from "../syn
 import { createChangeFeed } from "./change-feed.ts";
 import {
   attributesToRequest,
+  bufferAttributeNames,
   type DirectoryMapping,
   mapEntry,
   toLdapEntry,
-  uuidAttributes,
+  uuidAttributesToRequest,
 } from "./mapping.ts";
 
 /** How to reach and authenticate to the directory. */
@@ -38,6 +39,8 @@ export interface LdapSourceOptions {
   mapping: DirectoryMapping;
   /** Attributes that mapping functions of the caller's read. */
   attributes?: readonly string[];
+  /** Attributes to read as bytes beside objectGUID, objectSid and mS-DS-ConsistencyGuid. */
+  binaryAttributes?: readonly string[];
   passwords: boolean;
   /** Entries per page of the paged search (RFC 2696); default 500, below AD's MaxPageSize 1000. */
   pageSize?: number;
@@ -57,6 +60,9 @@ const fatalCodes = new Map<number, string>([
   [49, "the bind DN or its password was refused: check them"],
   [50, "the bind account may not read these entries: grant it read access"],
 ]);
+// A search over the account's limits (RFC 4511): retrying meets the same limit.
+const sizeLimitExceeded = 4;
+const adminLimitExceeded = 11;
 
 /**
  * The LDAP source of a directory sync: one connection, bound once, and a paged search (RFC
@@ -69,7 +75,15 @@ export function createLdapSource(options: LdapSourceOptions): DirectorySource {
     ...(options.attributes && { extra: options.attributes }),
     passwords,
   });
+  const uuidAttributes = uuidAttributesToRequest(mapping, attributes);
+  const asBuffers = bufferAttributeNames(options.binaryAttributes);
   let client: Client | undefined;
+  // Whether a connection ever succeeded: a TLS handshake the server breaks off on the first one
+  // is the configuration (a plain port for ldaps://), later it may be a restart.
+  let connectedOnce = false;
+  if (ldap.startTls && /^ldaps:/i.test(ldap.url)) {
+    throw new TypeError(`startTls upgrades an ldap:// connection; ${ldap.url} is already LDAPS`);
+  }
 
   const connect = async (): Promise<Client> => {
     if (client?.isConnected && client.isBound) return client;
@@ -92,14 +106,22 @@ export function createLdapSource(options: LdapSourceOptions): DirectorySource {
         cause: error,
       });
     }
+    // ldapts opens a TLS connection whenever it is given TLS options, whatever the URL: with
+    // StartTLS they go to startTLS(), over the plain connection, and never to the constructor.
     const fresh = new ldapts.Client({
       url: ldap.url,
       timeout: ldap.timeoutMs ?? 60_000,
       connectTimeout: ldap.timeoutMs ?? 60_000,
-      ...(ldap.tls && { tlsOptions: ldap.tls }),
+      ...(ldap.tls && !ldap.startTls && { tlsOptions: ldap.tls }),
     });
-    if (ldap.startTls) await fresh.startTLS(ldap.tls);
-    if (ldap.bindDn !== undefined) await fresh.bind(ldap.bindDn, ldap.password ?? "");
+    try {
+      if (ldap.startTls) await startTls(fresh, ldap);
+      if (ldap.bindDn !== undefined) await fresh.bind(ldap.bindDn, ldap.password ?? "");
+    } catch (error) {
+      await fresh.unbind().catch(() => undefined);
+      throw error;
+    }
+    connectedOnce = true;
     client = fresh;
     return fresh;
   };
@@ -110,16 +132,18 @@ export function createLdapSource(options: LdapSourceOptions): DirectorySource {
   };
 
   return {
-    identity: `${ldap.url} ${baseDn} ${filter}`,
+    // The filter is not part of it: changing it needs no re-sync, the next cycle's diff does it.
+    identity: `${ldap.url} ${baseDn}`,
     ...(options.contentSync && {
       changes: createChangeFeed({
         connect,
         disconnect,
-        failure: (error) => toDirectoryError(error, ldap.url),
+        failure: (error) => toDirectoryError(error, ldap, connectedOnce),
         baseDn,
         filter,
         mapping,
         attributes,
+        bufferAttributes: asBuffers,
         passwords,
       }),
     }),
@@ -129,8 +153,8 @@ export function createLdapSource(options: LdapSourceOptions): DirectorySource {
         const search = connection.searchPaginated(baseDn, {
           scope: "sub",
           filter,
-          attributes: uuidsOnly ? [...uuidAttributes] : attributes,
-          explicitBufferAttributes: ["objectGUID"],
+          attributes: uuidsOnly ? uuidAttributes : attributes,
+          explicitBufferAttributes: asBuffers,
           paged: { pageSize: options.pageSize ?? 500 },
         });
         for await (const page of search) {
@@ -138,6 +162,7 @@ export function createLdapSource(options: LdapSourceOptions): DirectorySource {
           for (const raw of page.searchEntries) {
             const user = mapEntry(toLdapEntry(raw), mapping, {
               passwords: passwords && !uuidsOnly,
+              uuidOnly: uuidsOnly,
             });
             if ("skipped" in user) result.skipped.push({ dn: raw.dn, reason: user.skipped });
             else result.users.push(user);
@@ -153,7 +178,7 @@ export function createLdapSource(options: LdapSourceOptions): DirectorySource {
       } catch (error) {
         // The next read reconnects: a connection that failed mid-search is not reused.
         await disconnect();
-        throw toDirectoryError(error, ldap.url);
+        throw toDirectoryError(error, ldap, connectedOnce);
       }
     },
     close: disconnect,
@@ -182,21 +207,77 @@ async function* readAhead<T>(source: AsyncGenerator<T>): AsyncGenerator<T> {
   }
 }
 
-function toDirectoryError(error: unknown, url: string): DirectoryError {
+/** The fix for a paged read over the bind account's size limit, for each kind of directory. */
+export const sizeLimitFix =
+  "the bind account is held to a size limit below the number of entries the filter matches: " +
+  'lift it for the account (OpenLDAP: limits dn.exact="<bind DN>" size=unlimited, or ' +
+  "olcLimits in cn=config; 389 Directory Server: nsSizeLimit: -1 on the bind entry; " +
+  "Active Directory: MaxPageSize in the LDAP policy, or a smaller --page-size)";
+
+function toDirectoryError(
+  error: unknown,
+  ldap: LdapConnectionOptions,
+  connectedOnce: boolean,
+): DirectoryError {
   if (error instanceof DirectoryError) return error;
+  const { url } = ldap;
   const code = (error as { code?: unknown }).code;
   const text = error instanceof Error ? error.message : String(error);
+  const fatal = (why: string) =>
+    new DirectoryError(`LDAP ${url}: ${why}`, { fatal: true, cause: error });
   if (typeof code === "number" && fatalCodes.has(code)) {
-    return new DirectoryError(`LDAP ${url}: ${fatalCodes.get(code)} (${text})`, {
-      fatal: true,
-      cause: error,
-    });
+    return fatal(`${fatalCodes.get(code)} (${text})`);
+  }
+  // A paged read is held to the account's size limit too (slapd's size.prtotal, 389's
+  // nsSizeLimit): it stops at the same entry every time.
+  if (code === sizeLimitExceeded || code === adminLimitExceeded) {
+    return fatal(`${sizeLimitFix} (LDAP result ${code}: ${text.replace(/ Code: 0x\w+$/, "")})`);
+  }
+  if (typeof code === "string" && /ALTNAME/i.test(code)) {
+    const host = new URL(url).hostname;
+    return fatal(
+      `the server's certificate does not name ${host} (${text}): connect by a name the ` +
+        "certificate holds (its subjectAltName), or have the certificate reissued with this one",
+    );
   }
   if (typeof code === "string" && isCertificateProblem(code)) {
-    return new DirectoryError(
-      `LDAP ${url}: the server's certificate is not trusted (${code}): pass its CA (ldap.tls.ca, --ldap-ca FILE)`,
-      { fatal: true, cause: error },
+    return fatal(
+      ldap.tls?.ca === undefined
+        ? `the server's certificate is not trusted (${code}): pass its CA (ldap.tls.ca, --ldap-ca FILE)`
+        : `the server's certificate is not trusted (${code}): it was not issued by the CA given ` +
+            "(ldap.tls.ca, --ldap-ca): pass the CA that issued it",
+    );
+  }
+  // A TLS connection to a port that does not speak TLS: the server answers with plain LDAP (a
+  // wrong version number) or hangs up during the handshake. On the first connection it is the
+  // configuration; once connected, a hang-up may be a restart, which the next cycle retries.
+  if (/wrong version number|packet length too long|unknown protocol/i.test(text)) {
+    return fatal(
+      `the port does not speak TLS (${text}): use ldaps:// with the LDAPS port (636), or ` +
+        "ldap:// with startTls (--start-tls)",
+    );
+  }
+  if (!connectedOnce && /before secure TLS connection was established/i.test(text)) {
+    return fatal(
+      `the server ended the TLS handshake (${text}): use ldaps:// with the LDAPS port (636), ` +
+        "or ldap:// with startTls (--start-tls), and check that the server has a certificate",
     );
   }
   return new DirectoryError(`LDAP ${url}: ${text}`, { fatal: false, cause: error });
+}
+
+/** Upgrades the connection; a server that refuses the StartTLS operation is a fatal error. */
+async function startTls(client: Client, { url, tls }: LdapConnectionOptions): Promise<void> {
+  try {
+    // startTLS() writes the socket into the options it is given: a copy each time.
+    await client.startTLS({ ...tls });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code !== "number") throw error;
+    throw new DirectoryError(
+      `LDAP ${url}: the server refused StartTLS (${(error as Error).message}): give it a certificate ` +
+        "(OpenLDAP: TLSCertificateFile and TLSCertificateKeyFile), or use ldaps://",
+      { fatal: true, cause: error },
+    );
+  }
 }

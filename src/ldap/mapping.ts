@@ -1,10 +1,13 @@
 import type { UserRecord } from "../provisioning/user-record.ts";
-import { objectGuidToString } from "./object-guid.ts";
+import { objectGuidToString, objectSidToString } from "./object-guid.ts";
 
 /**
  * A directory entry as mappings read it. Attribute names are case-insensitive, as in LDAP; an
- * absent attribute has no values. Values are strings (UTF-8), except those of binary attributes
- * such as objectGUID, which {@link LdapEntry.binary} gives as bytes.
+ * absent attribute has no values. Text attributes are UTF-8 strings. A binary attribute
+ * ({@link binaryAttributes}, and those named in `binaryAttributes`) is read as bytes, never decoded
+ * as text: `values` and `first` give its standard string form (objectGUID and
+ * mS-DS-ConsistencyGuid: the GUID string; objectSid: `S-1-5-21-...`; any other: base64), and
+ * {@link LdapEntry.binary} its bytes.
  */
 export interface LdapEntry {
   readonly dn: string;
@@ -17,10 +20,74 @@ export interface LdapEntry {
 }
 
 /**
+ * The attributes always read as bytes: Active Directory's objectGUID, objectSid and
+ * mS-DS-ConsistencyGuid (Entra Connect's source anchor, a GUID in objectGUID's byte order).
+ * Name others in `binaryAttributes`: they are read as bytes and rendered as base64.
+ */
+export const binaryAttributes = ["objectGUID", "objectSid", "mS-DS-ConsistencyGuid"] as const;
+
+/** The standard string form of a binary attribute's value, by its lower-case name. */
+const renderers = new Map<string, (bytes: Buffer) => string | undefined>([
+  ["objectguid", guidOrUndefined],
+  ["ms-ds-consistencyguid", guidOrUndefined],
+  ["objectsid", objectSidToString],
+]);
+
+function guidOrUndefined(bytes: Buffer): string | undefined {
+  // A value that is not 16 bytes is no GUID: no uuid rather than a wrong one.
+  return bytes.length === 16 ? objectGuidToString(bytes) : undefined;
+}
+
+/**
+ * The names to hand ldapts as `explicitBufferAttributes`: it compares them with the name the
+ * server sends, case-sensitively, so each name goes as given, in lower case, and as the
+ * built-in list spells it. Any other attribute whose value is not valid UTF-8 arrives as bytes too.
+ */
+export function bufferAttributeNames(extra: readonly string[] = []): string[] {
+  const names = new Set<string>();
+  for (const name of [...binaryAttributes, ...extra]) names.add(name).add(name.toLowerCase());
+  return [...names];
+}
+
+/**
  * Where one field of the user record comes from: an attribute's name (its first value), a
  * function of the entry, or `null` for a field that is never sent.
  */
 export type FieldSource = string | ((entry: LdapEntry) => string | undefined) | null;
+
+/** Functions that declared the attributes they read ({@link fromAttributes}). */
+const declaredReads = new WeakMap<object, readonly string[]>();
+
+/**
+ * A mapping function that names the attributes it reads, so that each search asks for exactly
+ * those: the read that finds deletions asks only for what the uuid's mapping reads. A function
+ * without a declaration is given whatever the full read asks for (every user and operational
+ * attribute, `*` and `+`, unless `attributes` names them), in both reads, so that it maps an entry
+ * to the same uuid in each.
+ *
+ * @example
+ * ```ts
+ * mapping: {
+ *   uuid: fromAttributes(["employeeNumber", "entryUUID"], (entry) =>
+ *     entry.first("employeeNumber") ?? entry.first("entryUUID")),
+ * }
+ * ```
+ */
+export function fromAttributes(
+  attributes: readonly string[],
+  map: (entry: LdapEntry) => string | undefined,
+): (entry: LdapEntry) => string | undefined {
+  const declared = (entry: LdapEntry) => map(entry);
+  declaredReads.set(declared, [...attributes]);
+  return declared;
+}
+
+/** The attributes a field's source reads, or undefined for a function that did not say. */
+function readsOf(source: FieldSource): readonly string[] | undefined {
+  if (source === null) return [];
+  if (typeof source === "string") return [source];
+  return declaredReads.get(source) ?? defaultReads.get(source);
+}
 
 /**
  * How an entry becomes a user record, field by field; override any of them with
@@ -66,9 +133,10 @@ export function directoryUuid(entry: LdapEntry): string | undefined {
 }
 
 /**
- * The attributes a search must ask for: each one a mapping names, those the defaults read, and
- * `extra` for mapping functions of the caller's. With a function of the caller's and no `extra`,
- * every user attribute (`*`), as there is no telling what it reads.
+ * The attributes a search must ask for: each one a mapping names, those the defaults and
+ * {@link fromAttributes} functions read, and `extra` for mapping functions of the caller's that
+ * did not declare theirs. With such a function and no `extra`, every user and operational
+ * attribute (`*`, `+`), as there is no telling what it reads (entryUUID is operational).
  */
 export function attributesToRequest(
   mapping: DirectoryMapping,
@@ -77,16 +145,23 @@ export function attributesToRequest(
   const names = new Set<string>(extra);
   let unknownFunction = false;
   for (const source of Object.values(mapping) as FieldSource[]) {
-    if (typeof source === "string") names.add(source);
-    else if (typeof source === "function") {
-      const reads = defaultReads.get(source);
-      if (reads) for (const name of reads) names.add(name);
-      else unknownFunction = true;
-    }
+    const reads = readsOf(source);
+    if (reads) for (const name of reads) names.add(name);
+    else unknownFunction = true;
   }
   if (passwords) names.add("userPassword");
-  if (unknownFunction && extra === undefined) names.add("*");
+  if (unknownFunction && extra === undefined) names.add("*").add("+");
   return [...names];
+}
+
+/**
+ * The attributes the read that finds deletions asks for: those the uuid's mapping reads. A
+ * function that did not declare them gets `full` (what the full read asks for), so that both
+ * reads map an entry to the same uuid.
+ */
+export function uuidAttributesToRequest(mapping: DirectoryMapping, full: string[]): string[] {
+  const reads = readsOf(mapping.uuid);
+  return reads ? [...reads] : full;
 }
 
 function displayNameOrCn(entry: LdapEntry): string | undefined {
@@ -147,11 +222,14 @@ const textFields = ["userId", "username", "firstName", "lastName", "fullName", "
 export function mapEntry(
   entry: LdapEntry,
   mapping: DirectoryMapping,
-  { passwords }: { passwords: boolean },
+  { passwords, uuidOnly = false }: { passwords: boolean; uuidOnly?: boolean },
 ): UserRecord | { skipped: string } {
   const uuid = read(entry, mapping.uuid);
   if (uuid === undefined || uuid === "") return { skipped: "it has no uuid attribute" };
   const user: UserRecord = { uuid };
+  // The read that finds deletions has only the uuid's attributes: the other fields' functions
+  // would see an entry without theirs.
+  if (uuidOnly) return user;
   for (const field of textFields) {
     const value = read(entry, mapping[field]);
     if (value !== undefined) user[field] = value;
@@ -170,7 +248,12 @@ function read(entry: LdapEntry, source: FieldSource): string | undefined {
   return typeof source === "string" ? entry.first(source) : source(entry);
 }
 
-/** An {@link LdapEntry} over an entry as ldapts returns it (strings, or Buffers when binary). */
+/**
+ * An {@link LdapEntry} over an entry as ldapts returns it: strings, or Buffers for the attributes
+ * asked for as bytes ({@link bufferAttributeNames}) and for values that are not valid UTF-8.
+ * Bytes are never decoded as text: a binary attribute's values are rendered in their standard
+ * string form, and bytes of any other attribute as base64 (declare it in `binaryAttributes`).
+ */
 export function toLdapEntry(raw: {
   dn: string;
   [attribute: string]: string | string[] | Buffer | Buffer[];
@@ -181,16 +264,25 @@ export function toLdapEntry(raw: {
     byName.set(name.toLowerCase(), Array.isArray(value) ? value : [value]);
   }
   const values = (attribute: string) => byName.get(attribute.toLowerCase()) ?? [];
-  const asText = (value: string | Buffer) =>
-    typeof value === "string" ? value : value.toString("utf8");
+  const asText = (attribute: string) => {
+    const render = renderers.get(attribute.toLowerCase()) ?? base64;
+    return (value: string | Buffer) => (typeof value === "string" ? value : render(value));
+  };
   return {
     dn: raw.dn,
-    values: (attribute) => values(attribute).map(asText),
+    values: (attribute) =>
+      values(attribute)
+        .map(asText(attribute))
+        .filter((value): value is string => value !== undefined),
     first: (attribute) => {
       const [value] = values(attribute);
-      return value === undefined ? undefined : asText(value);
+      return value === undefined ? undefined : asText(attribute)(value);
     },
     binary: (attribute) =>
       values(attribute).map((value) => (typeof value === "string" ? Buffer.from(value) : value)),
   };
+}
+
+function base64(bytes: Buffer): string {
+  return bytes.toString("base64");
 }

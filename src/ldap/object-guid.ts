@@ -27,3 +27,26 @@ export function objectGuidToString(bytes: Uint8Array): string {
     hex([10, 11, 12, 13, 14, 15]),
   ].join("-");
 }
+
+/**
+ * Renders a binary security identifier (Active Directory's `objectSid`) in its standard string
+ * form, `S-1-5-21-3623811015-3361044348-30300820-1013`: the revision, the 48-bit identifier
+ * authority (big-endian), then each 32-bit sub-authority (little-endian). Undefined when the
+ * bytes are not a SID (too short, or a length that disagrees with the sub-authority count).
+ *
+ * @example
+ * ```ts
+ * objectSidToString(Buffer.from("AQUAAAAAAAUVAAAAx8T/15Tu4MjUCM8B9QMAAA==", "base64"));
+ * // "S-1-5-21-3623863495-3370184340-30345428-1013"
+ * ```
+ */
+export function objectSidToString(bytes: Uint8Array): string | undefined {
+  const count = bytes[1];
+  if (bytes.length < 8 || count === undefined || bytes.length !== 8 + 4 * count) return undefined;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const authority = view.getUint16(2) * 2 ** 32 + view.getUint32(4);
+  const parts = [`S-${bytes[0]}`, String(authority)];
+  for (let index = 0; index < count; index++)
+    parts.push(String(view.getUint32(8 + 4 * index, true)));
+  return parts.join("-");
+}

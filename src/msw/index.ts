@@ -5,6 +5,11 @@ import {
   type FakeIntegrationApi,
   type FakeIntegrationApiOptions,
 } from "../testing/fake-integration-api.ts";
+import {
+  createFakeSdkApi,
+  type FakeSdkApi,
+  type FakeSdkApiOptions,
+} from "../testing/fake-sdk-api.ts";
 
 /** Where the handlers listen, and the fake's starting state. */
 export interface IntegrationApiHandlersOptions extends FakeIntegrationApiOptions {
@@ -92,5 +97,79 @@ export function createIntegrationApiHandlers(
   return {
     api,
     handlers: routes.map(([method, path]) => http[method](joinUrl(base, path), resolver)),
+  };
+}
+
+/** Where the newer API's handlers listen, and the fake's starting state. */
+export interface SdkApiHandlersOptions extends FakeSdkApiOptions {
+  /**
+   * The newer service's base URL as the app reaches it: scheme, host and port without a path.
+   * Default `http://replicated:3000`, the service's default address.
+   */
+  baseUrl?: string | URL;
+}
+
+/** The msw handlers of the newer API, and the fake state behind them. */
+export interface SdkApiHandlers {
+  /** Pass them to `setupServer(...handlers)` or `setupWorker(...handlers)`. */
+  handlers: HttpHandler[];
+  /** Set releases, updates, the license and the modes; read metrics, tags and bundles; inject failures. */
+  api: FakeSdkApi;
+}
+
+// Every route of the newer API's fake (the admin console's license endpoint included).
+const sdkRoutes = [
+  ["get", "/healthz"],
+  ["get", "/api/v1/app/info"],
+  ["get", "/api/v1/app/status"],
+  ["get", "/api/v1/app/updates"],
+  ["get", "/api/v1/app/history"],
+  ["post", "/api/v1/app/custom-metrics"],
+  ["patch", "/api/v1/app/custom-metrics"],
+  ["delete", "/api/v1/app/custom-metrics/:key"],
+  ["post", "/api/v1/app/instance-tags"],
+  ["get", "/api/v1/license/info"],
+  ["get", "/api/v1/license/fields"],
+  ["get", "/api/v1/license/fields/:name"],
+  ["post", "/api/v1/supportbundle"],
+  ["post", "/api/v1/supportbundle/metadata"],
+  ["patch", "/api/v1/supportbundle/metadata"],
+  ["get", "/license/v1/license"],
+] as const;
+
+/**
+ * msw request handlers for the platform's newer in-cluster API (the SDK service) and the admin
+ * console's compatibility license endpoint, over a fake state (see `createFakeSdkApi` in
+ * `platform-integration/testing`): the replay cache, read-only mode, air gap, stale answers and
+ * older service versions included.
+ *
+ * @example
+ * ```ts
+ * import { setupServer } from "msw/node";
+ * import { createSdkApiHandlers } from "platform-integration/msw";
+ *
+ * const { handlers, api } = createSdkApiHandlers({ updates: [{ version: "2.0.0" }] });
+ * const server = setupServer(...handlers);
+ * // the app's createVersionClient({ api: "sdk" }) now reads 2.0.0 as pending
+ * ```
+ */
+export function createSdkApiHandlers(options: SdkApiHandlersOptions = {}): SdkApiHandlers {
+  const { baseUrl = "http://replicated:3000", ...fakeOptions } = options;
+  let base: string;
+  try {
+    base = normalizeBaseUrl(baseUrl);
+  } catch (error) {
+    throw new TypeError(`baseUrl ${(error as Error).message}`);
+  }
+  if (base !== new URL(base).origin) {
+    throw new TypeError(
+      `baseUrl must be the service's base, scheme, host and port without a path: got ${base}.`,
+    );
+  }
+  const api = createFakeSdkApi(fakeOptions);
+  const resolver = ({ request }: { request: Request }) => api.respond(request);
+  return {
+    api,
+    handlers: sdkRoutes.map(([method, path]) => http[method](joinUrl(base, path), resolver)),
   };
 }

@@ -1,6 +1,7 @@
 import type { Logger } from "../internal/logger.ts";
 import type { Authorize } from "./authorize.ts";
 import type { ProvisioningTelemetryOptions } from "./observe.ts";
+import type { QuarantinedMessage, QuarantineEvent, QuarantineRetry } from "./quarantine.ts";
 import type { ProvisioningStats } from "./stats.ts";
 import type {
   ProvisioningChange,
@@ -69,6 +70,25 @@ export interface ProvisioningHandlerOptions {
    */
   onReset?: () => void | Promise<void>;
   /**
+   * Keeps the directory flowing past a record the store refuses for good: a message refused with
+   * a {@link UserConflictError} (a unique email held by another user) is kept in the store's
+   * quarantine and answered with its success status, instead of a 503 that pauses the platform at
+   * that message for ever. Later creates and modifies of that uuid wait behind it, in order, also
+   * answered with success; a delete of that uuid applies and discards them. Kept messages are
+   * tried again, oldest first per uuid, after every successful write and on
+   * {@link ProvisioningHandler.retryQuarantined}; one that applies leaves the quarantine and
+   * `onChange` reports it with its true type. The store must implement the quarantine methods
+   * (the bundled stores do): the option throws a TypeError at construction otherwise. Default
+   * `false`: a conflict answers 503, and the log says once per user that this option exists.
+   */
+  quarantine?: boolean;
+  /**
+   * Runs when a message enters the quarantine (`kept`), applies from it (`released`) or is
+   * discarded by its user's delete (`discarded`): alert someone, open a ticket. The message never
+   * carries the password. If it throws, `onError` sees it; the answer does not change.
+   */
+  onQuarantine?: (event: QuarantineEvent) => void | Promise<void>;
+  /**
    * Receives every error that answered 500 or 503, so none is lost. Default: one line on
    * `logger.error`, with the user's password and credential headers cut out of the error's text.
    * Passwords never appear in the SDK's own errors; your store's errors are passed as they are.
@@ -123,4 +143,14 @@ export interface ProvisioningHandler {
    * status, when the last message came, the last error's code and time, requests in flight.
    */
   stats(): ProvisioningStats;
+  /**
+   * The messages kept in the quarantine (all replicas'), oldest first, without their passwords;
+   * empty without the `quarantine` option.
+   */
+  quarantined(): Promise<QuarantinedMessage[]>;
+  /**
+   * Tries every kept message again, oldest first per uuid, after you resolved a conflict by hand
+   * (the handler also does after every successful write). Resolves what applied and what waits.
+   */
+  retryQuarantined(): Promise<QuarantineRetry>;
 }

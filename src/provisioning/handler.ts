@@ -71,7 +71,12 @@ export function createProvisioningHandler(
   const servesReset = resetServed(options);
   const router = createRouter(basePath, servesReset);
   const observer = createHandlerObserver(options.store, basePath, options.telemetry);
-  const operations = createOperations({ ...options, store: observer.store });
+  const operations = createOperations({
+    ...options,
+    store: observer.store,
+    quarantineStore: options.store,
+  });
+  const { quarantine } = operations;
   const parserInFront = createParserInFrontReport(resolveLogger(options.logger), options.onError);
   const notFound = errorResponse(
     "not_found",
@@ -155,7 +160,20 @@ export function createProvisioningHandler(
 
   const owns = (path: string) => router.owns(path);
   const fetch = createFetchEntry({ handle, owns, bodyLimit });
-  return { fetch, handle, owns, basePath, bodyLimit, stats: observer.stats };
+  const stats =
+    quarantine === undefined
+      ? observer.stats
+      : () => ({ ...observer.stats(), quarantine: quarantine.stats() });
+  return {
+    fetch,
+    handle,
+    owns,
+    basePath,
+    bodyLimit,
+    stats,
+    quarantined: () => quarantine?.list() ?? Promise.resolve([]),
+    retryQuarantined: () => quarantine?.retry() ?? Promise.resolve({ released: 0, kept: 0 }),
+  };
 }
 
 /** Whether `POST /v1/reset` is served; a reset opted into with nothing to run it is an error. */

@@ -8,9 +8,27 @@ export {
 } from "./errors.ts";
 export { createProvisioningHandler } from "./handler.ts";
 export type { ProvisioningHandler, ProvisioningHandlerOptions } from "./handler-options.ts";
-export { MemoryUserStore } from "./memory-user-store.ts";
+export { MemoryUserStore, type MemoryUserStoreOptions } from "./memory-user-store.ts";
 export type { ProvisioningTelemetryOptions } from "./observe.ts";
+export type {
+  QuarantinedMessage,
+  QuarantineEvent,
+  QuarantineRetry,
+  QuarantineStats,
+} from "./quarantine.ts";
+export type {
+  QuarantinedEntry,
+  QuarantineEntry,
+  QuarantineMethods,
+  ReleaseOutcome,
+} from "./quarantine-store.ts";
 export type { CountedOperation, ProvisioningStats } from "./stats.ts";
+export {
+  type OnDelete,
+  type StoreRulesOptions,
+  type UniqueField,
+  uniqueFieldNames,
+} from "./store-rules.ts";
 export type {
   GuardedRequest,
   HeaderRecord,
@@ -21,6 +39,7 @@ export type {
   ProvisioningResponse,
   RequestHeaders,
 } from "./types.ts";
+export { UserConflictError } from "./user-conflict-error.ts";
 export {
   type UserFieldName,
   type UserPatch,

@@ -5,11 +5,13 @@ import { resolveLogger } from "../internal/logger.ts";
 import { errorResponse, ProvisioningError } from "./errors.ts";
 import type { ProvisioningHandlerOptions } from "./handler-options.ts";
 import { KeyedLock } from "./keyed-lock.ts";
+import { createConflictHint, createQuarantine, type Quarantine } from "./quarantine.ts";
 import { reportError, type Sensitive } from "./report-error.ts";
 import type { ProvisioningErrorContext, ProvisioningResponse } from "./types.ts";
 import { UnreportedCreations } from "./unreported-creations.ts";
+import { isUserConflict } from "./user-conflict-error.ts";
 import type { UserPatch } from "./user-record.ts";
-import type { UpsertResult } from "./user-store.ts";
+import type { UpsertResult, UserStore } from "./user-store.ts";
 
 const created: ProvisioningResponse = { status: 201, headers: {}, body: undefined };
 const noContent: ProvisioningResponse = { status: 204, headers: {}, body: undefined };
@@ -37,6 +39,8 @@ export interface Operations {
   /** Deletes the user named by a raw (percent-encoded) path segment. */
   remove(segment: string): Promise<ProvisioningResponse>;
   reset(): Promise<ProvisioningResponse>;
+  /** The quarantine, when the handler's `quarantine` option is on. */
+  quarantine: Quarantine | undefined;
   /**
    * The answer to an error: its own for a ProvisioningError, else 500 or 503 after `onError`.
    * `sensitive` names what the default report must cut out of the error's text.
@@ -49,12 +53,27 @@ export interface Operations {
 }
 
 /** The operations over the handler's store and hooks. */
-export function createOperations(options: ProvisioningHandlerOptions): Operations {
+export function createOperations(
+  options: ProvisioningHandlerOptions & { quarantineStore?: UserStore },
+): Operations {
   const { store, transform, onChange, onReset } = options;
   const logger = resolveLogger(options.logger);
   const { onError } = options;
   const lanes = new KeyedLock();
   const unreported = new UnreportedCreations();
+  // The quarantine reads and releases through the store as given: its own calls are not requests.
+  const quarantine =
+    options.quarantine === true
+      ? createQuarantine({
+          store: options.quarantineStore ?? store,
+          lanes,
+          logger,
+          onChange,
+          onQuarantine: options.onQuarantine,
+          report: (error, context, patch) => void fail(error, context, { patch }),
+        })
+      : undefined;
+  const hint = quarantine === undefined ? createConflictHint(logger) : undefined;
 
   function fail(
     error: unknown,
@@ -84,6 +103,7 @@ export function createOperations(options: ProvisioningHandlerOptions): Operation
     patches: readonly UserPatch[],
     operation: "create" | "modify",
   ): Promise<ProvisioningResponse> {
+    let wrote = false;
     for (let index = 0; index < patches.length; index++) {
       const patch = patches[index] as UserPatch;
       const uuid = patch.uuid;
@@ -102,10 +122,27 @@ export function createOperations(options: ProvisioningHandlerOptions): Operation
         }
         let result: UpsertResult;
         try {
+          if (quarantine !== undefined && (await quarantine.holds(uuid))) {
+            // Behind the user's kept messages, so that nothing applies out of order.
+            await quarantine.keep(operation, change, undefined);
+            continue;
+          }
           result = await store.upsert(change);
         } catch (error) {
+          if (isUserConflict(error)) {
+            if (quarantine !== undefined) {
+              try {
+                await quarantine.keep(operation, change, error);
+                continue;
+              } catch (keepError) {
+                return fail(keepError, { operation, uuid, status: 503 }, { patch: change });
+              }
+            }
+            hint?.(uuid, error);
+          }
           return fail(error, { operation, uuid, status: 503 }, { patch: change });
         }
+        wrote = true;
         if (onChange !== undefined) {
           const type = unreported.typeOf(uuid, result.created);
           try {
@@ -120,6 +157,8 @@ export function createOperations(options: ProvisioningHandlerOptions): Operation
         lanes.release(uuid);
       }
     }
+    // A write may have freed the value a kept message was refused for.
+    if (wrote && quarantine !== undefined) await quarantine.afterWrite();
     return operation === "create" ? created : noContent;
   }
 
@@ -135,27 +174,31 @@ export function createOperations(options: ProvisioningHandlerOptions): Operation
     try {
       try {
         await store.delete(uuid);
+        // A delete applies over the user's kept messages, and they go with it.
+        await quarantine?.discard(uuid);
       } catch (error) {
         return fail(error, { operation: "delete", uuid, status: 503 });
       }
-      if (onChange === undefined) return noContent;
-      // A creation the hook never accepted is reported before the user's deletion.
-      const uncreated = unreported.take(uuid);
-      try {
-        if (uncreated !== undefined) await onChange({ type: "created", uuid, user: uncreated });
-      } catch (error) {
-        unreported.restore(uuid, uncreated as NonNullable<typeof uncreated>);
-        return fail(error, { operation: "delete", uuid, status: 500 });
+      if (onChange !== undefined) {
+        // A creation the hook never accepted is reported before the user's deletion.
+        const uncreated = unreported.take(uuid);
+        try {
+          if (uncreated !== undefined) await onChange({ type: "created", uuid, user: uncreated });
+        } catch (error) {
+          unreported.restore(uuid, uncreated as NonNullable<typeof uncreated>);
+          return fail(error, { operation: "delete", uuid, status: 500 });
+        }
+        try {
+          await onChange({ type: "deleted", uuid });
+        } catch (error) {
+          return fail(error, { operation: "delete", uuid, status: 500 });
+        }
       }
-      try {
-        await onChange({ type: "deleted", uuid });
-      } catch (error) {
-        return fail(error, { operation: "delete", uuid, status: 500 });
-      }
-      return noContent;
     } finally {
       lanes.release(uuid);
     }
+    await quarantine?.afterWrite();
+    return noContent;
   }
 
   async function reset(): Promise<ProvisioningResponse> {
@@ -179,5 +222,5 @@ export function createOperations(options: ProvisioningHandlerOptions): Operation
     return noContent;
   }
 
-  return { ping, upsert, remove, reset, fail };
+  return { ping, upsert, remove, reset, fail, quarantine };
 }

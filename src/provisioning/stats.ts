@@ -1,5 +1,6 @@
 // Health figures of one handler: what `handler.stats()` returns, counted on every answer. Plain
 // counters, so that a /healthz route reads them without OpenTelemetry.
+import type { QuarantineStats } from "./quarantine.ts";
 import type { ProvisioningResponse } from "./types.ts";
 
 /** What a request was, for the counters: an operation, or `other` for an unknown route. */
@@ -15,6 +16,8 @@ export interface ProvisioningStats {
   lastError?: { code: string; status: number; at: string };
   /** Requests being answered now. */
   inFlight: number;
+  /** With the `quarantine` option: messages kept, released and discarded, and those waiting. */
+  quarantine?: QuarantineStats;
 }
 
 /** The counters behind {@link ProvisioningStats}. */

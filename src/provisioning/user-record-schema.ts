@@ -12,6 +12,7 @@ function buildSchema() {
     ...fields,
     // zod's JSON type is a subset of type-fest's JsonValue, the one the store contract speaks.
     extra: z.exactOptional(z.record(z.string(), z.json() as z.ZodMiniType<JsonValue>)),
+    deactivatedAt: z.exactOptional(z.string()),
   });
 }
 

@@ -39,6 +39,12 @@ export interface UserRecord {
   email?: string;
   /** Fields outside the documented nine, under their wire names. */
   extra?: Record<string, JsonValue>;
+  /**
+   * Set by a store with `onDelete: "deactivate"` when the platform deleted the user (ISO 8601):
+   * the row stays, for the tables that point at it. Never sent by the platform; a later create or
+   * modify clears it.
+   */
+  deactivatedAt?: string;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { QuarantineMethods } from "./quarantine-store.ts";
 import type { UserPatch, UserRecord } from "./user-record.ts";
 
 /** What {@link UserStore.upsert} reports. */
@@ -14,8 +15,12 @@ export interface UpsertResult {
  * Several replicas of an application may receive the platform's calls, so each method must be
  * atomic in the store itself (one SQL statement or a transaction), not only within one process.
  * Check an implementation with `testUserStore` from `platform-integration/testing`.
+ *
+ * A store that refuses a record for good (a unique value held by another user) throws
+ * {@link UserConflictError}; the quarantine methods let the handler's `quarantine` option keep
+ * such messages in the store instead of pausing the directory.
  */
-export interface UserStore {
+export interface UserStore extends Partial<QuarantineMethods> {
   /** Atomically merges `patch` into the user with its uuid, creating the user when missing. */
   upsert(patch: UserPatch): Promise<UpsertResult>;
   /** Removes the user; resolves (with `deleted: false`) when there was none. */

@@ -1,5 +1,13 @@
-import { createHash } from "node:crypto";
-import { chmodSync, closeSync, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
+import { createHash, createHmac, randomBytes } from "node:crypto";
+import {
+  chmodSync,
+  closeSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { JsonValue } from "type-fest";
 
@@ -30,8 +38,11 @@ export class StateMismatchError extends Error {
  * killed; a power loss may undo the last few, and losing an acknowledgement only means its message
  * is sent again, which the Provisioning API takes (delivery is at least once).
  *
- * A password is kept only as a SHA-256 digest: enough to tell that it changed, and the file does
- * not hold what the directory holds.
+ * A password is kept only as an HMAC-SHA256 under a random key of the state's own, kept in another
+ * file (`PATH-key`, readable by its owner only): enough to tell that it changed, and the state file
+ * alone (a backup, a copy) gives nothing to test guesses against. A digest that an earlier version
+ * kept (unsalted SHA-256) is replaced, without a message, in the first cycle that finds the
+ * password unchanged.
  */
 export interface AcknowledgedState {
   /** The acknowledged record; `null` when the user was acknowledged but is to be sent whole again. */
@@ -54,8 +65,19 @@ export interface AcknowledgedState {
   markSeen(uuids: readonly string[]): void;
   /** The acknowledged users the last scan did not see, in pages, safe to forget while iterating. */
   unseen(): Generator<string>;
-  /** The record with its password replaced by the digest the state keeps. */
-  protect(record: WireRecord): WireRecord;
+  /** How many acknowledged users the last scan did not see. */
+  unseenCount(): number;
+  /**
+   * The record with its password replaced by the digest the state keeps; compared with `before`,
+   * a record whose digest an earlier version made, by that digest.
+   */
+  protect(record: WireRecord, before?: WireRecord): WireRecord;
+  /** Whether a record's password digest is of an earlier version's kind, to be rewritten. */
+  outdated(record: WireRecord): boolean;
+  /** Another acknowledged user whose username is `username`, if any. */
+  holderOf(username: string, except: string): string | undefined;
+  /** Records that the application renamed an acknowledged user, its other fields unchanged. */
+  rename(uuid: string, username: string): void;
   close(): void;
 }
 
@@ -121,13 +143,26 @@ export function openState(
   const unseenPage = statement(
     "SELECT uuid FROM acknowledged WHERE uuid > ? AND uuid NOT IN (SELECT uuid FROM seen) ORDER BY uuid LIMIT 500",
   );
-  const protect = (record: WireRecord): WireRecord =>
-    typeof record.password === "string"
-      ? {
-          ...record,
-          password: `sha256:${createHash("sha256").update(record.password).digest("hex")}`,
-        }
-      : record;
+  const countUnseen = statement(
+    "SELECT count(*) AS n FROM acknowledged WHERE uuid NOT IN (SELECT uuid FROM seen)",
+  );
+  const selectHolder = statement(
+    "SELECT uuid FROM acknowledged WHERE json_extract(record, '$.username') = ? AND uuid <> ? LIMIT 1",
+  );
+  // Made on first use: a sync without passwords has no key file.
+  let key: Buffer | undefined;
+  const legacyPrefix = "sha256:";
+  const protect = (record: WireRecord, before?: WireRecord): WireRecord => {
+    if (typeof record.password !== "string") return record;
+    const legacy = typeof before?.password === "string" && before.password.startsWith(legacyPrefix);
+    if (legacy) {
+      const digest = createHash("sha256").update(record.password).digest("hex");
+      return { ...record, password: `${legacyPrefix}${digest}` };
+    }
+    key ??= passwordKey(path);
+    const digest = createHmac("sha256", key).update(record.password).digest("hex");
+    return { ...record, password: `hmac-sha256:${digest}` };
+  };
 
   // What the journal holds and the database does not yet: a record's JSON, or undefined for a
   // user forgotten. Its lines are `[uuid, record]` and `[uuid]`, in the order they happened, the
@@ -243,7 +278,23 @@ export function openState(
         after = last.uuid;
       }
     },
+    unseenCount() {
+      return (countUnseen.get() as { n: number }).n;
+    },
     protect,
+    outdated: (record) =>
+      typeof record.password === "string" && record.password.startsWith(legacyPrefix),
+    holderOf(username, except) {
+      fold();
+      return (selectHolder.get(username, except) as { uuid: string } | undefined)?.uuid;
+    },
+    rename(uuid, username) {
+      const text = journaled.has(uuid)
+        ? journaled.get(uuid)
+        : (select.get(uuid) as { record: string | null } | undefined)?.record;
+      if (text === undefined || text === null) return;
+      note(uuid, JSON.stringify({ ...(JSON.parse(text) as WireRecord), username }));
+    },
     close() {
       try {
         fold();
@@ -288,14 +339,30 @@ function replayJournal(text: string, journaled: Map<string, string | undefined>)
   }
 }
 
+/**
+ * Binds the state file to its directory and target, or refuses another's. A file that holds
+ * nothing (no acknowledged user, no cookie: a first run that failed before any answer, against a
+ * mistyped URL) is bound to whatever opens it next. The LDAP source's identity once carried the
+ * filter too, which may change without a re-sync: such a file is taken over by its URL and base.
+ */
 function checkIdentity(db: DatabaseSync, identity: StateIdentity, adopt: boolean, path: string) {
   const read = db.prepare("SELECT value FROM meta WHERE key = ?");
   const write = db.prepare(
     "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
   );
+  const holdsNothing =
+    (db.prepare("SELECT EXISTS (SELECT 1 FROM acknowledged) AS found").get() as { found: number })
+      .found === 0 && read.get("changeCookie") === undefined;
   for (const key of ["source", "target"] as const) {
     const stored = (read.get(key) as { value: string } | undefined)?.value;
-    if (stored !== undefined && stored !== identity[key] && !adopt) {
+    const sameWithFilter = key === "source" && stored?.startsWith(`${identity.source} (`) === true;
+    if (
+      stored !== undefined &&
+      stored !== identity[key] &&
+      !adopt &&
+      !holdsNothing &&
+      !sameWithFilter
+    ) {
       throw new StateMismatchError(
         `The state file ${path} belongs to the ${key} ${stored}, not ${identity[key]}: ` +
           "use another state file, or run a full re-sync to take this one over",
@@ -303,4 +370,25 @@ function checkIdentity(db: DatabaseSync, identity: StateIdentity, adopt: boolean
     }
     write.run(key, identity[key]);
   }
+}
+
+/**
+ * The key of the state's password digests, kept in `PATH-key` (created readable by its owner
+ * only), apart from the digests: a copy of the state file alone gives nothing to test guesses
+ * against. A state in memory has a key for its life.
+ */
+function passwordKey(path: string): Buffer {
+  if (path === ":memory:") return randomBytes(32);
+  const file = `${path}-key`;
+  try {
+    const key = Buffer.from(readFileSync(file, "utf8").trim(), "base64");
+    if (key.length === 32) return key;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  // A lost key only makes every password look changed once: each is sent again.
+  const key = randomBytes(32);
+  writeFileSync(file, `${key.toString("base64")}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return key;
 }

@@ -53,13 +53,48 @@ export interface DirectorySyncReport {
   /** Entries that no message can carry (the first 100 are in `skippedEntries`). */
   skipped: number;
   skippedEntries: SkippedEntry[];
-  /** 1 when the cycle stopped at a message or on a directory error, else 0. */
+  /**
+   * Messages the application refused (a 4xx, such as 409 for a username another user holds):
+   * each user's message is held, unacknowledged, and sent again next cycle, while the cycle went
+   * on with the other users. The first 100 are in `refusals`.
+   */
+  refused: number;
+  /** The refused messages: uuid, status and the application's error body (first 100). */
+  refusals: SyncStop[];
+  /**
+   * The refusals, plus 1 when the cycle stopped at a message, on a directory error or at the
+   * delete guard.
+   */
   failed: number;
   /** The message the cycle stopped at; the next cycle starts again with it. */
   stoppedAt?: SyncStop;
   /** Why the directory could not be read; nothing after the failure was sent. */
   directoryError?: string;
+  /** Set when the cycle would have deleted more users than the delete guard lets: nothing was sent. */
+  deleteGuard?: DeleteGuardStop;
   durationMs: number;
+}
+
+/** A cycle the delete guard stopped: see {@link SyncTargetOptions.deleteGuard}. */
+export interface DeleteGuardStop {
+  /** The deletes the cycle would have sent. */
+  deletes: number;
+  /** The users the application holds. */
+  held: number;
+  /** Why, and how to allow them. */
+  message: string;
+}
+
+/**
+ * The mass-delete guard, as Entra's accidental-deletion threshold: a cycle that would delete more
+ * than `maxDeletes` users, or more than `maxPercent` % of the users the application holds (and
+ * at least 20), or every one of them, sends nothing and reports why.
+ */
+export interface DeleteGuard {
+  /** Default 500. */
+  maxDeletes?: number;
+  /** Default 20. */
+  maxPercent?: number;
 }
 
 /** The options every directory sync takes, whatever its source. */
@@ -80,6 +115,18 @@ export interface SyncTargetOptions {
    * CA, or the application's self-signed certificate). The certificate is always checked.
    */
   targetTls?: { ca?: string | string[] | undefined };
+  /**
+   * Stops a cycle that would delete many users before it sends anything (default: more than 500,
+   * or more than 20 % of the users the application holds and at least 20, or all of them): a
+   * wrong base DN or filter, or a directory restored from an old backup, must not wipe the
+   * application. `false` turns it off.
+   */
+  deleteGuard?: DeleteGuard | false;
+  /**
+   * Lets a cycle delete up to this many users whatever the delete guard says: the operator's
+   * answer to a cycle the guard stopped (`sync --allow-deletes N`).
+   */
+  allowDeletes?: number;
   onProgress?(progress: DirectorySyncProgress): void;
 }
 

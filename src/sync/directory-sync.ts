@@ -5,6 +5,7 @@ import { connectProvisioning } from "../testing/provisioning-target.ts";
 import { verifyUsers } from "../testing/verify-users.ts";
 import { type AcknowledgedState, openState, type WireRecord } from "./acknowledged-state.ts";
 import type {
+  DeleteGuardStop,
   DirectoryRead,
   DirectorySync,
   DirectorySyncProgress,
@@ -30,6 +31,30 @@ import {
 } from "./source.ts";
 
 const maxSkippedListed = 100;
+const maxRefusalsListed = 100;
+
+/** The delete guard's default thresholds (docs/directory-sync.md). */
+const defaultMaxDeletes = 500;
+const defaultMaxPercent = 20;
+/** Below this many deletes, the percentage does not trip the guard (deleting every user does). */
+const percentFloor = 20;
+
+/** Thrown inside a cycle's plan when the delete guard stops it: nothing is sent. */
+class DeleteGuardError extends Error {
+  readonly stop: DeleteGuardStop;
+  constructor(stop: DeleteGuardStop) {
+    super(stop.message);
+    this.stop = stop;
+  }
+}
+
+/**
+ * The username a user is moved to for a moment when two users swap usernames (or more rotate
+ * them) within one cycle and the application keeps usernames unique: `sync-tmp-<uuid>`.
+ */
+export function stagingUsername(uuid: string): string {
+  return `sync-tmp-${uuid}`;
+}
 
 /**
  * A sync from any {@link DirectorySource}: each cycle compares the directory with the records
@@ -62,6 +87,8 @@ export function createSourceSync(
   const engine = createDeliveryEngine(http ?? connectProvisioning(options.target, { timeoutMs }));
   // The attempt count of the message a cycle stopped at, carried into the next cycle.
   let lastStop: { key: string; attempts: number } | undefined;
+  // The attempt counts of the messages the last cycle held.
+  const lastRefused = new Map<string, number>();
   let running = false;
   let closed = false;
 
@@ -100,13 +127,30 @@ export function createSourceSync(
     let readNote: string | undefined;
     // The cookie to keep if every message of this cycle is acknowledged.
     let nextCookie: string | undefined;
-    const resume = (message: Omit<OutgoingMessage, "attempts">): OutgoingMessage => {
-      const attempts = lastStop?.key === keyOf(message) ? lastStop.attempts : 0;
+    const resume = <M extends Omit<OutgoingMessage, "attempts">>(
+      message: M,
+    ): M & { attempts: number } => {
+      const key = keyOf(message);
+      const attempts =
+        "attempts" in message
+          ? (message.attempts as number)
+          : lastStop?.key === key
+            ? lastStop.attempts
+            : (lastRefused.get(key) ?? 0);
       return { ...message, attempts };
     };
 
-    // A create or modify carries the whole record the application will hold once it is acknowledged.
-    type Planned = OutgoingMessage & { record?: WireRecord };
+    // A create or modify carries the whole record the application will hold once it is acknowledged;
+    // a staging rename (a username swap) carries the temporary username instead.
+    type Planned = OutgoingMessage & { record?: WireRecord; staging?: string };
+    // The messages the application refused in this cycle, by uuid, in the order they came: each
+    // user's own, held (unacknowledged: the next cycle's diff sends it again, and no Content Sync
+    // cookie is kept past it) while the cycle goes on with the other users.
+    const refused = new Map<string, { message: Planned; stop: SyncStop }>();
+    let refusedTotal = 0;
+    // Set when a message waited behind a refused one of its user's: the cycle is not complete.
+    let deferred = false;
+    const refusals: SyncStop[] = [];
     const messageFor = (user: UserRecord): Planned | undefined => {
       const now = toWire(user);
       const before = cookie.get(user.uuid);
@@ -114,8 +158,10 @@ export function createSourceSync(
       if (before === undefined || before === null) {
         message = resume({ kind: "create", uuid: user.uuid, body: now });
       } else {
-        const changed = changedFields(before, cookie.protect(now));
+        const changed = changedFields(before, cookie.protect(now, before));
         if (changed === undefined) {
+          // An earlier version's password digest, rewritten without a message: unchanged.
+          if (cookie.outdated(before)) cookie.acknowledge(now);
           progress.unchanged++;
           return undefined;
         }
@@ -132,29 +178,52 @@ export function createSourceSync(
       skipped += entries.length;
       skippedEntries.push(...entries.slice(0, maxSkippedListed - skippedEntries.length));
     };
-    /** Deletes for the acknowledged users the scan did not see, unless it saw none at all. */
-    function* deletesForUnseen(seen: number): Generator<Planned> {
-      if (seen === 0) {
-        throw new DirectoryError(
-          `The directory returned no users, while the application holds ${cookie.count()}: ` +
-            "refusing to delete them all. Check the base DN and the filter.",
-          { fatal: false },
-        );
+    /**
+     * The delete guard: throws when `deletes` (of the users the application holds) is more than
+     * it lets a cycle send, before any is sent.
+     */
+    const guardDeletes = (deletes: number) => {
+      const guard = options.deleteGuard;
+      if (deletes === 0 || guard === false || deletes <= (options.allowDeletes ?? 0)) return;
+      const held = cookie.count();
+      const maxDeletes = guard?.maxDeletes ?? defaultMaxDeletes;
+      const maxPercent = guard?.maxPercent ?? defaultMaxPercent;
+      const allow = `If they are meant, allow them: allowDeletes: ${deletes} (sync --allow-deletes ${deletes}).`;
+      let why: string | undefined;
+      if (deletes >= held) {
+        why =
+          `The directory returned none of the ${held} users the application holds: refusing to ` +
+          "delete them all. Check the base DN and the filter.";
+      } else if (deletes > maxDeletes) {
+        why = `This cycle would delete ${deletes} of the ${held} users the application holds, more than ${maxDeletes}: no delete was sent. Check the base DN and the filter.`;
+      } else if (deletes >= percentFloor && deletes * 100 > held * maxPercent) {
+        why = `This cycle would delete ${deletes} of the ${held} users the application holds, more than ${maxPercent} %: no delete was sent. Check the base DN and the filter.`;
       }
+      if (why !== undefined) {
+        throw new DeleteGuardError({ deletes, held, message: `${why} ${allow}` });
+      }
+    };
+
+    /** Deletes for the acknowledged users the scan did not see, once the guard lets them. */
+    function* deletesForUnseen(alsoDeleted = 0): Generator<Planned> {
+      guardDeletes(cookie.unseenCount() + alsoDeleted);
       for (const uuid of cookie.unseen()) yield resume({ kind: "delete", uuid });
     }
 
     /** An update cycle from the changes since the cookie: deletes first, then the changed. */
     function* planChanges(changes: DirectoryChanges): Generator<Planned> {
+      const deleted = [...new Set(changes.deleted)].filter(
+        (uuid) => cookie.get(uuid) !== undefined,
+      );
       if (changes.present) {
         cookie.beginScan();
         cookie.markSeen(changes.present);
         cookie.markSeen(changes.changed.map((user) => user.uuid));
-        yield* deletesForUnseen(changes.present.length + changes.changed.length);
-      }
-      for (const uuid of changes.deleted) {
-        if (cookie.get(uuid) !== undefined) yield resume({ kind: "delete", uuid });
-      }
+        // A user both deleted and not present counts once.
+        cookie.markSeen(deleted);
+        yield* deletesForUnseen(deleted.length);
+      } else guardDeletes(deleted.length);
+      for (const uuid of deleted) yield resume({ kind: "delete", uuid });
       skip(changes.skipped);
       progress.read = changes.changed.length + changes.skipped.length;
       options.onProgress?.({ ...progress });
@@ -201,7 +270,7 @@ export function createSourceSync(
           total += page.users.length;
         }
         progress.total = total;
-        yield* deletesForUnseen(total);
+        yield* deletesForUnseen();
       }
       for await (const page of directory.read({ uuidsOnly: false, signal })) {
         skip(page.skipped);
@@ -214,7 +283,76 @@ export function createSourceSync(
       }
     }
 
-    const acknowledge = (message: OutgoingMessage & { record?: WireRecord }) => {
+    /** The messages for a user after one of theirs was refused in this cycle wait behind it. */
+    async function* holdingOrder(messages: AsyncIterable<Planned>): AsyncGenerator<Planned> {
+      for await (const message of messages) {
+        const uuid = message.uuid;
+        if (uuid !== undefined && refused.has(uuid)) {
+          // Left for the next cycle's diff, which no cookie of this cycle may pass.
+          deferred = true;
+          continue;
+        }
+        yield message;
+      }
+      yield* retryRefused();
+    }
+
+    /**
+     * Sends the refused messages again once every other was sent: a user renamed later in the
+     * directory's order may have freed the username one was refused for. Passes repeat while one
+     * is accepted; then a username swap (or rotation), which no order can serve, is staged: one of
+     * its users is renamed to {@link stagingUsername} for a moment, which frees the name.
+     */
+    async function* retryRefused(): AsyncGenerator<Planned> {
+      // Each staging takes one user off a username for good: at most one per refused message.
+      for (let stagings = refused.size; ; stagings--) {
+        let accepted = true;
+        while (accepted) {
+          accepted = false;
+          for (const [uuid, { message, stop }] of [...refused]) {
+            // Only a conflict (409) may be undone by another user's message of this cycle.
+            if (stop.status !== 409) continue;
+            refused.delete(uuid);
+            yield resume(message);
+            if (!refused.has(uuid)) accepted = true;
+          }
+        }
+        const staging = stagings > 0 ? nextStaging() : undefined;
+        if (staging === undefined) return;
+        yield staging;
+        if (cookie.get(staging.uuid as string)?.username !== staging.staging) return;
+      }
+    }
+
+    /** A rename to a temporary username that unties a swap among the refused, if there is one. */
+    const nextStaging = (): Planned | undefined => {
+      for (const [uuid, { message, stop }] of refused) {
+        const wanted = message.record?.username;
+        if (stop.status !== 409) continue;
+        if (typeof wanted !== "string") continue;
+        const holder = cookie.holderOf(wanted, uuid);
+        const held = holder === undefined ? undefined : refused.get(holder);
+        // The holder is refused too, and its own message takes it off that username.
+        if (holder === undefined || held?.stop.status !== 409) continue;
+        if (held.message.record?.username === wanted) continue;
+        const temporary = stagingUsername(holder);
+        return {
+          kind: "modify",
+          uuid: holder,
+          body: { uuid: holder, username: temporary },
+          attempts: 0,
+          staging: temporary,
+        };
+      }
+      return undefined;
+    };
+
+    const acknowledge = (message: Planned) => {
+      if (message.staging !== undefined) {
+        cookie.rename(message.uuid as string, message.staging);
+        return;
+      }
+      refused.delete(message.uuid as string);
       if (message.kind === "reset") cookie.forgetContents();
       else if (message.kind === "delete") {
         cookie.forget(message.uuid as string);
@@ -226,8 +364,15 @@ export function createSourceSync(
       options.onProgress?.({ ...progress });
     };
 
+    const refuse = (message: Planned, stop: SyncStop) => {
+      // A staging rename refused leaves the swap as it was: its users' own messages stay held.
+      if (message.staging !== undefined) return true;
+      refused.set(message.uuid as string, { message, stop });
+      return true;
+    };
+
     const report = (
-      outcome: { stoppedAt?: SyncStop; directoryError?: string },
+      outcome: { stoppedAt?: SyncStop; directoryError?: string; deleteGuard?: DeleteGuardStop },
       completed: boolean,
     ): DirectorySyncReport => {
       const { read: _read, total: _total, ...counts } = progress;
@@ -242,30 +387,56 @@ export function createSourceSync(
         ...counts,
         skipped,
         skippedEntries,
-        failed: completed ? 0 : 1,
+        refused: refusedTotal,
+        refusals,
+        failed:
+          refusedTotal +
+          (outcome.stoppedAt || outcome.directoryError || outcome.deleteGuard ? 1 : 0),
         ...outcome,
         durationMs: Math.round(performance.now() - startedAt),
       };
     };
 
+    /** The refusals still held when the cycle ended, for the report. */
+    const countRefusals = () => {
+      refusedTotal = refused.size;
+      for (const { stop } of refused.values()) {
+        if (refusals.length < maxRefusalsListed) refusals.push(stop);
+      }
+    };
+
     try {
-      const outcome = await engine.runCycle(plan(), { signal, acknowledge });
+      const outcome = await engine.runCycle(holdingOrder(plan()), {
+        signal,
+        acknowledge,
+        refuse,
+      });
       if (outcome.stoppedAt?.fatal) {
         throw new TargetError(`The Provisioning API at ${target}: ${outcome.stoppedAt.error}`);
       }
+      countRefusals();
+      // Every message acknowledged, none held: the application and the directory agree. A
+      // Content Sync cookie is kept only then, so that a held message is read again.
+      const completed = outcome.completed && refused.size === 0 && !deferred;
       const scope = directory.changes?.scope;
-      if (outcome.completed && nextCookie !== undefined && scope !== undefined) {
+      if (completed && nextCookie !== undefined && scope !== undefined) {
         cookie.changeCookie = { scope, cookie: nextCookie };
       }
       lastStop = outcome.stoppedAt && {
         key: keyOf(outcome.stoppedAt.message),
         attempts: outcome.stoppedAt.attempt,
       };
-      return report(outcome.stoppedAt ? { stoppedAt: outcome.stoppedAt } : {}, outcome.completed);
+      lastRefused.clear();
+      for (const { message, stop } of refused.values()) {
+        lastRefused.set(keyOf(message), stop.attempt);
+      }
+      return report(outcome.stoppedAt ? { stoppedAt: outcome.stoppedAt } : {}, completed);
     } catch (error) {
       if (error instanceof TargetError || (error instanceof DirectoryError && error.fatal)) {
         throw error;
       }
+      countRefusals();
+      if (error instanceof DeleteGuardError) return report({ deleteGuard: error.stop }, false);
       const message = error instanceof Error ? error.message : String(error);
       return report({ directoryError: message }, false);
     }

@@ -28,6 +28,19 @@ export {
   type FakeLicenseField,
   fakeLicenseDefault,
 } from "./fake-license-api.ts";
+export {
+  createFakeSdkApi,
+  type FakeSdkApi,
+  type FakeSdkApiOptions,
+  type FakeSdkLicense,
+  type FakeSdkLicenseField,
+  type FakeSdkMode,
+  type FakeSdkRelease,
+  type FakeSdkUpdate,
+  type FakeSdkWrite,
+  type FakeSupportBundle,
+  fakeSdkLicenseDefault,
+} from "./fake-sdk-api.ts";
 export type {
   FakeCurrentVersion,
   FakeCurrentVersionInit,

@@ -3,8 +3,12 @@
 import { randomUUID } from "node:crypto";
 import { Pool } from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { PostgresUserStore } from "../../src/stores/postgres/index.ts";
+import {
+  PostgresUserStore,
+  type PostgresUserStoreOptions,
+} from "../../src/stores/postgres/index.ts";
 import { testUserStore } from "../../src/testing/index.ts";
+import { quarantinedHandler, quarantineScenarios } from "../support/quarantine-scenarios.ts";
 
 const url = process.env.PLATFORM_INTEGRATION_PG_URL;
 const required = process.env.PLATFORM_INTEGRATION_REQUIRE_PG === "1";
@@ -33,7 +37,7 @@ describe.runIf(url || required)("PostgresUserStore", () => {
     await pool.end();
   });
 
-  const migrated = async (options: { pool: Pool; table: string; schema?: string }) => {
+  const migrated = async (options: PostgresUserStoreOptions & { table: string }) => {
     const store = new PostgresUserStore(options);
     await store.migrate();
     return store;
@@ -146,6 +150,96 @@ describe.runIf(url || required)("PostgresUserStore", () => {
     expect(own.totalCount).toBeGreaterThan(0);
     expect(own.ended).toBe(false);
     await own.end();
+  });
+
+  quarantineScenarios("PostgresUserStore", {
+    create: (rules) => migrated({ pool, table: newTable(), ...rules }),
+  });
+
+  // Catches: kept messages held in the process rather than in the database.
+  it("keeps the kept messages across a restart, and releases them after it", async () => {
+    const table = newTable();
+    const rules = { unique: ["email"] } as const;
+    const first = quarantinedHandler(await migrated({ pool, table, ...rules }));
+    await first.create({ uuid: "a", email: "x@x.io" });
+    await first.create({ uuid: "c", email: "X@x.io", password: "kept-secret" });
+    await first.modify({ uuid: "c", first_name: "Cee" });
+    const other = connect();
+    const store = await migrated({ pool: other, table, ...rules });
+    const second = quarantinedHandler(store);
+    expect((await second.handler.quarantined()).map((kept) => [kept.uuid, kept.operation])).toEqual(
+      [
+        ["c", "create"],
+        ["c", "modify"],
+      ],
+    );
+    await second.modify({ uuid: "a", email: "y@x.io" });
+    expect(await store.get("c")).toEqual({
+      uuid: "c",
+      email: "X@x.io",
+      password: "kept-secret",
+      firstName: "Cee",
+    });
+    await other.end();
+  });
+
+  // Catches: a release without the per-uuid lock or outside one transaction: two replicas then
+  // apply a kept message twice, or the modify before the create.
+  it("applies each kept message once and in order when two replicas race over them", async () => {
+    const table = newTable();
+    const rules = { unique: ["email"] } as const;
+    const pools = [connect(), connect()];
+    const [storeOne, storeTwo] = await Promise.all(
+      pools.map((replica) => migrated({ pool: replica, table, ...rules })),
+    );
+    const one = quarantinedHandler(storeOne as PostgresUserStore);
+    const two = quarantinedHandler(storeTwo as PostgresUserStore);
+    await one.create({ uuid: "holder", email: "held@x.io" });
+    const users = Array.from({ length: 6 }, (_, index) => `u${index}`);
+    for (const uuid of users) {
+      await (uuid < "u3" ? one : two).create({ uuid, email: "held@x.io" });
+      await one.modify({ uuid, first_name: `first ${uuid}` });
+      await two.modify({ uuid, last_name: `last ${uuid}` });
+    }
+    expect(await one.handler.quarantined()).toHaveLength(18);
+    // The holder leaves: only one of the six can take the email; the others stay kept.
+    await storeOne!.delete("holder");
+    const results = await Promise.all([
+      one.handler.retryQuarantined(),
+      two.handler.retryQuarantined(),
+    ]);
+    const applied = [...one.changes, ...two.changes].filter((change) => change.uuid !== "holder");
+    expect(applied.map((change) => change.type)).toEqual(["created", "updated", "updated"]);
+    expect(results.reduce((sum, result) => sum + result.released, 0)).toBe(3);
+    const winner = applied[0]?.uuid as string;
+    expect(applied.every((change) => change.uuid === winner)).toBe(true);
+    expect(await storeTwo!.get(winner)).toEqual({
+      uuid: winner,
+      email: "held@x.io",
+      firstName: `first ${winner}`,
+      lastName: `last ${winner}`,
+    });
+    expect(await one.handler.quarantined()).toHaveLength(15);
+    await Promise.all(pools.map((replica) => replica.end()));
+  });
+
+  it("makes the unique indexes follow the option, and refuses one the data already breaks", async () => {
+    const table = newTable();
+    const plain = await migrated({ pool, table });
+    await plain.upsert({ uuid: "a", email: "x@x.io", username: "sam" });
+    await plain.upsert({ uuid: "b", email: "X@x.io" });
+    await expect(migrated({ pool, table, unique: ["email"] })).rejects.toThrow(
+      /cannot make email unique: two active users already share a value/,
+    );
+    const strict = await migrated({ pool, table, unique: ["username"] });
+    await expect(strict.upsert({ uuid: "c", username: "sam" })).rejects.toMatchObject({
+      name: "UserConflictError",
+      field: "username",
+    });
+    await migrated({ pool, table });
+    await expect(plain.upsert({ uuid: "c", username: "sam" })).resolves.toMatchObject({
+      created: true,
+    });
   });
 
   it("is not ready when the server cannot be reached", async () => {

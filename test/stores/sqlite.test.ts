@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import type { UserPatch } from "../../src/provisioning/index.ts";
 import { SqliteUserStore } from "../../src/stores/sqlite/index.ts";
 import { testUserStore } from "../../src/testing/index.ts";
+import { quarantinedHandler, quarantineScenarios } from "../support/quarantine-scenarios.ts";
 
 const source = fileURLToPath(new URL("../../src/stores/sqlite/index.ts", import.meta.url));
 
@@ -298,5 +299,87 @@ describe("platform-integration/sqlite on a runtime without node:sqlite", () => {
     } finally {
       runtime.getBuiltinModule = getBuiltinModule;
     }
+  });
+});
+
+quarantineScenarios("SqliteUserStore", {
+  create: async (rules) => new SqliteUserStore(newFile(), rules),
+});
+
+describe("SqliteUserStore's quarantine and unique fields", () => {
+  const rules = { unique: ["email"] } as const;
+
+  // Catches: kept messages held in the process (lost on restart) rather than in the file.
+  it("keeps the kept messages across a restart, and releases them after it", async () => {
+    const file = newFile();
+    const before = new SqliteUserStore(file, rules);
+    const first = quarantinedHandler(before);
+    await first.create({ uuid: "a", email: "x@x.io" });
+    await first.create({ uuid: "c", email: "x@x.io", password: "kept-secret" });
+    await first.modify({ uuid: "c", first_name: "Cee" });
+    before.close();
+    const after = new SqliteUserStore(file, rules);
+    const second = quarantinedHandler(after);
+    expect((await second.handler.quarantined()).map((kept) => [kept.uuid, kept.operation])).toEqual(
+      [
+        ["c", "create"],
+        ["c", "modify"],
+      ],
+    );
+    await second.modify({ uuid: "a", email: "y@x.io" });
+    expect(after.get("c")).toEqual({
+      uuid: "c",
+      email: "x@x.io",
+      password: "kept-secret",
+      firstName: "Cee",
+    });
+    expect(second.changes.map((change) => [change.type, change.uuid])).toEqual([
+      ["updated", "a"],
+      ["created", "c"],
+      ["updated", "c"],
+    ]);
+    after.close();
+  });
+
+  // Catches: a release that is not one transaction, so two connections apply a message twice.
+  it("applies each kept message once, in order, when two stores on one file retry together", async () => {
+    const file = newFile();
+    const one = quarantinedHandler(new SqliteUserStore(file, rules));
+    const twoStore = new SqliteUserStore(file, rules);
+    const two = quarantinedHandler(twoStore);
+    await one.create({ uuid: "a", email: "x@x.io" });
+    await one.create({ uuid: "c", email: "x@x.io" });
+    await one.modify({ uuid: "c", username: "cee" });
+    await twoStore.delete("a");
+    const results = await Promise.all([
+      one.handler.retryQuarantined(),
+      two.handler.retryQuarantined(),
+    ]);
+    expect(results.reduce((sum, result) => sum + result.released, 0)).toBe(2);
+    const applied = [...one.changes, ...two.changes].filter((change) => change.uuid === "c");
+    expect(applied.map((change) => change.type)).toEqual(["created", "updated"]);
+    expect(twoStore.get("c")).toEqual({ uuid: "c", email: "x@x.io", username: "cee" });
+  });
+
+  it("makes the unique indexes follow the option, and refuses one the data already breaks", async () => {
+    const file = newFile();
+    const plain = new SqliteUserStore(file);
+    await plain.upsert({ uuid: "a", email: "x@x.io", username: "sam" });
+    await plain.upsert({ uuid: "b", email: "X@x.io" });
+    plain.close();
+    expect(() => new SqliteUserStore(file, { unique: ["email"] })).toThrow(
+      /cannot make email unique: two active users already share a value/,
+    );
+    const strict = new SqliteUserStore(file, { unique: ["username"] });
+    await expect(strict.upsert({ uuid: "c", username: "sam" })).rejects.toMatchObject({
+      name: "UserConflictError",
+      field: "username",
+    });
+    strict.close();
+    const relaxed = new SqliteUserStore(file);
+    await expect(relaxed.upsert({ uuid: "c", username: "sam" })).resolves.toMatchObject({
+      created: true,
+    });
+    relaxed.close();
   });
 });

@@ -313,7 +313,8 @@ describe("createDirectorySync over a directory source", () => {
     app.received.length = 0;
     const report = await sync.syncOnce();
     expect(report).toMatchObject({ completed: false, deleted: 0, failed: 1 });
-    expect(report.directoryError).toMatch(/refusing to delete them all/);
+    expect(report.deleteGuard).toMatchObject({ deletes: 3, held: 3 });
+    expect(report.deleteGuard?.message).toMatch(/refusing to delete them all/);
     expect(calls()).toEqual(["GET /v1/ping"]);
     expect(app.store.list()).toHaveLength(3);
   });
@@ -600,7 +601,7 @@ describe("update cycles from a change feed (Content Sync)", () => {
     app.received.length = 0;
     feed.next = { changed: [], skipped: [], deleted: [], present: [], cookie: "c2" };
     const empty = await sync.syncOnce();
-    expect(empty.directoryError).toMatch(/refusing to delete them all/);
+    expect(empty.deleteGuard?.message).toMatch(/refusing to delete them all/);
     expect(calls()).toEqual(["GET /v1/ping"]);
     // The refused cycle did not complete: the cookie stays.
     feed.next = { changed: [], skipped: [], deleted: [], cookie: "c3" };
@@ -686,5 +687,302 @@ describe("update cycles from a change feed (Content Sync)", () => {
     feed.next = { changed: [], skipped: [], deleted: [], cookie: "c3" };
     await sync.syncOnce();
     expect(feed.asked).toEqual(["c2"]);
+  });
+});
+
+/**
+ * The reference application behind a unique constraint on usernames, as real applications keep:
+ * a create or modify that would give a user a username another user holds is answered 409.
+ */
+async function uniqueUsernames(
+  options: { refuse?: (body: Record<string, unknown>) => number | undefined } = {},
+) {
+  const server = await startServer(async (request) => {
+    if (request.method === "POST" && request.url.includes("/v1/user/")) {
+      const body = (await request.clone().json()) as Record<string, unknown>;
+      const refusal = options.refuse?.(body);
+      if (refusal !== undefined) {
+        return Response.json({ error: `refused ${body.uuid}` }, { status: refusal });
+      }
+      const holder = app.store
+        .list()
+        .find((user) => user.username === body.username && user.uuid !== body.uuid);
+      if (typeof body.username === "string" && holder) {
+        app.received.push({ method: request.method, path: new URL(request.url).pathname, body });
+        return Response.json({ error: `username ${body.username} is taken` }, { status: 409 });
+      }
+    }
+    return app.fetch(request);
+  });
+  return server.url;
+}
+
+const byUuid = (a: UserRecord, b: UserRecord) => a.uuid.localeCompare(b.uuid);
+
+describe("refusals (4xx) hold one user's message, not the directory", () => {
+  it("goes on with the other users after a 409, reports the refusal, and sends it again next cycle", async () => {
+    let refusing = true;
+    const target = await uniqueUsernames({
+      refuse: (body) => (refusing && body.uuid === "u1" ? 422 : undefined),
+    });
+    const directory = memoryDirectory(people(4));
+    const sync = await open(directory, { target });
+    const first = await sync.syncOnce();
+    expect(first).toMatchObject({ completed: false, created: 3, refused: 1, failed: 1 });
+    expect(first.stoppedAt).toBeUndefined();
+    expect(first.refusals).toEqual([
+      {
+        message: { kind: "create", uuid: "u1", fields: expect.any(Array) },
+        attempt: 1,
+        status: 422,
+        body: { error: "refused u1" },
+        durationMs: expect.any(Number),
+      },
+    ]);
+    expect(app.store.list().map(({ uuid }) => uuid)).toEqual(["u0", "u2", "u3"]);
+    // Held: the next cycle sends it again (a 422 is not retried within the cycle).
+    expect(
+      app.received.filter(({ body }) => (body as { uuid?: string })?.uuid === "u1"),
+    ).toHaveLength(0);
+    const second = await sync.syncOnce();
+    expect(second).toMatchObject({ completed: false, refused: 1 });
+    expect(second.refusals[0]).toMatchObject({ attempt: 2, status: 422 });
+    refusing = false;
+    expect(await sync.syncOnce()).toMatchObject({ completed: true, created: 1, unchanged: 3 });
+    expect(app.store.list().sort(byUuid)).toEqual([...directory.users].sort(byUuid));
+  });
+
+  it("stops the cycle as before on a 5xx, 401, 403, 408 or 429", async () => {
+    for (const status of [500, 401, 403, 408, 429]) {
+      app = createReferenceProvisioning();
+      const target = await uniqueUsernames({
+        refuse: (body) => (body.uuid === "u1" ? status : undefined),
+      });
+      const sync = await open(memoryDirectory(people(3)), { target });
+      const report = await sync.syncOnce();
+      expect(report, `status ${status}`).toMatchObject({
+        completed: false,
+        created: 1,
+        refused: 0,
+      });
+      expect(report.stoppedAt).toMatchObject({ status, message: { uuid: "u1" } });
+      await sync.close();
+      syncs.length = 0;
+      rmSync(join(folder, "state.sqlite"), { force: true });
+      rmSync(join(folder, "state.sqlite-acks"), { force: true });
+    }
+  });
+
+  it("orders renames within a cycle: a username freed later in the directory's order is taken once free", async () => {
+    const target = await uniqueUsernames();
+    const directory = memoryDirectory(people(3));
+    const sync = await open(directory, { target });
+    await sync.syncOnce();
+    // u0 takes user2's name; u2 (later in the order) becomes user9.
+    (directory.users[0] as UserRecord).username = "user2";
+    (directory.users[2] as UserRecord).username = "user9";
+    app.received.length = 0;
+    const report = await sync.syncOnce();
+    expect(report).toMatchObject({ completed: true, modified: 2, refused: 0, failed: 0 });
+    expect(app.store.list().sort(byUuid)).toEqual([...directory.users].sort(byUuid));
+  });
+
+  it("stages a username swap through a temporary name, which the application accepts", async () => {
+    const target = await uniqueUsernames();
+    const directory = memoryDirectory(people(4));
+    const sync = await open(directory, { target });
+    await sync.syncOnce();
+    // A swap (u0, u1) and a rotation of three (u2 -> user3, u3 -> user2 is a swap too).
+    const [u0, u1, u2, u3] = directory.users as [UserRecord, UserRecord, UserRecord, UserRecord];
+    [u0.username, u1.username] = [u1.username as string, u0.username as string];
+    [u2.username, u3.username] = [u3.username as string, u2.username as string];
+    app.received.length = 0;
+    const report = await sync.syncOnce();
+    expect(report).toMatchObject({ completed: true, modified: 4, refused: 0 });
+    expect(app.store.list().sort(byUuid)).toEqual([...directory.users].sort(byUuid));
+    const renames = app.received
+      .filter(({ path }) => path === "/v1/user/modify")
+      .map(({ body }) => (body as { username: string }).username);
+    expect(renames).toContain("sync-tmp-u1");
+    // Nothing is left to send: the temporary name was replaced within the cycle.
+    app.received.length = 0;
+    expect(await sync.syncOnce()).toMatchObject({ completed: true, unchanged: 4 });
+    expect(calls()).toEqual(["GET /v1/ping"]);
+  });
+
+  it("keeps the Content Sync cookie while a message is held, so the held change is read again", async () => {
+    let refusing = true;
+    const target = await uniqueUsernames({
+      refuse: (body) => (refusing && body.uuid === "u8" ? 400 : undefined),
+    });
+    const { feed, sync } = await syncedWithFeed(2, { target });
+    const [, , , , , , , u7, u8] = people(10) as UserRecord[];
+    feed.next = { changed: [u7, u8] as UserRecord[], skipped: [], deleted: [], cookie: "c1" };
+    expect(await sync.syncOnce()).toMatchObject({ completed: false, created: 1, refused: 1 });
+    refusing = false;
+    expect(await sync.syncOnce()).toMatchObject({ completed: true, created: 1, unchanged: 3 });
+    // The cycle that held u8 did not keep c1: the next asked from c0 again.
+    expect(feed.asked).toEqual(["c0", "c0"]);
+    await sync.syncOnce();
+    expect(feed.asked).toEqual(["c0", "c0", "c1"]);
+  });
+});
+
+describe("the delete guard", () => {
+  async function synced(
+    count: number,
+    options: { deleteGuard?: { maxDeletes?: number }; state?: string } = {},
+  ) {
+    appUrl ??= (await startServer((request) => app.fetch(request))).url;
+    const directory = memoryDirectory(people(count));
+    const sync = createDirectorySync({
+      source: directory,
+      target: appUrl,
+      state: join(folder, options.state ?? "guard.sqlite"),
+      ...(options.deleteGuard && { deleteGuard: options.deleteGuard }),
+    });
+    syncs.push(sync);
+    expect(await sync.syncOnce()).toMatchObject({ completed: true, created: count });
+    app.received.length = 0;
+    return { directory, sync };
+  }
+
+  it("sends nothing when a cycle would delete more than 20 % (from 20 deletes), and says how to allow it", async () => {
+    const { directory, sync } = await synced(100);
+    directory.users.splice(0, 21);
+    const report = await sync.syncOnce();
+    expect(report).toMatchObject({ completed: false, deleted: 0, failed: 1 });
+    expect(report.deleteGuard).toEqual({
+      deletes: 21,
+      held: 100,
+      message: expect.stringMatching(
+        /would delete 21 of the 100 users .*more than 20 %.*allowDeletes: 21 \(sync --allow-deletes 21\)/,
+      ),
+    });
+    expect(calls()).toEqual(["GET /v1/ping"]);
+    expect(app.store.list()).toHaveLength(100);
+  });
+
+  it("lets 20 % through, and fewer than 20 deletes whatever their share", async () => {
+    const { directory, sync } = await synced(100);
+    directory.users.splice(0, 20);
+    expect(await sync.syncOnce()).toMatchObject({ completed: true, deleted: 20 });
+    app = createReferenceProvisioning();
+    appUrl = undefined;
+    const small = await synced(30, { state: "small.sqlite" });
+    small.directory.users.splice(0, 19);
+    // 19 of 30 is 63 %, but fewer than 20 deletes.
+    expect(await small.sync.syncOnce()).toMatchObject({ completed: true, deleted: 19 });
+  });
+
+  it("takes its thresholds as options, and the operator's allowance", async () => {
+    const { directory, sync } = await synced(10, { deleteGuard: { maxDeletes: 2 } });
+    directory.users.splice(0, 3);
+    expect((await sync.syncOnce()).deleteGuard?.message).toMatch(/more than 2:/);
+    await sync.close();
+    syncs.length = 0;
+    const allowed = createDirectorySync({
+      source: directory,
+      target: appUrl as string,
+      state: join(folder, "guard.sqlite"),
+      deleteGuard: { maxDeletes: 2 },
+      allowDeletes: 3,
+    });
+    syncs.push(allowed);
+    expect(await allowed.syncOnce()).toMatchObject({ completed: true, deleted: 3 });
+  });
+
+  it("guards Content Sync deletes too, and lets everything through when turned off", async () => {
+    const { feed, sync } = await syncedWithFeed(4);
+    feed.next = { changed: [], skipped: [], deleted: ["u0", "u1", "u2", "u3"], cookie: "c1" };
+    expect((await sync.syncOnce()).deleteGuard).toMatchObject({ deletes: 4, held: 4 });
+    expect(calls()).toEqual(["GET /v1/ping"]);
+    await sync.close();
+    syncs.length = 0;
+    const off = createDirectorySync({
+      source: Object.assign(memoryDirectory([]), { changes: feed }),
+      target: appUrl as string,
+      state: join(folder, "state.sqlite"),
+      deleteGuard: false,
+    });
+    syncs.push(off);
+    expect(await off.syncOnce()).toMatchObject({ completed: true, deleted: 4 });
+  });
+});
+
+describe("the state file", () => {
+  it("keeps passwords as an HMAC under a key kept in another file, and rewrites an older SHA-256 digest without a message", async () => {
+    const { createHash } = await import("node:crypto");
+    const { DatabaseSync } = await import("node:sqlite");
+    const directory = memoryDirectory([
+      { uuid: "p1", username: "pat", password: "correct horse", passwordFormat: "plain" },
+    ]);
+    const sync = await open(directory);
+    await sync.syncOnce();
+    await sync.close();
+    syncs.length = 0;
+    const state = join(folder, "state.sqlite");
+    const unsalted = createHash("sha256").update("correct horse").digest("hex");
+    const stored = () => {
+      const db = new DatabaseSync(state);
+      const row = db.prepare("SELECT record FROM acknowledged").get() as { record: string };
+      db.close();
+      return JSON.parse(row.record).password as string;
+    };
+    expect(readFileSync(state).includes(unsalted)).toBe(false);
+    expect(stored()).toMatch(/^hmac-sha256:[0-9a-f]{64}$/);
+    expect(stored()).not.toContain(unsalted);
+    expect(readFileSync(`${state}-key`, "utf8")).toMatch(/^[A-Za-z0-9+/=]{44}\n$/);
+    // A state file an earlier version wrote: the unsalted digest.
+    const db = new DatabaseSync(state);
+    db.prepare("UPDATE acknowledged SET record = ?").run(
+      JSON.stringify({
+        uuid: "p1",
+        username: "pat",
+        password: `sha256:${unsalted}`,
+        password_format: "plain",
+      }),
+    );
+    db.close();
+    const reopened = await open(directory);
+    app.received.length = 0;
+    expect(await reopened.syncOnce()).toMatchObject({ completed: true, unchanged: 1 });
+    expect(calls()).toEqual(["GET /v1/ping"]);
+    await reopened.close();
+    syncs.length = 0;
+    expect(stored()).toMatch(/^hmac-sha256:/);
+  });
+
+  it("binds to its directory only once it holds something: a first run that reached nothing is not bound", async () => {
+    const target = "http://127.0.0.1:1";
+    const failing = await open(memoryDirectory(people(1), "ldap://mistyped:389 ou=people"), {
+      target,
+    });
+    expect(await failing.syncOnce()).toMatchObject({ completed: false });
+    await failing.close();
+    syncs.length = 0;
+    const right = await open(memoryDirectory(people(1), "ldap://right:389 ou=people"));
+    expect(await right.syncOnce()).toMatchObject({ completed: true, created: 1 });
+    await right.close();
+    syncs.length = 0;
+    // Now it holds a user: another directory is refused.
+    await expect(open(memoryDirectory(people(1), "ldap://other:389 ou=people"))).rejects.toThrow(
+      StateMismatchError,
+    );
+  });
+
+  it("takes over a state file whose identity carried the filter (a filter change needs no re-sync)", async () => {
+    const { DatabaseSync } = await import("node:sqlite");
+    const sync = await open(memoryDirectory(people(1), "ldap://h:389 ou=people"));
+    await sync.syncOnce();
+    await sync.close();
+    syncs.length = 0;
+    const db = new DatabaseSync(join(folder, "state.sqlite"));
+    db.prepare("UPDATE meta SET value = ? WHERE key = 'source'").run(
+      "ldap://h:389 ou=people (objectClass=person)",
+    );
+    db.close();
+    const again = await open(memoryDirectory(people(1), "ldap://h:389 ou=people"));
+    expect(await again.syncOnce()).toMatchObject({ completed: true, unchanged: 1 });
   });
 });

@@ -17,6 +17,8 @@ export type FetchCore = Pick<ProvisioningHandler, "handle" | "owns" | "bodyLimit
 interface NodeContext {
   incoming: NodeBodyStream & {
     rawHeaders: readonly string[];
+    /** The request target as it came on the wire, dot segments unresolved. */
+    url?: string | undefined;
     /** Whether anything (a middleware before the API) has started reading the body. */
     readableDidRead?: boolean;
     socket?: { remoteAddress?: string | undefined };
@@ -41,9 +43,10 @@ export function createFetchEntry(
   const { handle, owns, bodyLimit } = core;
   return async (request, context) => {
     const url = request.url;
-    const path = url.slice(url.indexOf("/", url.indexOf("//") + 2));
+    let path = url.slice(url.indexOf("/", url.indexOf("//") + 2));
     const method = request.method;
     const node = nodeContextOf(context);
+    if (method === "DELETE") path = deletePath(path, node?.incoming.url);
     const headers = node === undefined ? request.headers : node.incoming.rawHeaders;
     let body: Uint8Array | undefined;
     if (method !== "GET" && method !== "HEAD" && owns(path)) {
@@ -94,4 +97,32 @@ function remoteAddressOf(request: Request, context: unknown): string | undefined
     return typeof address === "string" ? address : undefined;
   }
   return undefined;
+}
+
+const userSegment = "/v1/user/";
+const dotSegment = /^(?:\.|%2e){1,2}$/i;
+
+/**
+ * The path of a delete whose uuid is "." or ".." (or holds such a segment after a "/"). A Web
+ * Request's URL has resolved it away, as WHATWG URL does in every runtime (Bun, Deno, Node's
+ * Request): `/v1/user/%2E` reads `/v1/user/`, `/v1/user/%2E%2E` reads `/v1/`. With the raw request
+ * target (the Node request a server passes beside the Web one), the segment is taken from it, as
+ * the Node adapters take it from `req.url`. Without it, these two shapes are read as the uuids
+ * "." and "..": nothing the platform sends resolves to them otherwise, since its uuids are never
+ * empty.
+ */
+function deletePath(path: string, rawTarget: string | undefined): string {
+  const query = path.indexOf("?");
+  const bare = query === -1 ? path : path.slice(0, query);
+  const user = bare.endsWith(userSegment);
+  if (!user && !bare.endsWith("/v1/")) return path;
+  // The uuid's place once a user route's "user/" is back.
+  const prefix = user ? bare : `${bare}user/`;
+  if (rawTarget === undefined) return `${prefix}${user ? "." : ".."}`;
+  const rawQuery = rawTarget.indexOf("?");
+  const rawPath = rawQuery === -1 ? rawTarget : rawTarget.slice(0, rawQuery);
+  const at = rawPath.indexOf(userSegment);
+  if (at === -1) return path;
+  const segment = rawPath.slice(at + userSegment.length);
+  return segment.split("/").some((part) => dotSegment.test(part)) ? `${prefix}${segment}` : path;
 }

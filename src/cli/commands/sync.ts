@@ -5,6 +5,7 @@ import type {
   DirectorySyncProgress,
   DirectorySyncReport,
 } from "../../sync/directory-sync-types.ts";
+import type { SyncStop } from "../../sync/messages.ts";
 import { connectUserReader } from "../../testing/read-user.ts";
 import type { VerifyReport } from "../../testing/verify-users.ts";
 import { integerOption, parseTargetCommandLine } from "../args.ts";
@@ -34,6 +35,11 @@ Options:
   --filter <filter>           Which entries are users (default (objectClass=person))
   --username-field <attr>     The attribute of the username: uid (default), sAMAccountName for AD
   --user-id-field <attr>      The attribute sent as user_id (none by default)
+  --uuid-field <attr>         The attribute of the uuid (default objectGUID, else entryUUID);
+                              objectGUID and objectSid are read as bytes and sent in their
+                              string form
+  --binary-attributes <list>  More attributes to read as bytes, never as text (comma-separated):
+                              mapped by name, they are sent as base64
   --passwords                 Also send userPassword, its {SCHEME} as password_format
   --ldap-ca <file>            Trust the PEM CA certificate(s) in this file for ldaps:// / StartTLS
   --target-ca <file>          Trust the PEM certificate(s) in this file for an https:// <url> (a
@@ -46,6 +52,13 @@ Options:
   --once                      Run one cycle and exit
   --full                      Start with a full re-sync (after a change of filter or mapping)
   --reset-request             The application serves POST /v1/reset: send it before a full re-sync
+  --max-deletes <n>           The delete guard: a cycle that would delete more than n users
+                              (default 500), or more than --max-delete-percent of the users the
+                              application holds (default 20, from 20 deletes), or all of them,
+                              sends nothing and exits 1
+  --max-delete-percent <p>    See --max-deletes
+  --allow-deletes <n>         Let a cycle delete up to n users whatever the guard says: the
+                              answer to a cycle the guard stopped, once its deletes are checked
   --no-content-sync           Read the whole directory every cycle, even where the server offers
                               Content Sync (RFC 4533), which update cycles otherwise use to read
                               only what changed
@@ -57,8 +70,15 @@ Options:
   --json                      Print each cycle's report as one line of JSON (progress on stderr)
   -h, --help                  Show this help
 
-Exit status: 0 when the last cycle completed, 1 when it stopped on an error (or a read-back found
-a difference), 2 for a wrong command line.
+A 4xx answer to a user's message (409 for a username another user holds, 400, 404, 422) holds
+that user's message for the next cycle and the cycle goes on with the others; the report lists
+each refusal. 5xx, 401, 403, 408, 429 and network errors stop the cycle.
+
+SIGINT or SIGTERM ends the cycle at the message in flight (sent again next time) and exits 0.
+
+Exit status: 0 when the last cycle completed (or was stopped by SIGINT/SIGTERM), 1 when it
+stopped on an error, held refused messages, was stopped by the delete guard (or a read-back
+found a difference), 2 for a wrong command line.
 `;
 
 /** `platform-integration sync <url> --ldap-url ... --base-dn ...`: {@link createDirectorySync}. */
@@ -83,6 +103,11 @@ export const syncCommand: Command = {
         filter: { type: "string" },
         "username-field": { type: "string" },
         "user-id-field": { type: "string" },
+        "uuid-field": { type: "string" },
+        "binary-attributes": { type: "string" },
+        "max-deletes": { type: "string" },
+        "max-delete-percent": { type: "string" },
+        "allow-deletes": { type: "string" },
         passwords: { type: "boolean" },
         "ldap-ca": { type: "string" },
         "target-ca": { type: "string" },
@@ -111,6 +136,19 @@ export const syncCommand: Command = {
       values["page-size"] === undefined
         ? undefined
         : integerOption(values["page-size"], "page-size", { min: 1, max: 100_000 });
+    const count = (name: "max-deletes" | "max-delete-percent" | "allow-deletes", max: number) =>
+      values[name] === undefined ? undefined : integerOption(values[name], name, { min: 0, max });
+    const maxDeletes = count("max-deletes", 1_000_000_000);
+    const maxPercent = count("max-delete-percent", 100);
+    const allowDeletes = count("allow-deletes", 1_000_000_000);
+    const mapping = {
+      ...(values["user-id-field"] !== undefined && { userId: values["user-id-field"] }),
+      ...(values["uuid-field"] !== undefined && { uuid: values["uuid-field"] }),
+    };
+    const binaryAttributes = values["binary-attributes"]
+      ?.split(",")
+      .map((name) => name.trim())
+      .filter(Boolean);
     const password = bindPassword(values["bind-password-file"], io);
     const bindDn = values["bind-dn"];
     const ca = values["ldap-ca"];
@@ -134,9 +172,15 @@ export const syncCommand: Command = {
         baseDn,
         ...(values.filter !== undefined && { filter: values.filter }),
         ...(values["username-field"] !== undefined && { usernameField: values["username-field"] }),
-        ...(values["user-id-field"] !== undefined && {
-          mapping: { userId: values["user-id-field"] },
+        ...(Object.keys(mapping).length > 0 && { mapping }),
+        ...(binaryAttributes && { binaryAttributes }),
+        ...((maxDeletes !== undefined || maxPercent !== undefined) && {
+          deleteGuard: {
+            ...(maxDeletes !== undefined && { maxDeletes }),
+            ...(maxPercent !== undefined && { maxPercent }),
+          },
         }),
+        ...(allowDeletes !== undefined && { allowDeletes }),
         ...(values.passwords && { passwords: true }),
         ...(pageSize !== undefined && { pageSize }),
         target,
@@ -159,7 +203,10 @@ export const syncCommand: Command = {
           signal: io.signal,
         });
       }
-      ok = report.completed && (verified === undefined || verifiedAll(verified));
+      // A cycle that SIGINT or SIGTERM ended is a requested stop, not a failure: what was
+      // acknowledged is in the state file and the next run resumes there.
+      const stopped = io.signal.aborted && report.refused === 0 && !report.deleteGuard;
+      ok = stopped || (report.completed && (verified === undefined || verifiedAll(verified)));
       if (values.json) {
         io.stdout.write(`${JSON.stringify(verified ? { ...report, verified } : report)}\n`);
       } else {
@@ -277,19 +324,35 @@ function describe(report: DirectorySyncReport, verified: VerifyReport | undefine
     lines.push(`${report.skipped} entries skipped (no uuid), such as:`);
     for (const entry of report.skippedEntries.slice(0, 5)) lines.push(`  ${entry.dn}`);
   }
-  const stop = report.stoppedAt;
-  if (stop) {
+  const describeStop = (stop: SyncStop) => {
     const what = [stop.message.kind, stop.message.uuid].filter(Boolean).join(" ");
     const answer =
       stop.error ??
       `status ${stop.status}${stop.body === undefined ? "" : ` ${JSON.stringify(stop.body)}`}`;
-    const stopped = io.signal.aborted ? "Interrupted" : "Stopped";
+    return `${what} (attempt ${stop.attempt}): ${answer}`;
+  };
+  if (report.refused > 0) {
     lines.push(
-      `${stopped} at ${what} (attempt ${stop.attempt}): ${answer}`,
-      "The next cycle starts again with this message.",
+      `${report.refused} messages refused by the application, held for the next cycle (the others went on):`,
     );
+    for (const refusal of report.refusals.slice(0, 20)) lines.push(`  ${describeStop(refusal)}`);
   }
-  if (report.directoryError)
-    lines.push(`The directory could not be read: ${report.directoryError}`);
+  if (report.deleteGuard) lines.push(report.deleteGuard.message);
+  const stop = report.stoppedAt;
+  if (io.signal.aborted) {
+    const reason = io.signal.reason instanceof Error ? ` (${io.signal.reason.message})` : "";
+    lines.push(
+      `Stopped on request${reason}${stop ? ` at ${describeStop(stop)}` : ""}: what was acknowledged is in the state file, and the next run resumes there.`,
+    );
+  } else {
+    if (stop) {
+      lines.push(
+        `Stopped at ${describeStop(stop)}`,
+        "The next cycle starts again with this message.",
+      );
+    }
+    if (report.directoryError)
+      lines.push(`The directory could not be read: ${report.directoryError}`);
+  }
   return `${lines.join("\n")}\n${verified ? describeVerifyReport(verified) : ""}`;
 }

@@ -6,11 +6,19 @@ import { isRetryableStatus } from "./retry-policy.ts";
 
 const brand = Symbol.for("platform-integration.error");
 
-type ErrorKind = "configuration" | "http" | "network" | "timeout" | "response-shape";
+type ErrorKind =
+  | "configuration"
+  | "read-only"
+  | "http"
+  | "network"
+  | "timeout"
+  | "response-shape"
+  | "unsupported-operation";
 
 /** Marks `error` with its kind, which the guards read; kept out of the public constructors. */
 function mark(error: PlatformApiError, kind: ErrorKind): void {
-  Object.defineProperty(error, brand, { value: kind });
+  // Configurable, so that a subclass (ReadOnlyModeError) marks itself after its base did.
+  Object.defineProperty(error, brand, { value: kind, configurable: true });
 }
 
 /** What the Integration API client knows about a request that failed. */
@@ -43,7 +51,7 @@ export abstract class PlatformApiError extends Error {
  * trusted CAs. The message names the fix; retrying does not help.
  */
 export class ConfigurationError extends PlatformApiError {
-  override readonly name = "ConfigurationError";
+  override readonly name: string = "ConfigurationError";
   readonly retryable = false;
 
   constructor(message: string, options?: ErrorOptions) {
@@ -51,6 +59,77 @@ export class ConfigurationError extends PlatformApiError {
     mark(this, "configuration");
   }
 }
+
+/**
+ * The newer in-cluster API runs in read-only mode (its Helm value `readOnlyMode`) and refused a
+ * write with 422: nothing was stored and nothing was sent upstream. Retrying cannot help, so it
+ * is never retried; `isConfigurationError` also recognises it. The fix is the service's
+ * configuration, or leaving the write out when `readOnlyMode` is intended.
+ */
+export class ReadOnlyModeError extends ConfigurationError implements RequestDetails {
+  override readonly name = "ReadOnlyModeError";
+  readonly method: string;
+  readonly url: string;
+  readonly attempts: number;
+  /** The service's own message (`error` of its 422 body). */
+  readonly serviceMessage: string;
+
+  constructor(details: RequestDetails & { serviceMessage: string }) {
+    const { method, url, serviceMessage } = details;
+    super(
+      `${method} ${url} was refused: the platform's SDK service runs in read-only mode (readOnlyMode${serviceMessage === "" ? "" : `: ${serviceMessage}`}), so it stores no custom metrics, instance tags or support bundle metadata. Turn readOnlyMode off in the service's Helm values, or skip this write in read-only installs.`,
+    );
+    mark(this, "read-only");
+    this.method = method;
+    this.url = url;
+    this.attempts = details.attempts;
+    this.serviceMessage = serviceMessage;
+  }
+}
+
+/** Which of the platform's APIs a client talks to; see the clients' `api` option. */
+export type PlatformApiKind = "integration" | "sdk" | "kots";
+
+/**
+ * The selected API cannot serve this call: rejected at once, without a request (the client's
+ * `capabilities` says so beforehand), or after the service answered 404 because its version
+ * predates the endpoint (`requestSent` is then true). The message names the API and the
+ * alternative; retrying does not help.
+ */
+export class UnsupportedOperationError extends PlatformApiError {
+  override readonly name = "UnsupportedOperationError";
+  readonly retryable = false;
+  /** The API the client was configured for. */
+  readonly api: PlatformApiKind;
+  /** The call, as `client.method` (`version.apply`). */
+  readonly operation: string;
+  /** What to do instead. */
+  readonly alternative: string;
+  /** Whether a request was sent (only when an older service answered 404). */
+  readonly requestSent: boolean;
+
+  constructor(
+    details: { api: PlatformApiKind; operation: string; alternative: string; reason?: string },
+    requestSent = false,
+  ) {
+    const { api, operation, alternative } = details;
+    super(
+      `${operation}() is not available on ${apiTitles[api]}${details.reason === undefined ? "" : ` (${details.reason})`}. ${alternative}`,
+    );
+    mark(this, "unsupported-operation");
+    this.api = api;
+    this.operation = operation;
+    this.alternative = alternative;
+    this.requestSent = requestSent;
+  }
+}
+
+/** How error messages name each API. */
+export const apiTitles: Record<PlatformApiKind, string> = {
+  integration: "the platform's Integration API",
+  sdk: "the platform's newer in-cluster SDK API",
+  kots: "the admin console's compatibility license endpoint",
+};
 
 /** The Integration API answered with a status outside 2xx, after any retries. */
 export class HttpError extends PlatformApiError implements RequestDetails {
@@ -168,9 +247,35 @@ export function isPlatformApiError(value: unknown): value is PlatformApiError {
   return kindOf(value) !== undefined;
 }
 
-/** Whether `value` is a {@link ConfigurationError} (from any copy of this package). */
+/**
+ * Whether `value` is a {@link ConfigurationError} (from any copy of this package), a
+ * {@link ReadOnlyModeError} included.
+ */
 export function isConfigurationError(value: unknown): value is ConfigurationError {
-  return kindOf(value) === "configuration";
+  const kind = kindOf(value);
+  return kind === "configuration" || kind === "read-only";
+}
+
+/** Whether `value` is a {@link ReadOnlyModeError} (from any copy of this package). */
+export function isReadOnlyModeError(value: unknown): value is ReadOnlyModeError {
+  return kindOf(value) === "read-only";
+}
+
+/**
+ * Whether `value` is an {@link UnsupportedOperationError} (from any copy of this package).
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await version.apply(52);
+ * } catch (error) {
+ *   if (isUnsupportedOperationError(error)) console.info(error.alternative);
+ *   else throw error;
+ * }
+ * ```
+ */
+export function isUnsupportedOperationError(value: unknown): value is UnsupportedOperationError {
+  return kindOf(value) === "unsupported-operation";
 }
 
 /**

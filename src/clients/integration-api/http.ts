@@ -39,6 +39,8 @@ export interface ApiResponse {
 export interface RequestOptions extends CallOptions {
   /** A JSON body, already serialized. */
   json?: string;
+  /** A body that is not JSON (a support bundle), sent with a Content-Length and its type. */
+  bytes?: { data: Uint8Array<ArrayBuffer> | Blob; contentType: string };
   /** Whether the client's retry settings apply; false for calls that must not run twice. */
   retry: boolean;
 }
@@ -51,7 +53,7 @@ export interface IntegrationApi {
    * 2xx answer, rejects with an error of the package's family or the caller's abort reason.
    */
   request(
-    method: "GET" | "PUT" | "POST",
+    method: "GET" | "PUT" | "POST" | "PATCH" | "DELETE",
     path: string,
     options: RequestOptions,
   ): Promise<ApiResponse>;
@@ -80,7 +82,7 @@ export function createIntegrationApi(input?: IntegrationApiOptions): Integration
   async function attempt(
     method: string,
     url: string,
-    json: string | undefined,
+    json: string | RequestOptions["bytes"],
     signal: AbortSignal | undefined,
     timeoutMs: number,
     resendCount: number,
@@ -97,10 +99,15 @@ export function createIntegrationApi(input?: IntegrationApiOptions): Integration
     try {
       const init: RequestInit = {
         method,
-        headers: json === undefined ? jsonHeaders : jsonBodyHeaders,
+        headers:
+          json === undefined
+            ? jsonHeaders
+            : typeof json === "string"
+              ? jsonBodyHeaders
+              : { ...jsonHeaders, "content-type": json.contentType },
         redirect: "manual",
         signal: controller.signal,
-        ...(json === undefined ? {} : { body: json }),
+        ...(json === undefined ? {} : { body: typeof json === "string" ? json : json.data }),
       };
       // An injected fetch gets a Request, the one shape it has to handle; the global fetch gets
       // the parts, which spares building the Request twice. Resolving globalThis.fetch per call
@@ -126,7 +133,8 @@ export function createIntegrationApi(input?: IntegrationApiOptions): Integration
 
   return {
     options,
-    async request(method, path, { signal, timeoutMs, json, retry: retried }) {
+    async request(method, path, { signal, timeoutMs, json: text, bytes, retry: retried }) {
+      const json = bytes ?? text;
       const base = resolveBaseUrl(options.baseUrl);
       if (options.tls !== undefined && base.startsWith("http:")) {
         throw new ConfigurationError(

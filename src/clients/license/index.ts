@@ -1,13 +1,21 @@
 export * from "../integration-api/public.ts";
+export type { ApiOption, Capabilities } from "../sdk-api/api-selection.ts";
 export { Timestamp } from "../version/timestamp.ts";
 export {
   createLicenseClient,
   type LicenseClient,
+  type LicenseClientOf,
   type LicenseClientOptions,
+  type LicenseFieldValueOf,
+  type LicenseOf,
 } from "./license-client.ts";
 export type {
+  KotsLicense,
   License,
   LicenseField,
   LicenseFieldValue,
+  LicenseSignature,
   LicenseValue,
+  SdkLicense,
+  SdkLicenseFieldValue,
 } from "./license-records.ts";

@@ -20,6 +20,78 @@ export interface LicenseField {
   value: LicenseValue;
   /** Whether the console hides the field from the customer. */
   hideFromCustomer: boolean;
+  /** The field's description (newer API only). */
+  description?: string;
+  /**
+   * The field's signatures (newer API only): check them with `verifyLicenseField(field, key)`
+   * before trusting the value.
+   */
+  signature?: LicenseSignature;
+}
+
+/** A license field's signatures, base64: v1 (RSA-PSS with MD5), v2 (RSA-PSS with SHA-256). */
+export interface LicenseSignature {
+  v1?: string;
+  v2?: string;
+}
+
+/**
+ * The license as the newer in-cluster API serves it (GET /api/v1/license/info, with its fields):
+ * the same names where the meaning is the same. It has no installation id (the app info's
+ * `instanceID` is another id) and no billing dates; its fields carry signatures and typed values
+ * (an Integer is a number). `expires_at` stays among the fields (it is signed) and is also read
+ * into `expirationTime`.
+ */
+export interface SdkLicense {
+  licenseId: string;
+  /** `customerName`. */
+  assignee: string;
+  /** `channelName`. */
+  releaseChannel: string;
+  /** "dev", "prod", "trial"... */
+  licenseType: string;
+  customerId: string;
+  customerEmail: string;
+  appSlug: string;
+  licenseSequence: number;
+  fields: LicenseField[];
+  /** From the field `expires_at`; absent when the license never expires. */
+  expirationTime?: Timestamp;
+  /** The service could not refresh the license from the vendor and served its last copy. */
+  fromCache: boolean;
+  /** The license info's body as received. */
+  raw: JsonObject;
+}
+
+/**
+ * The license as the admin console's compatibility endpoint serves it: the legacy shape
+ * without billing dates, with `licenseType`; its fields are unsigned.
+ */
+export interface KotsLicense {
+  licenseId: string;
+  /** The admin console's app id. */
+  installationId: string;
+  assignee?: string;
+  releaseChannel?: string;
+  licenseType?: string;
+  fields: LicenseField[];
+  expirationTime?: Timestamp;
+  /** The body as received. */
+  raw: JsonObject;
+}
+
+/**
+ * One field from the newer API (GET /api/v1/license/fields/{name}): a typed value (an Integer
+ * is a number) and its signatures. `value` is null when the field has none (it signs as `<nil>`).
+ */
+export interface SdkLicenseFieldValue extends LicenseFieldValue {
+  title?: string;
+  type?: string;
+  description?: string;
+  hideFromCustomer?: boolean;
+  signature: LicenseSignature;
+  /** The service could not refresh from the vendor and served its last copy. */
+  fromCache: boolean;
 }
 
 /** The customer's license (GET /license/v1/license). */

@@ -1,15 +1,21 @@
 export * from "../integration-api/public.ts";
+export type { ApiOption, Capabilities } from "../sdk-api/api-selection.ts";
 export { Timestamp } from "./timestamp.ts";
 export {
   type ApplyResult,
+  type CurrentVersionOf,
   createVersionClient,
   type VersionClient,
+  type VersionClientOf,
   type VersionClientOptions,
+  type VersionUpdateOf,
   type WatchUpdatesOptions,
 } from "./version-client.ts";
 export type {
   CurrentVersion,
   InvalidVersionUpdate,
+  SdkCurrentVersion,
+  SdkVersionUpdate,
   VersionUpdate,
   VersionUpdateList,
 } from "./version-records.ts";

@@ -1,17 +1,38 @@
+import type { JsonValue } from "type-fest";
 import type { CallOptions, IntegrationApiOptions } from "../integration-api/client-options.ts";
 import { duration } from "../integration-api/client-options.ts";
-import { isConfigurationError } from "../integration-api/errors.ts";
+import { isConfigurationError, type PlatformApiKind } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
 import { sleep } from "../integration-api/timers.ts";
+import {
+  type ApiOption,
+  baseUrlFor,
+  type Capabilities,
+  capabilitiesOf,
+  requireCapability,
+  selectApi,
+} from "../sdk-api/api-selection.ts";
+import { sdkRequest } from "../sdk-api/sdk-answers.ts";
+import { readSdkCurrentVersion, readSdkUpdates } from "../sdk-api/sdk-version.ts";
 import {
   type CurrentVersion,
   readCurrentVersion,
   readUpdates,
+  type SdkCurrentVersion,
+  type SdkVersionUpdate,
+  type VersionUpdate,
   type VersionUpdateList,
 } from "./version-records.ts";
 
 /** Options of {@link createVersionClient}. */
-export type VersionClientOptions = IntegrationApiOptions;
+export interface VersionClientOptions extends IntegrationApiOptions {
+  /**
+   * Which API to talk to (default `"auto"`): see {@link ApiOption}. On `"sdk"` the pending
+   * updates carry no release sequence and `apply()` rejects with an `UnsupportedOperationError`;
+   * on `"kots"` every call does (that endpoint serves the license only).
+   */
+  api?: ApiOption | undefined;
+}
 
 /** What `apply()` resolves to: the platform documents neither the status nor the body. */
 export interface ApplyResult {
@@ -29,25 +50,43 @@ export interface WatchUpdatesOptions {
   signal?: AbortSignal | undefined;
   /**
    * Called with each failed poll, after which watching goes on, except after a
-   * `ConfigurationError` (no base URL, an untrusted certificate...), which polling again cannot
-   * fix: it is reported once and the iteration ends. Without `onError`, the first failure (after
-   * the client's retries) ends the iteration by throwing.
+   * `ConfigurationError` (no base URL, an untrusted certificate...) or an
+   * `UnsupportedOperationError`, which polling again cannot fix: it is reported once and the
+   * iteration ends. Without `onError`, the first failure (after the client's retries) ends the
+   * iteration by throwing.
    */
   onError?: ((error: unknown) => void) | undefined;
 }
 
-/** The Version API: read the running version, list pending updates, apply one. */
-export interface VersionClient {
+/** The running version's record on each API. */
+export type CurrentVersionOf<Api extends PlatformApiKind> = Api extends "integration"
+  ? CurrentVersion
+  : SdkCurrentVersion;
+
+/** A pending update's record on each API: only the Integration API's carries a sequence. */
+export type VersionUpdateOf<Api extends PlatformApiKind> = Api extends "integration"
+  ? VersionUpdate
+  : SdkVersionUpdate;
+
+/** The Version API on one of the platform's APIs; see {@link VersionClient}. */
+export interface VersionClientOf<Api extends PlatformApiKind> {
+  /** The API this client talks to, decided when it was created. */
+  readonly api: Api;
+  /** What that API can serve: on `"sdk"`, `apply` is false. */
+  readonly capabilities: Readonly<Capabilities>;
   /** The version now running. */
-  current(options?: CallOptions): Promise<CurrentVersion>;
+  current(options?: CallOptions): Promise<CurrentVersionOf<Api>>;
   /**
-   * The updates available to install, in the platform's order; items that cannot be applied (no
-   * valid release sequence) are set aside in the list's `invalid`, with their raw JSON.
+   * The updates available to install, in the platform's order; items that cannot be read (on
+   * the Integration API: no valid release sequence) are set aside in the list's `invalid`, with
+   * their raw JSON. On the newer API the list is `[]` in an air gap.
    */
-  updates(options?: CallOptions): Promise<VersionUpdateList>;
+  updates(options?: CallOptions): Promise<VersionUpdateList<VersionUpdateOf<Api>>>;
   /**
    * Installs the pending update with this release sequence, at once: it may cause downtime. It is
    * never retried automatically; after a timeout, check `current()` before calling it again.
+   * Only the Integration API installs updates: elsewhere it rejects at once, without a request,
+   * with an `UnsupportedOperationError`.
    *
    * @throws RangeError before any request when `sequence` is not a positive integer.
    */
@@ -56,12 +95,23 @@ export interface VersionClient {
    * Polls the pending updates and yields the list whenever it changes (first at once), for
    * applications that tell their users about updates. Its timer never keeps the process alive.
    */
-  watchUpdates(options?: WatchUpdatesOptions): AsyncIterableIterator<VersionUpdateList>;
+  watchUpdates(
+    options?: WatchUpdatesOptions,
+  ): AsyncIterableIterator<VersionUpdateList<VersionUpdateOf<Api>>>;
 }
 
 /**
- * Creates a client of the platform's Version API (on Node, Bun, Deno and Workers). The base URL
- * is the `baseUrl` option, else the PLATFORM_INTEGRATIONAPI environment variable.
+ * The Version API: read the running version, list pending updates, apply one. Without a type
+ * argument, the union of the clients of each API, told apart by `api`:
+ * `if (version.api === "integration") await version.apply(update.releaseSequence)`.
+ */
+export type VersionClient<Api extends PlatformApiKind = PlatformApiKind> =
+  Api extends PlatformApiKind ? VersionClientOf<Api> : never;
+
+/**
+ * Creates a client of the platform's Version API (on Node, Bun, Deno and Workers), on the API
+ * the `api` option selects: the Integration API (`baseUrl`, else PLATFORM_INTEGRATIONAPI) or the
+ * newer in-cluster SDK service (`baseUrl`, else PLATFORM_SDK_API, else http://replicated:3000).
  *
  * @example
  * ```ts
@@ -72,34 +122,61 @@ export interface VersionClient {
  * for (const update of await version.updates()) console.log(update.version, update.releaseNotes);
  * ```
  */
-export function createVersionClient(options?: VersionClientOptions): VersionClient {
-  const api = createIntegrationApi(options);
+export function createVersionClient<Api extends PlatformApiKind>(
+  options: VersionClientOptions & { api: Api },
+): VersionClient<Api>;
+export function createVersionClient(
+  options: VersionClientOptions & { baseUrl: string | URL; api?: "auto" | undefined },
+): VersionClient<"integration">;
+export function createVersionClient(options?: VersionClientOptions): VersionClient;
+export function createVersionClient(options: VersionClientOptions = {}): VersionClient {
+  const { api: option, ...rest } = options;
+  const kind = selectApi(option, rest.baseUrl);
+  const api = createIntegrationApi({ ...rest, baseUrl: baseUrlFor(kind, rest.baseUrl) });
 
-  async function updates(options: CallOptions = {}) {
-    return readUpdates(
-      await api.request("GET", "/version/v1/updates", { ...options, retry: true }),
+  async function updates(
+    call: CallOptions = {},
+  ): Promise<{ updates: VersionUpdateList<VersionUpdate | SdkVersionUpdate>; raw: JsonValue[] }> {
+    requireCapability(kind, "updates", "version.updates");
+    if (kind === "integration") {
+      return readUpdates(await api.request("GET", "/version/v1/updates", { ...call, retry: true }));
+    }
+    const endpoint = { operation: "version.updates", feature: "the app updates" };
+    return readSdkUpdates(
+      await sdkRequest(api, kind, "GET", "/api/v1/app/updates", endpoint, { ...call, retry: true }),
     );
   }
 
-  return {
-    async current(options = {}) {
-      return readCurrentVersion(
-        await api.request("GET", "/version/v1/current", { ...options, retry: true }),
+  const client: VersionClientOf<PlatformApiKind> = {
+    api: kind,
+    capabilities: capabilitiesOf(kind),
+
+    async current(call = {}) {
+      requireCapability(kind, "currentVersion", "version.current");
+      if (kind === "integration") {
+        return readCurrentVersion(
+          await api.request("GET", "/version/v1/current", { ...call, retry: true }),
+        );
+      }
+      const endpoint = { operation: "version.current", feature: "the app info" };
+      return readSdkCurrentVersion(
+        await sdkRequest(api, kind, "GET", "/api/v1/app/info", endpoint, { ...call, retry: true }),
       );
     },
 
-    async updates(options) {
-      return (await updates(options)).updates;
+    async updates(call) {
+      return (await updates(call)).updates as VersionUpdateList<SdkVersionUpdate>;
     },
 
-    async apply(sequence, options = {}) {
+    async apply(sequence, call = {}) {
+      requireCapability(kind, "apply", "version.apply");
       if (typeof sequence !== "number" || !Number.isSafeInteger(sequence) || sequence < 1) {
         throw new RangeError(
           `apply() takes the release sequence of a pending update, a positive integer; got ${typeof sequence === "number" ? sequence : typeof sequence}.`,
         );
       }
       const { status, body } = await api.request("PUT", `/version/v1/${sequence}`, {
-        ...options,
+        ...call,
         retry: false,
       });
       return { status, body };
@@ -114,16 +191,21 @@ export function createVersionClient(options?: VersionClientOptions): VersionClie
           const key = JSON.stringify(raw);
           if (key !== last) {
             last = key;
-            yield list;
+            yield list as VersionUpdateList<SdkVersionUpdate>;
           }
         } catch (error) {
           if (signal?.aborted) return;
           if (onError === undefined) throw error;
           onError(error);
-          if (isConfigurationError(error)) return;
+          if (isConfigurationError(error) || isUnsupported(error)) return;
         }
         await sleep(interval, signal);
       }
     },
   };
+  return client as VersionClient;
+}
+
+function isUnsupported(error: unknown): boolean {
+  return (error as { name?: unknown } | null)?.name === "UnsupportedOperationError";
 }

@@ -45,10 +45,50 @@ export interface InvalidVersionUpdate {
   raw: JsonValue;
 }
 
-/** The pending updates, in the platform's order, and beside them the items that cannot be applied. */
-export type VersionUpdateList = VersionUpdate[] & {
+/**
+ * The running version as the newer in-cluster API reports it (GET /api/v1/app/info): the same
+ * fields where the meaning is the same, optional where that API may not know them. The app
+ * info's other fields (`instanceID`, `appSlug`, `channelName`...) are in `extra`.
+ */
+export interface SdkCurrentVersion {
+  /** `currentRelease.versionLabel`. */
+  version: string;
+  /** Absent when the registry did not inject it (the service sends -1). Not an `apply()` argument there. */
+  releaseSequence?: number;
+  releaseNotes: string;
+  /** `currentRelease.createdAt`. */
+  releaseDate?: Timestamp;
+  /** `currentRelease.deployedAt`: set only for Helm installs. */
+  installDate?: Timestamp;
+  /** The app info's other fields, under their wire names. */
+  extra?: JsonObject;
+}
+
+/**
+ * A pending update from the newer in-cluster API (GET /api/v1/app/updates). It carries no
+ * release sequence, so it cannot be passed to `apply()`: the type says so with
+ * `releaseSequence?: undefined`. Install it through the admin console or `helm upgrade`.
+ */
+export interface SdkVersionUpdate {
+  version: string;
+  releaseSequence?: undefined;
+  releaseNotes: string;
+  /** `createdAt`. */
+  releaseDate?: Timestamp;
+}
+
+/**
+ * The pending updates, in the platform's order, and beside them the items that cannot be read.
+ * `Item` is {@link VersionUpdate} on the Integration API, {@link SdkVersionUpdate} on the newer one.
+ */
+export type VersionUpdateList<Item = VersionUpdate> = Item[] & {
   /** Items set aside, with their raw JSON: report them, they cannot be applied. */
   readonly invalid: readonly InvalidVersionUpdate[];
+  /**
+   * True when the newer API could not refresh the list from the vendor and served its last copy
+   * (X-Replicated-Served-From-Cache); always false on the Integration API.
+   */
+  readonly fromCache: boolean;
 };
 
 type Known = Omit<CurrentVersion, "extra">;
@@ -162,9 +202,7 @@ export function readUpdates(response: ApiResponse): {
     }
     updates.push(withExtra(known as VersionUpdate, extra));
   }
-  // Not enumerable: the list stays a plain array to iterate, compare and serialize.
-  Object.defineProperty(updates, "invalid", { value: invalid });
-  return { updates: updates as VersionUpdateList, raw };
+  return { updates: toUpdateList(updates, invalid, false), raw };
 }
 
 function unwrapList(wire: JsonValue): JsonValue[] | undefined {
@@ -178,4 +216,16 @@ function unwrapList(wire: JsonValue): JsonValue[] | undefined {
   const arrays = Object.values(wire).filter((value) => Array.isArray(value));
   if (arrays.length === 1) return arrays[0] as JsonValue[];
   return Object.keys(wire).length === 0 ? [] : undefined;
+}
+
+/** The list with its non-enumerable `invalid` and `fromCache`. */
+export function toUpdateList<Item>(
+  updates: Item[],
+  invalid: InvalidVersionUpdate[],
+  fromCache: boolean,
+): VersionUpdateList<Item> {
+  // Not enumerable: the list stays a plain array to iterate, compare and serialize.
+  Object.defineProperty(updates, "invalid", { value: invalid });
+  Object.defineProperty(updates, "fromCache", { value: fromCache });
+  return updates as VersionUpdateList<Item>;
 }

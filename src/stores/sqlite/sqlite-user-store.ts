@@ -2,12 +2,24 @@
 // the wire names of the fields (its columns), in a chunk shared with `platform-integration/provisioning`.
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type {
+  QuarantinedEntry,
+  QuarantineEntry,
+  QuarantineMethods,
+  ReleaseOutcome,
+  StoreRulesOptions,
   UpsertResult,
   UserFieldName,
   UserPatch,
   UserRecord,
   UserStore,
 } from "../../provisioning/index.ts";
+import {
+  type OnDelete,
+  storeRules,
+  type UniqueField,
+  uniqueConflict,
+} from "../../provisioning/store-rules.ts";
+import { isUserConflict, type UserConflictError } from "../../provisioning/user-conflict-error.ts";
 import { userFieldNames } from "../../provisioning/user-record.ts";
 import { wireFieldNames } from "../../provisioning/wire.ts";
 import { loadNodeSqlite } from "./load-node-sqlite.ts";
@@ -18,6 +30,8 @@ const { DatabaseSync: Database } = loadNodeSqlite();
 const fields = userFieldNames.map((field) => [field, wireFieldNames[field]] as const);
 
 const table = "provisioned_users";
+const quarantineTable = "provisioned_users_quarantine";
+const uniqueIndexPrefix = `${table}_unique_`;
 
 // `revision` counts the writes to a row since it was inserted: 1 right after the insert, which
 // is how one statement reports whether it created the user.
@@ -25,8 +39,22 @@ const createTable = `CREATE TABLE IF NOT EXISTS ${table} (
   uuid TEXT PRIMARY KEY NOT NULL,
   ${fields.map(([, column]) => `${column} TEXT`).join(",\n  ")},
   extra TEXT,
-  revision INTEGER NOT NULL DEFAULT 1
+  revision INTEGER NOT NULL DEFAULT 1,
+  deactivated_at TEXT
 ) STRICT`;
+
+// The quarantine: kept messages in the order they came (id), the patch as JSON text.
+const createQuarantine = `CREATE TABLE IF NOT EXISTS ${quarantineTable} (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  uuid TEXT NOT NULL,
+  operation TEXT NOT NULL,
+  patch TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  field TEXT,
+  since TEXT NOT NULL,
+  attempts INTEGER NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS ${quarantineTable}_uuid ON ${quarantineTable} (uuid, id)`;
 
 // Each write is one statement, atomic across connections and processes, and there are two for
 // each shape of patch: which documented fields it carries (bit i for fields[i]) and whether it
@@ -64,6 +92,7 @@ ON CONFLICT (uuid) DO`;
     ...carried.map((column) => `${column} = excluded.${column}`),
     ...(withExtra ? [`extra = ${mergeExtra}`] : []),
     "revision = revision + 1",
+    "deactivated_at = NULL",
   ];
   return {
     insert: `${insert} NOTHING`,
@@ -73,8 +102,8 @@ ON CONFLICT (uuid) DO`;
 
 type Row = Record<string, string | number | null>;
 
-/** Options of {@link SqliteUserStore}. */
-export interface SqliteUserStoreOptions {
+/** Options of {@link SqliteUserStore}; `unique` and `onDelete` as for every bundled store. */
+export interface SqliteUserStoreOptions extends StoreRulesOptions {
   /**
    * When a write is on disk, as SQLite's `PRAGMA synchronous`. Default `"full"`.
    *
@@ -119,8 +148,9 @@ export interface SqliteUserStoreOptions {
  * process.on("SIGTERM", () => store.close());
  * ```
  */
-export class SqliteUserStore implements UserStore {
+export class SqliteUserStore implements UserStore, QuarantineMethods {
   readonly #db: DatabaseSync;
+  readonly #onDelete: OnDelete;
   // The statements of each patch shape met so far (see statementsSql), prepared once.
   readonly #statements = new Map<number, { insert: StatementSync; merge: StatementSync }>();
   readonly #delete: StatementSync;
@@ -129,12 +159,26 @@ export class SqliteUserStore implements UserStore {
   readonly #count: StatementSync;
   readonly #get: StatementSync;
   readonly #list: StatementSync;
+  readonly #listActive: StatementSync;
+  readonly #countActive: StatementSync;
+  readonly #deactivate: StatementSync;
+  readonly #keep: StatementSync;
+  readonly #kept: StatementSync;
+  readonly #keptOf: StatementSync;
+  readonly #oldestOf: StatementSync;
+  readonly #unkeep: StatementSync;
+  readonly #retried: StatementSync;
+  readonly #discard: StatementSync;
+  readonly #clearQuarantine: StatementSync;
 
   /** Opens (or creates) the database file at `path`, or a private in-memory one for `":memory:"`. */
-  constructor(path: string, { synchronous = "full" }: SqliteUserStoreOptions = {}) {
+  constructor(path: string, options: SqliteUserStoreOptions = {}) {
+    const { synchronous = "full" } = options;
     if (synchronous !== "full" && synchronous !== "normal") {
       throw new TypeError(`synchronous must be "full" or "normal", not ${String(synchronous)}`);
     }
+    const rules = storeRules("SqliteUserStore", options);
+    this.#onDelete = rules.onDelete;
     this.#db = new Database(path);
     // The busy timeout comes first: switching to WAL needs a lock another process may hold.
     this.#db.exec("PRAGMA busy_timeout = 5000");
@@ -145,6 +189,7 @@ export class SqliteUserStore implements UserStore {
     // two checkpoints is copied once, which costs a sync of 100,000 users a few percent less.
     this.#db.exec("PRAGMA wal_autocheckpoint = 10000");
     this.#db.exec(createTable);
+    this.#migrate(rules.unique);
     this.#delete = this.#db.prepare(`DELETE FROM ${table} WHERE uuid = ?`);
     this.#reset = this.#db.prepare(`DELETE FROM ${table}`);
     this.#probe = this.#db.prepare(`SELECT 1 FROM ${table} LIMIT 1`);
@@ -152,9 +197,82 @@ export class SqliteUserStore implements UserStore {
     this.#get = this.#db.prepare(`SELECT * FROM ${table} WHERE uuid = ?`);
     // rowid order is the order of creation: a user deleted and created again comes last.
     this.#list = this.#db.prepare(`SELECT * FROM ${table} ORDER BY rowid`);
+    const active = "deactivated_at IS NULL";
+    this.#listActive = this.#db.prepare(`SELECT * FROM ${table} WHERE ${active} ORDER BY rowid`);
+    this.#countActive = this.#db.prepare(`SELECT count(*) AS users FROM ${table} WHERE ${active}`);
+    this.#deactivate = this.#db.prepare(
+      `UPDATE ${table} SET deactivated_at = ?, revision = revision + 1 WHERE uuid = ? AND ${active}`,
+    );
+    this.#keep = this.#db.prepare(
+      `INSERT INTO ${quarantineTable} (uuid, operation, patch, reason, field, since, attempts)
+      VALUES (?, ?, ?, ?, ?, ?, 1) RETURNING *`,
+    );
+    this.#kept = this.#db.prepare(`SELECT * FROM ${quarantineTable} ORDER BY id`);
+    this.#keptOf = this.#db.prepare(`SELECT * FROM ${quarantineTable} WHERE uuid = ? ORDER BY id`);
+    this.#oldestOf = this.#db.prepare(
+      `SELECT * FROM ${quarantineTable} WHERE uuid = ? ORDER BY id LIMIT 1`,
+    );
+    this.#unkeep = this.#db.prepare(`DELETE FROM ${quarantineTable} WHERE id = ?`);
+    this.#retried = this.#db.prepare(
+      `UPDATE ${quarantineTable} SET attempts = attempts + 1, reason = ?, field = ? WHERE id = ? RETURNING *`,
+    );
+    this.#discard = this.#db.prepare(`DELETE FROM ${quarantineTable} WHERE uuid = ?`);
+    this.#clearQuarantine = this.#db.prepare(`DELETE FROM ${quarantineTable}`);
+  }
+
+  /**
+   * Brings a file of an older version up to date (the deactivated_at column), creates the
+   * quarantine table, and makes the unique indexes match the \`unique\` option: one partial
+   * index per field, over active users that have it, dropping those no longer asked for.
+   */
+  #migrate(unique: UniqueField[]): void {
+    const columns = this.#db.prepare(`PRAGMA table_info(${table})`).all() as Row[];
+    if (!columns.some((column) => column.name === "deactivated_at")) {
+      this.#db.exec(`ALTER TABLE ${table} ADD COLUMN deactivated_at TEXT`);
+    }
+    this.#db.exec(createQuarantine);
+    const wanted = new Map<string, string>(
+      unique.map((field) => {
+        const column = wireFieldNames[field];
+        const key = field === "email" ? `lower(${column})` : column;
+        const sql = `CREATE UNIQUE INDEX IF NOT EXISTS ${uniqueIndexPrefix}${column} ON ${table} (${key}) WHERE deactivated_at IS NULL AND ${column} IS NOT NULL`;
+        return [`${uniqueIndexPrefix}${column}`, sql] as const;
+      }),
+    );
+    const existing = this.#db
+      .prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ?")
+      .all(table) as Row[];
+    for (const { name } of existing) {
+      if (typeof name === "string" && name.startsWith(uniqueIndexPrefix) && !wanted.has(name)) {
+        this.#db.exec(`DROP INDEX ${name}`);
+      }
+    }
+    for (const [name, sql] of wanted) {
+      try {
+        this.#db.exec(sql);
+      } catch (error) {
+        throw new Error(
+          `SqliteUserStore cannot make ${name.slice(uniqueIndexPrefix.length)} unique: two active users already share a value (${(error as Error).message})`,
+          { cause: error },
+        );
+      }
+    }
   }
 
   async upsert(patch: UserPatch): Promise<UpsertResult> {
+    return this.#upsert(patch);
+  }
+
+  /** The upsert, synchronous so that a transaction can hold it without yielding. */
+  #upsert(patch: UserPatch): UpsertResult {
+    try {
+      return this.#write(patch);
+    } catch (error) {
+      throw conflictOf(error) ?? error;
+    }
+  }
+
+  #write(patch: UserPatch): UpsertResult {
     if (patch.uuid.includes("\0")) throw new TypeError(nulRefused("uuid"));
     // The parameters, and the row that an insert would store.
     const values: (string | null)[] = [patch.uuid];
@@ -205,7 +323,12 @@ export class SqliteUserStore implements UserStore {
   }
 
   async delete(uuid: string): Promise<{ deleted: boolean }> {
-    return { deleted: Number(this.#delete.run(uuid).changes) > 0 };
+    const statement = this.#onDelete === "delete" ? this.#delete : this.#deactivate;
+    const changes =
+      this.#onDelete === "delete"
+        ? statement.run(uuid).changes
+        : statement.run(new Date().toISOString(), uuid).changes;
+    return { deleted: Number(changes) > 0 };
   }
 
   /** True while the file can be read: false once closed, or when the table has gone. */
@@ -218,24 +341,103 @@ export class SqliteUserStore implements UserStore {
     }
   }
 
+  /** Removes every user and every kept message: the re-sync that follows supersedes them. */
   async reset(): Promise<void> {
-    this.#reset.run();
+    this.#transaction(() => {
+      this.#reset.run();
+      this.#clearQuarantine.run();
+    });
   }
 
-  /** The stored user with this uuid, or undefined. */
+  /** The stored user with this uuid (a deactivated one too), or undefined. */
   get(uuid: string): UserRecord | undefined {
     const row = this.#get.get(uuid) as Row | undefined;
     return row && toUser(row);
   }
 
-  /** Every stored user, in the order they were created. */
-  list(): UserRecord[] {
-    return (this.#list.all() as Row[]).map(toUser);
+  /** Every stored user, in the order they were created; deactivated ones only when asked. */
+  list({ includeDeactivated = false }: { includeDeactivated?: boolean } = {}): UserRecord[] {
+    return ((includeDeactivated ? this.#list : this.#listActive).all() as Row[]).map(toUser);
   }
 
-  /** How many users the table holds now: for a health check, or to compare with the directory. */
-  count(): number {
-    return Number((this.#count.get() as Row).users);
+  /**
+   * How many users the table holds now, deactivated ones only when asked: for a health check,
+   * or to compare with the directory.
+   */
+  count({ includeDeactivated = false }: { includeDeactivated?: boolean } = {}): number {
+    return Number(((includeDeactivated ? this.#count : this.#countActive).get() as Row).users);
+  }
+
+  async keepQuarantined(entry: QuarantineEntry): Promise<QuarantinedEntry> {
+    return this.#transaction(() => {
+      const row = this.#keep.get(
+        entry.uuid,
+        entry.operation,
+        JSON.stringify(entry.patch),
+        entry.reason,
+        entry.field ?? null,
+        new Date().toISOString(),
+      ) as Row;
+      this.#vacate(entry.uuid, entry.field);
+      return toEntry(row);
+    });
+  }
+
+  async listQuarantined({ uuid }: { uuid?: string | undefined } = {}): Promise<QuarantinedEntry[]> {
+    const rows = (uuid === undefined ? this.#kept.all() : this.#keptOf.all(uuid)) as Row[];
+    return rows.map(toEntry);
+  }
+
+  /**
+   * One write transaction (BEGIN IMMEDIATE, which another process's waits for): the oldest kept
+   * message of the uuid, its upsert and its removal, or its counted attempt.
+   */
+  async releaseQuarantined(uuid: string): Promise<ReleaseOutcome> {
+    return this.#transaction((): ReleaseOutcome => {
+      const row = this.#oldestOf.get(uuid) as Row | undefined;
+      if (row === undefined) return { outcome: "none" };
+      const entry = toEntry(row);
+      let result: UpsertResult;
+      try {
+        result = this.#upsert(entry.patch);
+      } catch (error) {
+        if (!isUserConflict(error)) throw error;
+        // A failed statement undoes only itself: the transaction goes on.
+        const kept = this.#retried.get(error.message, error.field ?? null, row.id as number) as Row;
+        this.#vacate(uuid, error.field);
+        return { outcome: "kept", entry: toEntry(kept), conflict: error };
+      }
+      this.#unkeep.run(row.id as number);
+      return { outcome: "released", entry, result };
+    });
+  }
+
+  async discardQuarantined(uuid: string): Promise<number> {
+    return Number(this.#discard.run(uuid).changes);
+  }
+
+  /** Clears the field of a user whose new value for it was refused (see keepQuarantined). */
+  #vacate(uuid: string, field: UserFieldName | undefined): void {
+    if (field === undefined) return;
+    const column = wireFieldNames[field];
+    this.#db
+      .prepare(
+        `UPDATE ${table} SET ${column} = NULL, revision = revision + 1 WHERE uuid = ? AND ${column} IS NOT NULL`,
+      )
+      .run(uuid);
+  }
+
+  /** Runs \`body\` in one write transaction; node:sqlite is synchronous, so nothing interleaves. */
+  #transaction<T>(body: () => T): T {
+    this.#db.exec("BEGIN IMMEDIATE");
+    try {
+      const result = body();
+      this.#db.exec("COMMIT");
+      return result;
+    } catch (error) {
+      if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
+      throw error;
+    }
   }
 
   /** Closes the database; the store cannot be used afterwards. */
@@ -258,5 +460,34 @@ function toUser(row: Row): UserRecord {
   }
   // JSON.parse keeps a `__proto__` key as a plain own property.
   if (typeof row.extra === "string") user.extra = JSON.parse(row.extra);
+  if (typeof row.deactivated_at === "string") user.deactivatedAt = row.deactivated_at;
   return user as unknown as UserRecord;
+}
+
+function toEntry(row: Row): QuarantinedEntry {
+  return {
+    id: String(row.id),
+    uuid: row.uuid as string,
+    operation: row.operation as QuarantinedEntry["operation"],
+    patch: JSON.parse(row.patch as string),
+    reason: row.reason as string,
+    ...(typeof row.field === "string" ? { field: row.field as UserFieldName } : {}),
+    since: row.since as string,
+    attempts: Number(row.attempts),
+  };
+}
+
+const columnFields = new Map(fields.map(([field, column]) => [column, field]));
+
+/**
+ * A unique index's violation as a UserConflictError naming the field: node:sqlite reports it as
+ * SQLITE_CONSTRAINT_UNIQUE (2067), naming the index or its column in the message.
+ */
+function conflictOf(error: unknown): UserConflictError | undefined {
+  if (!(error instanceof Error) || (error as { errcode?: unknown }).errcode !== 2067) return;
+  // An index on an expression (email's lower()) is named; one on a column names the column.
+  const index = new RegExp(`(?:${uniqueIndexPrefix}|${table}\\.)(\\w+)`).exec(error.message)?.[1];
+  const field = index === undefined ? undefined : columnFields.get(index);
+  if (field === undefined) return;
+  return uniqueConflict(field as UniqueField, error);
 }

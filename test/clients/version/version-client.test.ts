@@ -249,7 +249,7 @@ describe("watchUpdates()", () => {
     vi.stubEnv("PLATFORM_INTEGRATIONAPI", undefined);
     const errors: unknown[] = [];
     const seen: unknown[] = [];
-    for await (const updates of createVersionClient().watchUpdates({
+    for await (const updates of createVersionClient({ api: "integration" }).watchUpdates({
       intervalMs: 1,
       onError: (error) => errors.push(error),
     })) {

@@ -1,0 +1,173 @@
+import * as z from "zod/mini";
+import { Timestamp } from "../version/timestamp.ts";
+
+// One zod schema per record of the newer in-cluster API (and of the admin console's
+// compatibility license endpoint): the record's type, its decoding in the clients and its
+// encoding in the fakes. The wire names are the service's own camelCase; the clients map them
+// to the SDK's names in one small function each.
+
+/** An RFC 3339 timestamp, lossless; the service sends `""` for one it does not know. */
+const timestamp = z.codec(
+  z.string(),
+  z.optional(z.custom<Timestamp>((value) => value instanceof Timestamp)),
+  {
+    decode: (text, context) => {
+      if (text === "") return undefined;
+      try {
+        return Timestamp.parse(text);
+      } catch {
+        context.issues.push({ code: "custom", message: "not an RFC 3339 date-time", input: text });
+        return z.NEVER;
+      }
+    },
+    encode: (value) => value?.text ?? "",
+  },
+);
+
+/** A sequence the service sends as -1 when the registry did not inject it. */
+const sequence = z.codec(z.int(), z.optional(z.int()), {
+  decode: (value) => (value < 0 ? undefined : value),
+  encode: (value) => value ?? -1,
+});
+
+const text = z._default(z.string(), "");
+
+/** `Release`: `currentRelease` of the app info, an item of the history. */
+export const sdkReleaseSchema = z.object({
+  versionLabel: z.string(),
+  releaseNotes: text,
+  createdAt: z.optional(timestamp),
+  deployedAt: z.optional(timestamp),
+  helmReleaseName: z.optional(z.string()),
+  helmReleaseRevision: z.optional(z.int()),
+  helmReleaseNamespace: z.optional(z.string()),
+});
+export type SdkRelease = z.output<typeof sdkReleaseSchema>;
+
+/** GET /api/v1/app/info. */
+export const sdkAppInfoSchema = z.object({
+  instanceID: text,
+  appSlug: text,
+  appName: text,
+  appStatus: text,
+  helmChartURL: z.optional(z.string()),
+  currentRelease: sdkReleaseSchema,
+  channelID: text,
+  channelName: text,
+  channelSequence: z.optional(sequence),
+  releaseSequence: z.optional(sequence),
+});
+export type SdkAppInfo = z.output<typeof sdkAppInfoSchema>;
+
+/** An item of GET /api/v1/app/updates: no sequence, channel or required flag. */
+export const sdkUpdateSchema = z.object({
+  versionLabel: z.string(),
+  createdAt: z.optional(timestamp),
+  releaseNotes: text,
+});
+export type SdkUpdate = z.output<typeof sdkUpdateSchema>;
+
+/** GET /api/v1/app/updates: a bare array, newest first (`null` before a first fetch). */
+export const sdkUpdatesSchema = z.nullable(z.array(sdkUpdateSchema));
+
+/** One Kubernetes resource of the app status. */
+export const sdkResourceStateSchema = z.object({
+  kind: z.string(),
+  name: z.string(),
+  namespace: text,
+  state: z.string(),
+});
+
+/** GET /api/v1/app/status. */
+export const sdkAppStatusSchema = z.object({
+  appStatus: z.object({
+    appSlug: text,
+    resourceStates: z._default(z.nullable(z.array(sdkResourceStateSchema)), null),
+    updatedAt: z.optional(timestamp),
+    state: text,
+    sequence: z._default(z.int(), 0),
+  }),
+});
+export type SdkAppStatus = z.output<typeof sdkAppStatusSchema>;
+
+/** GET /api/v1/app/history: newest Helm revision first. */
+export const sdkHistorySchema = z.object({
+  releases: z._default(z.nullable(z.array(sdkReleaseSchema)), null),
+});
+
+/** A license field's value: typed (an Integer is a number). */
+export const licenseValueSchema = z.union([z.string(), z.number(), z.boolean()]);
+
+/** A field's signatures, base64: v1 (RSA-PSS, MD5), v2 (RSA-PSS, SHA-256). */
+export const licenseSignatureSchema = z.object({
+  v1: z.exactOptional(z.string()),
+  v2: z.exactOptional(z.string()),
+});
+
+/** GET /api/v1/license/fields/{name}, and each entry of /license/fields. */
+export const sdkLicenseFieldSchema = z.object({
+  name: z.optional(z.string()),
+  title: z.optional(z.string()),
+  description: z.optional(z.string()),
+  value: z.optional(licenseValueSchema),
+  valueType: z.optional(z.string()),
+  isHidden: z.optional(z.boolean()),
+  signature: z._default(licenseSignatureSchema, {}),
+});
+export type SdkLicenseField = z.output<typeof sdkLicenseFieldSchema>;
+
+/** GET /api/v1/license/fields: the fields by name (a `__proto__` key is dropped). */
+export const sdkLicenseFieldsSchema = z.record(z.string(), sdkLicenseFieldSchema);
+
+/** GET /api/v1/license/info. */
+export const sdkLicenseInfoSchema = z.object({
+  licenseID: z.string(),
+  appSlug: text,
+  channelID: text,
+  channelName: text,
+  customerID: text,
+  customerName: text,
+  customerEmail: text,
+  licenseType: text,
+  endpoint: z.optional(z.string()),
+  licenseSequence: z._default(z.int(), 0),
+  isAirgapSupported: z.optional(z.boolean()),
+  isGitOpsSupported: z.optional(z.boolean()),
+  isIdentityServiceSupported: z.optional(z.boolean()),
+  isGeoaxisSupported: z.optional(z.boolean()),
+  isSnapshotSupported: z.optional(z.boolean()),
+  isSupportBundleUploadSupported: z.optional(z.boolean()),
+  isSemverRequired: z.optional(z.boolean()),
+  entitlements: z.optional(sdkLicenseFieldsSchema),
+});
+export type SdkLicenseInfo = z.output<typeof sdkLicenseInfoSchema>;
+
+/** POST /api/v1/supportbundle: 201. */
+export const sdkSupportBundleSchema = z.object({ bundleId: z.string(), slug: z.string() });
+
+/** The body of a 422 in read-only mode. */
+export const sdkReadOnlySchema = z.object({
+  error: text,
+  readOnlyMode: z.literal(true),
+});
+
+/** A field of the admin console's compatibility license (`fields[]`). */
+export const kotsLicenseFieldSchema = z.object({
+  field: z.string(),
+  title: z.optional(z.string()),
+  type: z.optional(z.string()),
+  value: z._default(z.nullable(licenseValueSchema), null),
+  hide_from_customer: z.optional(z.boolean()),
+});
+
+/** GET http://kotsadm:3000/license/v1/license: the admin console's compatibility license. */
+export const kotsLicenseSchema = z.object({
+  license_id: z.string(),
+  installation_id: z.string(),
+  assignee: z.optional(z.string()),
+  release_channel: z.optional(z.string()),
+  license_type: z.optional(z.string()),
+  expiration_time: z.optional(timestamp),
+  fields: z.array(kotsLicenseFieldSchema),
+});
+export type KotsLicense = z.output<typeof kotsLicenseSchema>;

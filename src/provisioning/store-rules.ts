@@ -1,0 +1,73 @@
+// The options the bundled stores share for the rules a real application's users table has: unique
+// fields, and a delete that deactivates rather than removes. One home, so that MemoryUserStore,
+// SqliteUserStore and PostgresUserStore check and mean them the same way.
+import { UserConflictError } from "./user-conflict-error.ts";
+
+/** The fields a bundled store can hold unique: the documented ones but the password and its format. */
+export const uniqueFieldNames = [
+  "userId",
+  "username",
+  "firstName",
+  "lastName",
+  "fullName",
+  "email",
+] as const;
+
+/** A field a bundled store can hold unique. */
+export type UniqueField = (typeof uniqueFieldNames)[number];
+
+/** What a delete does in a bundled store. */
+export type OnDelete = "delete" | "deactivate";
+
+/** The options MemoryUserStore, SqliteUserStore and PostgresUserStore share. */
+export interface StoreRulesOptions {
+  /**
+   * Fields no two active users may share, as a unique index: an upsert that would give one to a
+   * second user throws {@link UserConflictError} naming the field, and stores nothing. `email`
+   * ignores the case of ASCII letters (A-Z); the others compare exactly. Users without the field
+   * (or with it cleared) never conflict; deactivated users hold no value. Default: none.
+   */
+  unique?: readonly UniqueField[] | undefined;
+  /**
+   * `"delete"` removes the user's row. `"deactivate"` keeps it and sets `deactivatedAt` (an ISO
+   * 8601 timestamp, in the record read back), for an application whose other tables point at its
+   * users: `list()` and `count()` leave deactivated users out unless asked, and a later create or
+   * modify of the uuid reactivates the user (clears `deactivatedAt`) and merges as usual. A
+   * delete of a deactivated or missing user resolves `{ deleted: false }` (the API still answers
+   * 204). Default `"delete"`.
+   */
+  onDelete?: OnDelete | undefined;
+}
+
+/** Checks the shared options once, at construction; a TypeError says what is wrong. */
+export function storeRules(
+  store: string,
+  { unique = [], onDelete = "delete" }: StoreRulesOptions,
+): { unique: UniqueField[]; onDelete: OnDelete } {
+  if (!Array.isArray(unique)) {
+    throw new TypeError(`${store}: unique must be an array of field names`);
+  }
+  for (const field of unique) {
+    if (!(uniqueFieldNames as readonly string[]).includes(field)) {
+      throw new TypeError(
+        `${store}: unique cannot hold ${JSON.stringify(field)}; it takes ${uniqueFieldNames.join(", ")}`,
+      );
+    }
+  }
+  if (onDelete !== "delete" && onDelete !== "deactivate") {
+    throw new TypeError(
+      `${store}: onDelete must be "delete" or "deactivate", not ${String(onDelete)}`,
+    );
+  }
+  return { unique: [...new Set(unique)], onDelete };
+}
+
+/** The value a unique index compares: email with its ASCII letters in lower case, others as is. */
+export function uniqueValue(field: UniqueField, value: string): string {
+  return field === "email" ? value.replace(/[A-Z]+/g, (letters) => letters.toLowerCase()) : value;
+}
+
+/** The error a bundled store throws when a unique value is held by another user. */
+export function uniqueConflict(field: UniqueField, cause?: unknown): UserConflictError {
+  return new UserConflictError(`the ${field} is already held by another user`, { field, cause });
+}

@@ -1,0 +1,203 @@
+// The quarantine's rules, run by the handler over each bundled store: the memory, SQLite and
+// PostgreSQL suites call these with a factory of their own store.
+import { describe, expect, it } from "vitest";
+import type { Logger } from "../../src/internal/logger.ts";
+import {
+  createProvisioningHandler,
+  type ProvisioningChange,
+  type ProvisioningHandlerOptions,
+  type QuarantineEvent,
+  type StoreRulesOptions,
+  type UserRecord,
+  type UserStore,
+} from "../../src/provisioning/index.ts";
+import { call } from "../provisioning/helpers.ts";
+
+/** A store with the bundled stores' read methods, whatever their sync-or-async shape. */
+export interface ReadableStore extends UserStore {
+  get(uuid: string): UserRecord | undefined | Promise<UserRecord | undefined>;
+}
+
+export interface QuarantineSubject {
+  /** A fresh, empty store with these rules. */
+  create(rules: StoreRulesOptions): Promise<ReadableStore>;
+}
+
+export function recordingLogger() {
+  const lines: { level: string; message: string; fields?: unknown }[] = [];
+  const at = (level: string) => (message: string, fields?: unknown) =>
+    void lines.push({ level, message, fields });
+  const logger: Logger = {
+    debug: at("debug"),
+    info: at("info"),
+    warn: at("warn"),
+    error: at("error"),
+  };
+  return { logger, lines };
+}
+
+export const secret = "pa55-w0rd-never-shown";
+
+/** A handler with the quarantine over `store`, recording its changes, events and log. */
+export function quarantinedHandler(
+  store: UserStore,
+  options: Partial<ProvisioningHandlerOptions> = {},
+) {
+  const changes: ProvisioningChange[] = [];
+  const events: QuarantineEvent[] = [];
+  const { logger, lines } = recordingLogger();
+  const handler = createProvisioningHandler({
+    store,
+    quarantine: true,
+    logger,
+    onChange: (change) => void changes.push(change),
+    onQuarantine: (event) => void events.push(event),
+    ...options,
+  });
+  const create = (user: object) => call(handler, "POST", "/v1/user/create", user);
+  const modify = (user: object) => call(handler, "POST", "/v1/user/modify", user);
+  const remove = (uuid: string) => call(handler, "DELETE", `/v1/user/${uuid}`);
+  return { handler, changes, events, lines, create, modify, remove };
+}
+
+export function quarantineScenarios(name: string, subject: QuarantineSubject): void {
+  const unique = { unique: ["username", "email"] } as const;
+
+  describe(`${name}: the quarantine`, () => {
+    it("keeps both sides of an email swap, answers 204, and ends with the swapped emails", async () => {
+      const store = await subject.create(unique);
+      const app = quarantinedHandler(store);
+      expect((await app.create({ uuid: "a", username: "ann", email: "ann@x.io" })).status).toBe(
+        201,
+      );
+      expect((await app.create({ uuid: "b", username: "bob", email: "bob@x.io" })).status).toBe(
+        201,
+      );
+      // The directory swaps them: a takes bob's email first, while bob still holds it.
+      expect((await app.modify({ uuid: "a", email: "BOB@x.io" })).status).toBe(204);
+      expect((await app.handler.quarantined()).map((kept) => [kept.uuid, kept.field])).toEqual([
+        ["a", "email"],
+      ]);
+      expect(await store.get("a")).toEqual({ uuid: "a", username: "ann" });
+      // Bob's modify frees his email and takes a's old one; a's kept modify then applies.
+      expect((await app.modify({ uuid: "b", email: "ann@x.io" })).status).toBe(204);
+      expect(await app.handler.quarantined()).toEqual([]);
+      expect(await store.get("a")).toEqual({ uuid: "a", username: "ann", email: "BOB@x.io" });
+      expect(await store.get("b")).toEqual({ uuid: "b", username: "bob", email: "ann@x.io" });
+      expect(app.changes.slice(2).map((change) => [change.type, change.uuid])).toEqual([
+        ["updated", "b"],
+        ["updated", "a"],
+      ]);
+      expect(app.events.map((event) => [event.type, event.message.uuid])).toEqual([
+        ["kept", "a"],
+        ["released", "a"],
+      ]);
+      expect(app.handler.stats().quarantine).toEqual({
+        kept: 1,
+        released: 1,
+        discarded: 0,
+        waiting: 0,
+      });
+    });
+
+    it("keeps a modify behind a kept create, and applies both in order once the value is free", async () => {
+      const store = await subject.create(unique);
+      const app = quarantinedHandler(store);
+      await app.create({ uuid: "a", email: "taken@x.io" });
+      expect((await app.create({ uuid: "c", email: "taken@x.io", first_name: "C" })).status).toBe(
+        201,
+      );
+      expect((await app.modify({ uuid: "c", first_name: "Cee", last_name: "Lee" })).status).toBe(
+        204,
+      );
+      const kept = await app.handler.quarantined();
+      expect(kept.map((entry) => [entry.operation, entry.attempts])).toEqual([
+        ["create", 1],
+        ["modify", 1],
+      ]);
+      expect(kept[0]).toMatchObject({ uuid: "c", field: "email", user: { email: "taken@x.io" } });
+      expect(kept[1]?.reason).toMatch(/earlier message/);
+      expect(Date.parse(kept[0]?.since ?? "")).not.toBeNaN();
+      expect(await store.get("c")).toBeUndefined();
+      // A write that frees nothing tries them again and keeps them.
+      await app.create({ uuid: "d", email: "d@x.io" });
+      expect((await app.handler.quarantined()).map((entry) => entry.attempts)).toEqual([2, 1]);
+      await app.modify({ uuid: "a", email: "elsewhere@x.io" });
+      expect(await store.get("c")).toEqual({
+        uuid: "c",
+        email: "taken@x.io",
+        firstName: "Cee",
+        lastName: "Lee",
+      });
+      expect(
+        app.changes.filter((change) => change.uuid === "c").map((change) => change.type),
+      ).toEqual(["created", "updated"]);
+    });
+
+    it("lets a delete apply over kept messages and discard them", async () => {
+      const store = await subject.create(unique);
+      const app = quarantinedHandler(store);
+      await app.create({ uuid: "a", email: "taken@x.io" });
+      await app.create({ uuid: "c", email: "taken@x.io" });
+      await app.modify({ uuid: "c", username: "cee" });
+      expect((await app.remove("c")).status).toBe(204);
+      expect(await app.handler.quarantined()).toEqual([]);
+      await app.remove("a");
+      expect(await store.get("c")).toBeUndefined();
+      expect(app.events.map((event) => event.type)).toEqual([
+        "kept",
+        "kept",
+        "discarded",
+        "discarded",
+      ]);
+      expect(app.handler.stats().quarantine).toMatchObject({ discarded: 2, waiting: 0 });
+    });
+
+    it("retries on retryQuarantined() after a conflict resolved outside the directory", async () => {
+      const store = await subject.create(unique);
+      const app = quarantinedHandler(store);
+      await app.create({ uuid: "a", username: "sam" });
+      await app.create({ uuid: "b", username: "sam" });
+      expect(await app.handler.retryQuarantined()).toEqual({ released: 0, kept: 1 });
+      await store.delete("a");
+      expect(await app.handler.retryQuarantined()).toEqual({ released: 1, kept: 0 });
+      expect(await store.get("b")).toEqual({ uuid: "b", username: "sam" });
+      expect(app.changes.at(-1)).toMatchObject({ type: "created", uuid: "b" });
+    });
+
+    it("never shows the password: not in the listing, the log, the hook or the error", async () => {
+      const store = await subject.create(unique);
+      const app = quarantinedHandler(store);
+      await app.create({ uuid: "a", email: "taken@x.io" });
+      await app.create({ uuid: "c", email: "taken@x.io", password: secret });
+      await app.modify({ uuid: "c", password: `${secret}-2` });
+      const listed = await app.handler.quarantined();
+      expect(listed).toHaveLength(2);
+      expect(JSON.stringify(listed)).not.toContain(secret);
+      expect(JSON.stringify(app.lines)).not.toContain(secret);
+      expect(app.lines.filter((line) => line.level === "warn")).toHaveLength(2);
+      expect(JSON.stringify(app.events)).not.toContain(secret);
+      // It is kept, to be applied as sent.
+      await app.remove("a");
+      expect((await store.get("c"))?.password).toBe(`${secret}-2`);
+      expect(JSON.stringify(app.lines)).not.toContain(secret);
+    });
+
+    it("without the option answers 503 for ever, and says once which uuid and field", async () => {
+      const store = await subject.create(unique);
+      const { logger, lines } = recordingLogger();
+      const handler = createProvisioningHandler({ store, logger });
+      await call(handler, "POST", "/v1/user/create", { uuid: "a", email: "taken@x.io" });
+      const user = { uuid: "c", email: "Taken@x.io", password: secret };
+      for (let round = 0; round < 3; round++) {
+        expect((await call(handler, "POST", "/v1/user/create", user)).status).toBe(503);
+      }
+      const hints = lines.filter((line) => line.level === "warn");
+      expect(hints).toHaveLength(1);
+      expect(hints[0]?.message).toMatch(/"c".*email.*quarantine/);
+      expect(lines.filter((line) => line.level === "error")).toHaveLength(3);
+      expect(JSON.stringify(lines)).not.toContain(secret);
+      expect(await handler.quarantined()).toEqual([]);
+    });
+  });
+}
