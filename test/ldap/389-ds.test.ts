@@ -87,7 +87,13 @@ describe.skipIf(!url)(
       target: string;
       baseDn: string;
       filter?: string;
-      ldap?: { url: string; bindDn: string; password: string; tls?: { ca: Buffer } };
+      ldap?: {
+        url: string;
+        bindDn: string;
+        password: string;
+        tls?: { ca: Buffer };
+        startTls?: boolean;
+      };
       state?: string;
     }): DirectorySync {
       const sync = createDirectorySync({
@@ -355,6 +361,26 @@ describe.skipIf(!url)(
 
       const untrusting = openSync({ target: app.url, baseDn: unit.dn, ldap: ldaps });
       await expect(untrusting.syncOnce()).rejects.toThrow(/not trusted.*--ldap-ca/);
+    }, 300_000);
+
+    it("syncs over StartTLS with the server's CA (the certificate names localhost)", async () => {
+      const unit = await createUnit(3);
+      const app = await startApp();
+      const sync = openSync({
+        target: app.url,
+        baseDn: unit.dn,
+        ldap: {
+          url: (url as string).replace("127.0.0.1", "localhost"),
+          bindDn: env("BIND_DN"),
+          password: env("PASSWORD"),
+          tls: { ca: readFileSync(env("CA")) },
+          startTls: true,
+        },
+      });
+      expect(await sync.syncOnce()).toMatchObject({ completed: true, created: 3 });
+      await admin.modify((unit.people[2] as Person).dn, [replace("mail", ["tls@example.test"])]);
+      expect(await sync.syncOnce()).toMatchObject({ completed: true, modified: 1 });
+      expect(app.store.get((unit.people[2] as Person).entryUUID)?.email).toBe("tls@example.test");
     }, 300_000);
 
     it("reads the whole directory, and says once how to turn Content Sync on, where 389-DS allows only its own cookies (its default)", async () => {
