@@ -233,8 +233,8 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
       const skipped: SkippedEntry[] = [];
       const deleted: string[] = [];
       const present: string[] = [];
-      // 389-DS: the changed entries' uuids and DNs, read again below.
-      const touched: { uuid: string; dn: string }[] = [];
+      // 389-DS: the changed entries' uuids, read again below.
+      const touched: string[] = [];
       let newest: Uint8Array | undefined;
       let overflow = false;
       let foreign: string | undefined;
@@ -248,7 +248,7 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
             else if (state.state === "delete") deleted.push(state.uuid);
             else if (changed.length + skipped.length + touched.length >= maxChangedEntries)
               overflow = true;
-            else if (ds389) touched.push({ uuid: state.uuid, dn: raw.dn });
+            else if (ds389) touched.push(state.uuid);
             else {
               const user = mapEntry(toLdapEntry(raw), mapping, { passwords });
               if ("skipped" in user) skipped.push({ dn: raw.dn, reason: user.skipped });
@@ -312,79 +312,49 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
 
   /**
    * 389-DS: the entries its sync search named as changed, read with the filter and the sync's
-   * attributes, in the order it named them. A changed entry the filter no longer matches is
-   * `gone`; one that is no longer under its DN (deleted, or moved since) too, as the next cycle
-   * sends what a rename did. `foreign` when the server named an entry by other than its entryUUID.
+   * attributes, in the order it named them. One the filter no longer matches, or no longer under
+   * the base (deleted or moved since), is `gone`: the next cycle sends what a move did.
+   * `foreign` when an entry's uuid is not the entryUUID the server named it by.
    */
   async function readChanged(
     client: Client,
-    touched: { uuid: string; dn: string }[],
+    touched: string[],
   ): Promise<
     { changed: UserRecord[]; skipped: SkippedEntry[]; gone: string[] } | { foreign: string }
   > {
-    const requested = attributes.some((name) => name.toLowerCase() === "entryuuid")
-      ? attributes
-      : [...attributes, "entryUUID"];
-    const matching = new Map<string, Record<string, unknown> & { dn: string }>();
-    const inBase = new Set<string>();
-    const byUuid = (uuids: string[]) =>
-      `(|${uuids.map((uuid) => `(entryUUID=${escapeFilterValue(uuid)})`).join("")})`;
-    const uuids = [...new Set(touched.map(({ uuid }) => uuid))];
+    const uuids = [...new Set(touched.map((uuid) => uuid.toLowerCase()))];
+    const matching = new Map<string, { dn: string; [attribute: string]: unknown }>();
     for (let start = 0; start < uuids.length; start += uuidsPerSearch) {
       const batch = uuids.slice(start, start + uuidsPerSearch);
       const { searchEntries } = await client.search(baseDn, {
         scope: "sub",
-        filter: `(&${parenthesized(filter)}${byUuid(batch)})`,
-        attributes: requested,
+        filter: `(&${parenthesized(filter)}(|${batch.map((uuid) => `(entryUUID=${escapeFilterValue(uuid)})`).join("")}))`,
+        // They name entryUUID: Content Sync runs only where the uuid is the entryUUID.
+        attributes,
         explicitBufferAttributes: options.bufferAttributes,
       });
       for (const entry of searchEntries) {
         const uuid = toLdapEntry(entry as never).first("entryUUID");
         if (uuid !== undefined) matching.set(uuid.toLowerCase(), entry);
       }
-      const unmatched = batch.filter((uuid) => !matching.has(uuid.toLowerCase()));
-      if (unmatched.length === 0) continue;
-      const { searchEntries: others } = await client.search(baseDn, {
-        scope: "sub",
-        filter: byUuid(unmatched),
-        attributes: ["entryUUID"],
-      });
-      for (const entry of others) inBase.add(String(entry.entryUUID).toLowerCase());
     }
     const changed: UserRecord[] = [];
     const skipped: SkippedEntry[] = [];
     const gone: string[] = [];
-    const seen = new Set<string>();
-    for (const { uuid, dn } of touched) {
-      // An entry changed twice may be named twice; it is read once.
-      if (seen.has(uuid.toLowerCase())) continue;
-      seen.add(uuid.toLowerCase());
-      const entry = matching.get(uuid.toLowerCase());
-      if (entry) {
-        const user = mapEntry(toLdapEntry(entry as never), mapping, { passwords });
-        if ("skipped" in user) skipped.push({ dn: entry.dn, reason: user.skipped });
-        else if (user.uuid.toLowerCase() !== uuid.toLowerCase()) return { foreign: entry.dn };
-        else changed.push(user);
-      } else if (inBase.has(uuid.toLowerCase())) {
+    for (const uuid of uuids) {
+      const entry = matching.get(uuid);
+      if (!entry) {
         gone.push(uuid);
-      } else {
-        // Not under the base by that uuid: gone since, or the server names entries otherwise.
-        const there = await client
-          .search(dn, { scope: "base", attributes: ["entryUUID"] })
-          .then(({ searchEntries }) => searchEntries[0])
-          .catch((error: { code?: unknown }) => {
-            if (error.code === noSuchObject) return undefined;
-            throw error;
-          });
-        if (there) return { foreign: dn };
-        gone.push(uuid);
+        continue;
       }
+      const user = mapEntry(toLdapEntry(entry as never), mapping, { passwords });
+      if ("skipped" in user) skipped.push({ dn: entry.dn, reason: user.skipped });
+      else if (user.uuid.toLowerCase() !== uuid) return { foreign: entry.dn };
+      else changed.push(user);
     }
     return { changed, skipped, gone };
   }
 }
-
-const noSuchObject = 32;
 
 /** A filter in parentheses, as RFC 4515 wants it inside another. */
 function parenthesized(filter: string): string {
