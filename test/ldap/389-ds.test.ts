@@ -52,18 +52,26 @@ describe.skipIf(!url)(
     let folder: string;
     let admin: Client;
     const cleanups: (() => unknown)[] = [];
+    // A second server in 389-DS's default Content Sync configuration, for the last test: created
+    // while the tests before it run (dscreate spends most of its time waiting).
+    let ownCookiesOnly: ReturnType<typeof start389> | undefined;
     beforeAll(async () => {
       folder = mkdtempSync(join(tmpdir(), "389ds-suite-"));
       admin = new Client({ url: url as string });
       await admin.bind(env("ROOT_DN"), env("PASSWORD"));
+      ownCookiesOnly = start389(5, { allowOpenLdap: false });
+      // A failure is the last test's to report; the suite must not stop on an unhandled one.
+      ownCookiesOnly.catch(() => undefined);
     });
     afterEach(async () => {
       for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
     });
     afterAll(async () => {
+      await ownCookiesOnly?.then((server) => server.stop()).catch(() => undefined);
       await admin?.unbind();
       rmSync(folder, { recursive: true, force: true });
-    });
+      // The second server may still be on its way up when only some tests ran.
+    }, 300_000);
 
     /** The application: the SDK's handler over a SQLite store, on a real port. */
     async function startApp() {
@@ -384,8 +392,7 @@ describe.skipIf(!url)(
     }, 300_000);
 
     it("reads the whole directory, and says once how to turn Content Sync on, where 389-DS allows only its own cookies (its default)", async () => {
-      const server = await start389(5, { allowOpenLdap: false });
-      cleanups.push(() => server.stop());
+      const server = await (ownCookiesOnly as ReturnType<typeof start389>);
       const app = await startApp();
       const sync = openSync({
         target: app.url,
