@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Bun and Deno, installed here from the npm registry (they are not devDependencies): the tests
-# that run the clients on each, required (PLATFORM_INTEGRATION_REQUIRE_RUNTIMES=1, so that a
-# missing runtime fails instead of skipping), then the Hono example app from its command line on
+# that run the clients on each and the license signature vectors (v1 needs node:crypto's MD5
+# RSA-PSS), required (PLATFORM_INTEGRATION_REQUIRE_RUNTIMES=1, so that a missing runtime fails
+# instead of skipping), then the Hono example app from its command line on
 # each, users in memory and in a SQLite file, checked with `platform-integration conformance
 # --read-user` (see .ci/lib/check-example-server.sh).
 set -euo pipefail
@@ -18,7 +19,7 @@ source .ci/lib/check-example-server.sh
 PLATFORM_INTEGRATION_BUN="$bun" PLATFORM_INTEGRATION_DENO="$deno" \
   PLATFORM_INTEGRATION_REQUIRE_RUNTIMES=1 \
   "$node" node_modules/vitest/vitest.mjs run test/clients/integration-api/runtimes.test.ts \
-  test/clients/audit/spool/runtimes.test.ts
+  test/clients/audit/spool/runtimes.test.ts test/clients/license/verify-license-field.test.ts
 
 deno_run=("$deno" run --allow-net --allow-env --allow-read)
 check_example hono-bun "$bun" examples/servers/hono/bun.ts

@@ -9,7 +9,8 @@ import type { ProvisioningResponse } from "./types.ts";
  * - 404 `not_found`, 405 `method_not_allowed`: no such route, or not with this method.
  * - 413 `payload_too_large`: the body is larger than the handler's `bodyLimit`.
  * - 415 `unsupported_media_type`: a body parser in front met a charset or encoding it cannot read.
- * - 500 `internal_error`: a hook or the SDK failed unexpectedly (the `onError` hook sees it).
+ * - 500 `internal_error`: a hook or the SDK failed unexpectedly, or a body parser in front of the
+ *   API made the body unreadable (the `onError` hook sees it).
  * - 503 `not_ready`, `store_unavailable`: retriable; the platform pauses and tries again later.
  */
 export type ProvisioningErrorCode =

@@ -41,10 +41,11 @@ export type {
 } from "./types.ts";
 export { UserConflictError } from "./user-conflict-error.ts";
 export {
+  type UpsertResult,
   type UserFieldName,
   type UserPatch,
   type UserRecord,
   userFieldNames,
 } from "./user-record.ts";
 export { userRecordSchema } from "./user-record-schema.ts";
-export type { UpsertResult, UserStore } from "./user-store.ts";
+export type { UserStore } from "./user-store.ts";

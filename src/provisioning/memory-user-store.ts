@@ -14,8 +14,8 @@ import {
   uniqueValue,
 } from "./store-rules.ts";
 import { isUserConflict } from "./user-conflict-error.ts";
-import type { UserFieldName, UserPatch, UserRecord } from "./user-record.ts";
-import type { UpsertResult, UserStore } from "./user-store.ts";
+import type { UpsertResult, UserFieldName, UserPatch, UserRecord } from "./user-record.ts";
+import type { UserStore } from "./user-store.ts";
 
 /** Options of {@link MemoryUserStore}: unique fields and what a delete does. */
 export type MemoryUserStoreOptions = StoreRulesOptions;

@@ -10,8 +10,8 @@ import { reportError, type Sensitive } from "./report-error.ts";
 import type { ProvisioningErrorContext, ProvisioningResponse } from "./types.ts";
 import { UnreportedCreations } from "./unreported-creations.ts";
 import { isUserConflict } from "./user-conflict-error.ts";
-import type { UserPatch } from "./user-record.ts";
-import type { UpsertResult, UserStore } from "./user-store.ts";
+import type { UpsertResult, UserPatch } from "./user-record.ts";
+import type { UserStore } from "./user-store.ts";
 
 const created: ProvisioningResponse = { status: 201, headers: {}, body: undefined };
 const noContent: ProvisioningResponse = { status: 204, headers: {}, body: undefined };

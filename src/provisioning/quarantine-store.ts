@@ -4,8 +4,7 @@
 // are one atomic step in the database.
 
 import type { UserConflictError } from "./user-conflict-error.ts";
-import type { UserFieldName, UserPatch } from "./user-record.ts";
-import type { UpsertResult } from "./user-store.ts";
+import type { UpsertResult, UserFieldName, UserPatch } from "./user-record.ts";
 
 /** A message to keep, as the handler hands it to {@link QuarantineMethods.keepQuarantined}. */
 export interface QuarantineEntry {

@@ -54,3 +54,11 @@ export interface UserRecord {
 export type UserPatch = { uuid: string } & { [Field in UserFieldName]?: string | null } & {
   extra?: Record<string, JsonValue | null>;
 };
+
+/** What `UserStore.upsert` reports. */
+export interface UpsertResult {
+  /** True when no user with this uuid existed before. */
+  created: boolean;
+  /** The stored user after the merge. */
+  user: UserRecord;
+}

@@ -1,13 +1,5 @@
 import type { QuarantineMethods } from "./quarantine-store.ts";
-import type { UserPatch, UserRecord } from "./user-record.ts";
-
-/** What {@link UserStore.upsert} reports. */
-export interface UpsertResult {
-  /** True when no user with this uuid existed before. */
-  created: boolean;
-  /** The stored user after the merge. */
-  user: UserRecord;
-}
+import type { UpsertResult, UserPatch } from "./user-record.ts";
 
 /**
  * Where the Provisioning API keeps users. Implement it over any database.

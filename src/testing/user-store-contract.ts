@@ -1,4 +1,4 @@
-import type { UserPatch, UserRecord, UserStore } from "../provisioning/index.ts";
+import type { QuarantineMethods, UserPatch, UserRecord, UserStore } from "../provisioning/index.ts";
 import { assertJsonEqual } from "./json-equal.ts";
 
 /** What a test runner passes to a test: {@link testUserStore} marks checks skipped through it. */
@@ -29,12 +29,26 @@ export interface UserStoreContractOptions<Store extends UserStore = UserStore> e
   read?(store: Store, uuid: string): UserRecord | undefined | Promise<UserRecord | undefined>;
   /** How many concurrent operations the concurrency checks start (default 32). */
   concurrency?: number;
+  /**
+   * What the store's delete does: `"delete"` (default) removes the user; `"deactivate"` keeps the
+   * row with `deactivatedAt` set, and a later upsert clears it (see the bundled stores' `onDelete`).
+   */
+  onDelete?: "delete" | "deactivate";
+  /**
+   * Two patches the store refuses together, for the quarantine's checks: after `holder` is
+   * stored, `refused` throws a `UserConflictError` (a unique email both carry, for instance).
+   * Without it, the check of a message that conflicts again is skipped.
+   */
+  conflict?: { holder: UserPatch; refused: UserPatch };
 }
 
 /**
  * Registers the UserStore contract as tests with your runner: merge semantics (absent keeps,
- * `null` clears), idempotent redelivery, delete of a missing user, reset and readiness when
- * implemented, and atomic upserts under concurrency (no lost update). Every store must pass it.
+ * `null` clears), idempotent redelivery, delete of a missing user (or deactivation, with
+ * `onDelete: "deactivate"`), reset and readiness when implemented, atomic upserts under
+ * concurrency (no lost update), and the quarantine methods when implemented (kept in order with
+ * the password, released oldest first and removed, discarded, the refused field cleared, a second
+ * conflict counted). Every store must pass it.
  *
  * A check that does not apply to the store (reset or readiness that it does not implement, or a
  * check that needs `read`) is marked skipped through the test context (vitest, node:test), never
@@ -57,7 +71,7 @@ export interface UserStoreContractOptions<Store extends UserStore = UserStore> e
 export function testUserStore<Store extends UserStore>(
   options: UserStoreContractOptions<Store>,
 ): void {
-  const { describe, it, concurrency = 32 } = options;
+  const { describe, it, concurrency = 32, onDelete = "delete" } = options;
   // Rest parameters keep the body's `length` at 0: Jest takes a body with a parameter for a
   // callback-style test.
   const check = (name: string, body: (store: Store, skip: Skip) => Promise<void>) =>
@@ -157,15 +171,52 @@ export function testUserStore<Store extends UserStore>(
       equal(await store.delete("u1"), { deleted: true }, "the first delete");
       equal(await store.delete("u1"), { deleted: false }, "the second delete");
       equal(await store.delete("never-seen"), { deleted: false }, "deleting an unknown user");
-      equal((await store.upsert({ uuid: "u1" })).created, true, "created again");
+      equal(
+        (await store.upsert({ uuid: "u1" })).created,
+        onDelete === "delete",
+        onDelete === "delete" ? "created again" : "created again (a deactivated row is reused)",
+      );
     });
 
-    check("leaves nothing of a deleted user in the database", async (store, skip) => {
-      if (!options.read) return skip("needs the read option to look at the database");
-      await store.upsert({ uuid: "u1", username: "bob", extra: { level: 3 } });
-      await store.delete("u1");
-      equal(await read(store, "u1"), undefined, "the deleted user");
-    });
+    if (onDelete === "delete") {
+      check("leaves nothing of a deleted user in the database", async (store, skip) => {
+        if (!options.read) return skip("needs the read option to look at the database");
+        await store.upsert({ uuid: "u1", username: "bob", extra: { level: 3 } });
+        await store.delete("u1");
+        equal(await read(store, "u1"), undefined, "the deleted user");
+      });
+    } else {
+      check(
+        "deactivates a deleted user, and reactivates it on the next upsert",
+        async (store, skip) => {
+          if (!options.read) return skip("needs the read option to look at the database");
+          await store.upsert({ uuid: "u1", username: "bob", extra: { level: 3 } });
+          await store.delete("u1");
+          const deactivated = await read(store, "u1");
+          const at = deactivated?.deactivatedAt;
+          equal(
+            typeof at === "string" && !Number.isNaN(Date.parse(at)),
+            true,
+            "deactivatedAt is an ISO timestamp",
+          );
+          equal(
+            deactivated,
+            { uuid: "u1", username: "bob", extra: { level: 3 }, deactivatedAt: at },
+            "the row kept",
+          );
+          await store.delete("u1");
+          equal(
+            (await read(store, "u1"))?.deactivatedAt,
+            at,
+            "deactivatedAt after a second delete",
+          );
+          const { user } = await store.upsert({ uuid: "u1", firstName: "Bob" });
+          const active = { uuid: "u1", username: "bob", firstName: "Bob", extra: { level: 3 } };
+          equal(user, active, "the reactivated user");
+          equal(await read(store, "u1"), active, "the stored user");
+        },
+      );
+    }
 
     check("changes only the user it is given", async (store) => {
       await store.upsert({ uuid: "a", username: "a" });
@@ -209,6 +260,140 @@ export function testUserStore<Store extends UserStore>(
     check("reports ready once created", async (store, skip) => {
       if (!store.ready) return skip("the store has no ready()");
       equal(await store.ready(), true, "ready()");
+    });
+
+    const quarantineOf = (store: Store, skip: Skip): QuarantineMethods | undefined => {
+      const methods = store as Partial<QuarantineMethods>;
+      if (
+        methods.keepQuarantined &&
+        methods.listQuarantined &&
+        methods.releaseQuarantined &&
+        methods.discardQuarantined
+      ) {
+        return methods as QuarantineMethods;
+      }
+      skip("the store has no quarantine methods");
+      return undefined;
+    };
+    const kept = (
+      uuid: string,
+      patch: Omit<UserPatch, "uuid">,
+      operation: "create" | "modify" = "modify",
+    ) => ({
+      uuid,
+      operation,
+      patch: { uuid, ...patch },
+      reason: "an earlier message of this user is kept in the quarantine",
+    });
+
+    check(
+      "keeps quarantined messages in order, password and all, and lists them by uuid",
+      async (store, skip) => {
+        const quarantine = quarantineOf(store, skip);
+        if (!quarantine) return;
+        const first = await quarantine.keepQuarantined({
+          ...kept("q1", { email: "q@x.io", password: "kept-as-sent" }, "create"),
+          operation: "create",
+          reason: "the email is already held by another user",
+          field: "email",
+        });
+        equal(
+          [first.uuid, first.operation, first.attempts, first.field],
+          ["q1", "create", 1, "email"],
+          "the kept entry",
+        );
+        equal(Number.isNaN(Date.parse(first.since)), false, "since is a timestamp");
+        await quarantine.keepQuarantined(kept("q2", { username: "two" }));
+        await quarantine.keepQuarantined(kept("q1", { firstName: "Q" }));
+        const all = await quarantine.listQuarantined();
+        equal(
+          all.map((entry) => [entry.uuid, entry.patch]),
+          [
+            ["q1", { uuid: "q1", email: "q@x.io", password: "kept-as-sent" }],
+            ["q2", { uuid: "q2", username: "two" }],
+            ["q1", { uuid: "q1", firstName: "Q" }],
+          ],
+          "every kept message, oldest first",
+        );
+        equal(
+          (await quarantine.listQuarantined({ uuid: "q1" })).map((entry) => entry.patch),
+          [
+            { uuid: "q1", email: "q@x.io", password: "kept-as-sent" },
+            { uuid: "q1", firstName: "Q" },
+          ],
+          "the kept messages of q1",
+        );
+      },
+    );
+
+    check(
+      "releases the oldest kept message of a uuid: applies it and removes it",
+      async (store, skip) => {
+        const quarantine = quarantineOf(store, skip);
+        if (!quarantine) return;
+        await quarantine.keepQuarantined(kept("q1", { username: "first" }, "create"));
+        await quarantine.keepQuarantined(kept("q1", { firstName: "Q" }));
+        const released = await quarantine.releaseQuarantined("q1");
+        equal(released.outcome, "released", "the outcome");
+        if (released.outcome === "released") {
+          equal(
+            released.result,
+            { created: true, user: { uuid: "q1", username: "first" } },
+            "its upsert",
+          );
+        }
+        equal(await read(store, "q1"), { uuid: "q1", username: "first" }, "the stored user");
+        equal((await quarantine.listQuarantined()).length, 1, "kept messages left");
+        equal((await quarantine.releaseQuarantined("q1")).outcome, "released", "the second");
+        equal(
+          await read(store, "q1"),
+          { uuid: "q1", username: "first", firstName: "Q" },
+          "the user",
+        );
+        equal(await quarantine.releaseQuarantined("q1"), { outcome: "none" }, "with nothing kept");
+      },
+    );
+
+    check("discards the kept messages of a uuid, and only those", async (store, skip) => {
+      const quarantine = quarantineOf(store, skip);
+      if (!quarantine) return;
+      await quarantine.keepQuarantined(kept("q1", { username: "a" }));
+      await quarantine.keepQuarantined(kept("q2", { username: "b" }));
+      await quarantine.keepQuarantined(kept("q1", { username: "c" }));
+      equal(await quarantine.discardQuarantined("q1"), 2, "discarded");
+      equal(
+        (await quarantine.listQuarantined()).map((entry) => entry.uuid),
+        ["q2"],
+        "left",
+      );
+    });
+
+    check(
+      "clears the refused field of the stored user when it keeps a conflict",
+      async (store, skip) => {
+        const quarantine = quarantineOf(store, skip);
+        if (!quarantine) return;
+        await store.upsert({ uuid: "q1", username: "q", email: "old@x.io" });
+        await quarantine.keepQuarantined({ ...kept("q1", { email: "new@x.io" }), field: "email" });
+        equal(await read(store, "q1"), { uuid: "q1", username: "q" }, "the stored user");
+      },
+    );
+
+    check("keeps a message that conflicts again, counting the attempt", async (store, skip) => {
+      const quarantine = quarantineOf(store, skip);
+      if (!quarantine) return;
+      if (!options.conflict) return skip("needs the conflict option");
+      const { holder, refused } = options.conflict;
+      await store.upsert(holder);
+      await quarantine.keepQuarantined({ ...kept(refused.uuid, {}), patch: refused });
+      const again = await quarantine.releaseQuarantined(refused.uuid);
+      equal(again.outcome, "kept", "the outcome");
+      if (again.outcome === "kept") {
+        equal(again.entry.attempts, 2, "attempts");
+        equal(again.conflict.name, "UserConflictError", "the conflict");
+        equal(again.entry.reason, again.conflict.message, "the reason");
+      }
+      equal((await quarantine.listQuarantined()).length, 1, "still kept");
     });
   });
 }

@@ -2,17 +2,21 @@ import { describe, expect, it } from "vitest";
 import {
   defaultMapping,
   directoryUuid,
+  fromAttributes,
   type LdapEntry,
   objectGuidToString,
+  objectSidToString,
 } from "../../src/ldap/index.ts";
 import {
   attributesToRequest,
+  bufferAttributeNames,
   fromPortableMapping,
   mapEntry,
   type PortableMapping,
   toLdapEntry,
   toPortableMapping,
   uuidAttributes,
+  uuidAttributesToRequest,
 } from "../../src/ldap/mapping.ts";
 
 import { recordedAdUser } from "../support/directory-fixture.ts";
@@ -30,6 +34,71 @@ describe("objectGuidToString", () => {
 
   it("refuses a value that is not 16 bytes", () => {
     expect(() => objectGuidToString(new Uint8Array(15))).toThrow("16 bytes, not 15");
+  });
+});
+
+describe("objectSidToString", () => {
+  it.each([
+    // BUILTIN\Administrators, as Microsoft documents its binary form.
+    ["AQIAAAAAAAUgAAAAIAIAAA==", "S-1-5-32-544"],
+    // Everyone: authority 1, one sub-authority 0.
+    ["AQEAAAAAAAEAAAAA", "S-1-1-0"],
+  ])("renders %s as %s (sub-authorities little-endian)", (base64, expected) => {
+    expect(objectSidToString(Buffer.from(base64, "base64"))).toBe(expected);
+  });
+
+  it("answers undefined for bytes that are not a SID", () => {
+    expect(objectSidToString(new Uint8Array(7))).toBeUndefined();
+    // Two sub-authorities announced, one present.
+    expect(objectSidToString(Buffer.from("AQIAAAAAAAUgAAAA", "base64"))).toBeUndefined();
+  });
+});
+
+describe("binary attributes", () => {
+  const guidBytes = Buffer.from("BpazOkLGm0iEtljAONPvOQ==", "base64");
+  it("renders objectGUID, objectSid and mS-DS-ConsistencyGuid in their string forms, by any case", () => {
+    const entry = toLdapEntry({
+      dn: "x",
+      objectGUID: guidBytes,
+      objectSid: Buffer.from("AQIAAAAAAAUgAAAAIAIAAA==", "base64"),
+      "mS-DS-ConsistencyGuid": guidBytes,
+    });
+    expect(entry.first("objectguid")).toBe("3ab39606-c642-489b-84b6-58c038d3ef39");
+    expect(entry.first("OBJECTSID")).toBe("S-1-5-32-544");
+    expect(entry.values("ms-ds-consistencyguid")).toEqual(["3ab39606-c642-489b-84b6-58c038d3ef39"]);
+    expect(entry.binary("objectGUID")).toEqual([guidBytes]);
+    // Mapped by name, the uuid is the GUID string, never the bytes decoded as text.
+    expect(
+      mapEntry(entry, { ...defaultMapping(), uuid: "objectGUID" }, { passwords: false }),
+    ).toMatchObject({ uuid: "3ab39606-c642-489b-84b6-58c038d3ef39" });
+  });
+
+  it("gives no uuid for an objectGUID that is not 16 bytes, and base64 for other bytes", () => {
+    const entry = toLdapEntry({
+      dn: "x",
+      objectGUID: Buffer.alloc(4),
+      jpegPhoto: Buffer.from([255, 0]),
+    });
+    expect(entry.first("objectGUID")).toBeUndefined();
+    expect(
+      mapEntry(entry, { ...defaultMapping(), uuid: "objectGUID" }, { passwords: false }),
+    ).toEqual({
+      skipped: "it has no uuid attribute",
+    });
+    expect(entry.first("jpegPhoto")).toBe("/wA=");
+  });
+
+  it("asks ldapts for the bytes by each spelling, as it compares names case-sensitively", () => {
+    expect(bufferAttributeNames(["jpegPhoto"])).toEqual(
+      expect.arrayContaining([
+        "objectGUID",
+        "objectguid",
+        "objectSid",
+        "objectsid",
+        "jpegPhoto",
+        "jpegphoto",
+      ]),
+    );
   });
 });
 
@@ -144,6 +213,52 @@ describe("attributesToRequest", () => {
     expect(
       attributesToRequest(mapping, { passwords: false, extra: ["proxyAddresses"] }),
     ).not.toContain("*");
+  });
+});
+
+describe("what the read of uuids alone asks for", () => {
+  const full = ["*", "+"];
+  it("asks for exactly what the uuid's mapping reads", () => {
+    expect(uuidAttributesToRequest(defaultMapping(), full)).toEqual([...uuidAttributes]);
+    expect(uuidAttributesToRequest({ ...defaultMapping(), uuid: "employeeNumber" }, full)).toEqual([
+      "employeeNumber",
+    ]);
+    const declared = fromAttributes(["employeeNumber", "entryUUID"], (entry) =>
+      entry.first("employeeNumber"),
+    );
+    expect(uuidAttributesToRequest({ ...defaultMapping(), uuid: declared }, full)).toEqual([
+      "employeeNumber",
+      "entryUUID",
+    ]);
+  });
+
+  it("asks for what the full read asks for when a function does not say what it reads", () => {
+    const mapping = { ...defaultMapping(), uuid: (entry: LdapEntry) => entry.first("x") };
+    const everything = attributesToRequest(mapping, { passwords: false });
+    // entryUUID is an operational attribute: `*` alone would not bring it.
+    expect(everything).toEqual(expect.arrayContaining(["*", "+"]));
+    expect(uuidAttributesToRequest(mapping, everything)).toBe(everything);
+  });
+
+  it("maps the uuid alone in that read, without calling the other fields' functions", () => {
+    const entry = toLdapEntry({ dn: "x", entryUUID: "u1" });
+    const mapping = {
+      ...defaultMapping(),
+      email: () => {
+        throw new Error("not called on the read of uuids");
+      },
+    };
+    expect(mapEntry(entry, mapping, { passwords: false, uuidOnly: true })).toEqual({ uuid: "u1" });
+  });
+
+  it("reads a declared function's attributes in the full read, not everything", () => {
+    const mapping = {
+      ...defaultMapping(),
+      email: fromAttributes(["proxyAddresses"], (entry) => entry.first("proxyAddresses")),
+    };
+    const asked = attributesToRequest(mapping, { passwords: false });
+    expect(asked).toContain("proxyAddresses");
+    expect(asked).not.toContain("*");
   });
 });
 

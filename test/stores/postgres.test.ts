@@ -60,6 +60,26 @@ describe.runIf(url || required)("PostgresUserStore", () => {
       new PostgresUserStore({ pool: reader, table: tableOf.get(store) as string }).get(uuid),
   });
 
+  describe("with onDelete: deactivate and a unique email", () => {
+    testUserStore({
+      describe,
+      it,
+      create: async () => {
+        const table = newTable();
+        const store = await migrated({ pool, table, unique: ["email"], onDelete: "deactivate" });
+        tableOf.set(store, table);
+        return store;
+      },
+      read: (store, uuid) =>
+        new PostgresUserStore({ pool: reader, table: tableOf.get(store) as string }).get(uuid),
+      onDelete: "deactivate",
+      conflict: {
+        holder: { uuid: "holder", email: "held@x.io" },
+        refused: { uuid: "refused", email: "HELD@x.io" },
+      },
+    });
+  });
+
   it("loses no update when two replicas upsert the same users at once", async () => {
     const table = newTable();
     const replicas = [connect(), connect()];

@@ -45,6 +45,33 @@ testUserStore({
   },
 });
 
+describe("with onDelete: deactivate and a unique email", () => {
+  testUserStore({
+    describe,
+    it,
+    create: () => {
+      const file = newFile();
+      const store = new SqliteUserStore(file, { unique: ["email"], onDelete: "deactivate" });
+      fileOf.set(store, file);
+      return store;
+    },
+    destroy: (store) => store.close(),
+    read: (store, uuid) => {
+      const reader = new SqliteUserStore(fileOf.get(store) as string);
+      try {
+        return reader.get(uuid);
+      } finally {
+        reader.close();
+      }
+    },
+    onDelete: "deactivate",
+    conflict: {
+      holder: { uuid: "holder", email: "held@x.io" },
+      refused: { uuid: "refused", email: "HELD@x.io" },
+    },
+  });
+});
+
 // A writer in its own process: its own connection, its own file locks.
 const writer = `
 import { SqliteUserStore } from ${JSON.stringify(source)};

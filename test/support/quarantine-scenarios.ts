@@ -16,6 +16,8 @@ import { call } from "../provisioning/helpers.ts";
 /** A store with the bundled stores' read methods, whatever their sync-or-async shape. */
 export interface ReadableStore extends UserStore {
   get(uuid: string): UserRecord | undefined | Promise<UserRecord | undefined>;
+  list(options?: { includeDeactivated?: boolean }): UserRecord[] | Promise<UserRecord[]>;
+  count(options?: { includeDeactivated?: boolean }): number | Promise<number>;
 }
 
 export interface QuarantineSubject {
@@ -198,6 +200,45 @@ export function quarantineScenarios(name: string, subject: QuarantineSubject): v
       expect(lines.filter((line) => line.level === "error")).toHaveLength(3);
       expect(JSON.stringify(lines)).not.toContain(secret);
       expect(await handler.quarantined()).toEqual([]);
+    });
+  });
+
+  describe(`${name}: onDelete "deactivate"`, () => {
+    // Catches: a delete that removes the row, a list that shows deactivated users, a deactivated
+    // user still holding its email, and a create that does not reactivate.
+    it("keeps the row, hides it from list and count, frees its values, and reactivates", async () => {
+      const store = await subject.create({ unique: ["email"], onDelete: "deactivate" });
+      const app = quarantinedHandler(store);
+      await app.create({ uuid: "a", username: "ann", email: "ann@x.io" });
+      await app.create({ uuid: "b", username: "bob" });
+      expect((await app.remove("a")).status).toBe(204);
+      expect((await app.remove("a")).status).toBe(204);
+      expect((await app.remove("never-seen")).status).toBe(204);
+      const deactivated = await store.get("a");
+      expect(deactivated).toMatchObject({ uuid: "a", username: "ann", email: "ann@x.io" });
+      expect(Date.parse(deactivated?.deactivatedAt ?? "")).not.toBeNaN();
+      expect((await store.list()).map((user) => user.uuid)).toEqual(["b"]);
+      expect(
+        (await store.list({ includeDeactivated: true })).map((user) => user.uuid).sort(),
+      ).toEqual(["a", "b"]);
+      expect([await store.count(), await store.count({ includeDeactivated: true })]).toEqual([
+        1, 2,
+      ]);
+      // The deactivated user holds no email: another takes it at once.
+      expect((await app.modify({ uuid: "b", email: "ANN@x.io" })).status).toBe(204);
+      expect(await app.handler.quarantined()).toEqual([]);
+      // The directory brings a back with a new email: reactivated and merged.
+      expect(
+        (await app.create({ uuid: "a", first_name: "Ann", email: "ann.new@x.io" })).status,
+      ).toBe(201);
+      expect(await store.get("a")).toEqual({
+        uuid: "a",
+        username: "ann",
+        firstName: "Ann",
+        email: "ann.new@x.io",
+      });
+      expect(app.changes.at(-1)).toMatchObject({ type: "updated", uuid: "a" });
+      expect(await store.count()).toBe(2);
     });
   });
 }

@@ -13,11 +13,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { createSelfSignedCertificate } from "../../src/internal/self-signed-certificate.ts";
 import { adminDn, peopleDn, peopleLdif, suffix } from "./directory-fixture.ts";
 
 /** Where a running slapd is and how to reach it. */
 export interface RunningSlapd {
   url: string;
+  /** With `tls`: the LDAPS URL, on a port of its own. */
+  ldapsUrl?: string;
+  /**
+   * With `tls`: the PEM certificate slapd serves (for localhost, 127.0.0.1 and ::1), its own CA,
+   * for clients to trust. StartTLS is offered on `url`.
+   */
+  ca?: string;
   bindDn: string;
   password: string;
   suffix: string;
@@ -70,21 +78,45 @@ export type Syncprov = { sessionLog?: number } | false;
 /**
  * Starts slapd with `people` generated entries under {@link peopleDn}. `sizeLimit` holds every
  * account but the root DN to that many entries a search, paged searches excepted, as deployments
- * commonly configure a sync account; without it there is no limit. `access` is the database's
- * access directives (slapd.access(5)); without them, slapd lets everyone read.
+ * commonly configure a sync account; without it there is no limit.
  */
 export async function startSlapd(
   people: number,
   {
     syncprov = {},
     sizeLimit,
+    pagedSizeLimit,
+    tls = false,
     access,
-  }: { syncprov?: Syncprov; sizeLimit?: number; access?: string } = {},
+  }: {
+    syncprov?: Syncprov;
+    sizeLimit?: number;
+    /** Holds paged searches too to `sizeLimit` entries (size.prtotal), as some deployments do. */
+    pagedSizeLimit?: boolean;
+    /** Serves StartTLS on `url` and LDAPS on `ldapsUrl` with a fresh certificate (`ca`). */
+    tls?: boolean;
+    /** The database's access directives (slapd.access(5)); without them, everyone reads. */
+    access?: string;
+  } = {},
 ): Promise<RunningSlapd> {
   const folder = mkdtempSync(join(tmpdir(), "slapd-"));
   try {
     const config = join(folder, "slapd.conf");
-    writeFileSync(config, slapdConfig(folder, syncprov, sizeLimit, access));
+    let certificate: string | undefined;
+    if (tls) {
+      const { key, cert } = await createSelfSignedCertificate();
+      writeFileSync(join(folder, "server.key"), key, { mode: 0o600 });
+      writeFileSync(join(folder, "server.crt"), cert);
+      certificate = cert;
+    }
+    writeFileSync(
+      config,
+      slapdConfig(folder, syncprov, sizeLimit, {
+        pagedSizeLimit,
+        tls: certificate !== undefined,
+        access,
+      }),
+    );
     const ldif = join(folder, "data.ldif");
     writeFileSync(
       ldif,
@@ -93,9 +125,12 @@ export async function startSlapd(
     run(slapadd, ["-q", "-f", config, "-l", ldif]);
     const port = await freePort();
     const url = `ldap://127.0.0.1:${port}`;
+    const ldapsPort = tls ? await freePort() : undefined;
+    const ldapsUrl = ldapsPort === undefined ? undefined : `ldaps://127.0.0.1:${ldapsPort}`;
     // slapd forks into the background once it listens; the pid file is how it is stopped.
-    run(slapd, ["-f", config, "-h", `${url}/`]);
+    run(slapd, ["-f", config, "-h", `${[url, ldapsUrl].filter(Boolean).join("/ ")}/`]);
     await listening(port);
+    if (ldapsPort !== undefined) await listening(ldapsPort);
     const pid = Number(readFileSync(join(folder, "slapd.pid"), "utf8"));
     const stop = () => {
       try {
@@ -105,6 +140,8 @@ export async function startSlapd(
     };
     return {
       url,
+      ...(ldapsUrl && { ldapsUrl }),
+      ...(certificate && { ca: certificate }),
       pid,
       bindDn: adminDn,
       password,
@@ -128,14 +165,19 @@ function slapdConfig(
   folder: string,
   syncprov: Syncprov,
   sizeLimit: number | undefined,
-  access = "",
+  {
+    pagedSizeLimit = false,
+    tls = false,
+    access = "",
+  }: { pagedSizeLimit?: boolean | undefined; tls?: boolean; access?: string | undefined },
 ): string {
   const schemas = ["core", "cosine", "nis", "inetorgperson", "msuser"];
+  const prtotal = pagedSizeLimit ? "" : " size.prtotal=unlimited";
   return `${schemas.map((name) => `include /etc/ldap/schema/${name}.schema`).join("\n")}
 modulepath /usr/lib/ldap
 moduleload back_mdb
 ${syncprov ? "moduleload syncprov\n" : ""}pidfile ${folder}/slapd.pid
-sizelimit ${sizeLimit === undefined ? "unlimited" : `size.soft=${sizeLimit} size.hard=${sizeLimit} size.prtotal=unlimited`}
+${tls ? `TLSCertificateFile ${folder}/server.crt\nTLSCertificateKeyFile ${folder}/server.key\n` : ""}sizelimit ${sizeLimit === undefined ? "unlimited" : `size.soft=${sizeLimit} size.hard=${sizeLimit}${prtotal}`}
 database mdb
 maxsize 4294967296
 suffix "${suffix}"

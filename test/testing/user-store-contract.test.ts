@@ -9,11 +9,26 @@ import {
   type UserStoreContractOptions,
 } from "../../src/testing/index.ts";
 
+const conflict = {
+  holder: { uuid: "holder", email: "held@x.io" },
+  refused: { uuid: "refused", email: "HELD@x.io" },
+};
 testUserStore({
   describe,
   it,
-  create: () => new MemoryUserStore(),
+  create: () => new MemoryUserStore({ unique: ["email"] }),
   read: (store, uuid) => store.get(uuid),
+  conflict,
+});
+describe("with onDelete: deactivate", () => {
+  testUserStore({
+    describe,
+    it,
+    create: () => new MemoryUserStore({ unique: ["email"], onDelete: "deactivate" }),
+    read: (store, uuid) => store.get(uuid),
+    onDelete: "deactivate",
+    conflict,
+  });
 });
 
 /** What became of each check: its name, by outcome. */
@@ -139,6 +154,11 @@ describe("testUserStore's reporting", () => {
   it("marks skipped, not passed, the checks of reset and ready for a store without them", async () => {
     const outcomes = await runContract({ create: minimal, read: (store, uuid) => store.get(uuid) });
     expect(outcomes.skipped.sort()).toEqual([
+      "clears the refused field of the stored user when it keeps a conflict",
+      "discards the kept messages of a uuid, and only those",
+      "keeps a message that conflicts again, counting the attempt",
+      "keeps quarantined messages in order, password and all, and lists them by uuid",
+      "releases the oldest kept message of a uuid: applies it and removes it",
       "removes every user on reset",
       "reports ready once created",
     ]);

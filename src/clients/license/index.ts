@@ -19,3 +19,8 @@ export type {
   SdkLicense,
   SdkLicenseFieldValue,
 } from "./license-records.ts";
+export {
+  type LicenseFieldVerdict,
+  type SignedLicenseField,
+  verifyLicenseField,
+} from "./verify-license-field.ts";
