@@ -22,6 +22,7 @@ import type { AdObject } from "../support/samba-ad.ts";
 import { serveFetchHandler } from "../support/serve-fetch-handler.ts";
 
 const url = process.env.PLATFORM_INTEGRATION_AD_URL;
+const startTlsUrl = process.env.PLATFORM_INTEGRATION_AD_START_TLS_URL ?? "";
 const bindDn = process.env.PLATFORM_INTEGRATION_AD_BIND_DN ?? "";
 const password = process.env.PLATFORM_INTEGRATION_AD_PASSWORD ?? "";
 const caFile = process.env.PLATFORM_INTEGRATION_AD_CA ?? "";
@@ -434,6 +435,28 @@ describe.runIf(url || required)("directory sync against a real Samba AD DC", () 
       expect(report.readNote).toMatch(/another domain controller/);
       expect(await again.syncOnce()).toMatchObject({ completed: true, read: "dirsync" });
     });
+  });
+
+  it("connects with StartTLS on the plain port, Samba refusing a plain simple bind", async () => {
+    const ou = await freshOu();
+    const someone = await addUser(ou, "t-tls");
+    const app = await startApp();
+    const plain = openSync({
+      target: app.url,
+      baseDn: ou,
+      ldap: { url: startTlsUrl, bindDn, password },
+    });
+    await expect(plain.syncOnce()).rejects.toMatchObject({
+      fatal: true,
+      message: expect.stringMatching(/ldaps:\/\/ or startTls/),
+    });
+    const upgraded = openSync({
+      target: app.url,
+      baseDn: ou,
+      ldap: { url: startTlsUrl, bindDn, password, tls: { ca }, startTls: true },
+    });
+    expect(await upgraded.syncOnce()).toMatchObject({ completed: true, created: 1 });
+    expect(app.store.get(someone.uuid)).toMatchObject({ username: "t-tls" });
   });
 
   it("syncs every user of a filter of yours, the disabled with 'sync', over LDAPS with the domain's CA", async () => {
