@@ -75,9 +75,10 @@ export interface ProvisioningHandlerOptions {
    * quarantine and answered with its success status, instead of a 503 that pauses the platform at
    * that message for ever. Later creates and modifies of that uuid wait behind it, in order, also
    * answered with success; a delete of that uuid applies and discards them. Kept messages are
-   * tried again, oldest first per uuid, after every successful write and on
-   * {@link ProvisioningHandler.retryQuarantined}; one that applies leaves the quarantine and
-   * `onChange` reports it with its true type. The store must implement the quarantine methods
+   * tried again after every successful write and on {@link ProvisioningHandler.retryQuarantined},
+   * the users whose oldest message is oldest first, each user's messages together, composed in
+   * order (so that a later message can replace a value an earlier one waited for); those that
+   * apply leave the quarantine and `onChange` reports the change with its true type. The store must implement the quarantine methods
    * (the bundled stores do): the option throws a TypeError at construction otherwise. Default
    * `false`: a conflict answers 503, and the log says once per user that this option exists.
    */

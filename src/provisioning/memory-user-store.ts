@@ -1,3 +1,4 @@
+import { composePatches } from "./compose-patches.ts";
 import { mergeUser } from "./merge-user.ts";
 import type {
   QuarantinedEntry,
@@ -107,20 +108,21 @@ export class MemoryUserStore implements UserStore, QuarantineMethods {
   }
 
   async releaseQuarantined(uuid: string): Promise<ReleaseOutcome> {
-    const entry = this.#kept.find((kept) => kept.uuid === uuid);
-    if (entry === undefined) return { outcome: "none" };
+    const entries = this.#kept.filter((kept) => kept.uuid === uuid);
+    const oldest = entries[0];
+    if (oldest === undefined) return { outcome: "none" };
     try {
-      const result = await this.upsert(entry.patch);
-      this.#kept = this.#kept.filter((kept) => kept !== entry);
-      return { outcome: "released", entry: structuredClone(entry), result };
+      const result = await this.upsert(composePatches(entries.map((entry) => entry.patch)));
+      this.#kept = this.#kept.filter((kept) => kept.uuid !== uuid);
+      return { outcome: "released", entries: structuredClone(entries), result };
     } catch (error) {
-      entry.attempts++;
+      oldest.attempts++;
       if (!isUserConflict(error)) throw error;
-      entry.reason = error.message;
-      if (error.field === undefined) delete entry.field;
-      else entry.field = error.field;
+      oldest.reason = error.message;
+      if (error.field === undefined) delete oldest.field;
+      else oldest.field = error.field;
       this.#vacate(uuid, error.field);
-      return { outcome: "kept", entry: structuredClone(entry), conflict: error };
+      return { outcome: "kept", entry: structuredClone(oldest), conflict: error };
     }
   }
 

@@ -125,6 +125,8 @@ export function createOperations(
           if (quarantine !== undefined && (await quarantine.holds(uuid))) {
             // Behind the user's kept messages, so that nothing applies out of order.
             await quarantine.keep(operation, change, undefined);
+            // Composed with those before it, it may apply where they could not.
+            wrote = true;
             continue;
           }
           result = await store.upsert(change);

@@ -34,9 +34,12 @@ export interface QuarantinedEntry extends QuarantineEntry {
 
 /** What {@link QuarantineMethods.releaseQuarantined} did with the oldest kept message of a uuid. */
 export type ReleaseOutcome =
-  /** It applied: the user was written and the message left the quarantine, in one step. */
-  | { outcome: "released"; entry: QuarantinedEntry; result: UpsertResult }
-  /** It still conflicts: it stays, its attempts counted and its reason updated. */
+  /**
+   * They applied: the user was written with every kept message of the uuid, composed in order
+   * (`composePatches`), and they left the quarantine, in one step.
+   */
+  | { outcome: "released"; entries: QuarantinedEntry[]; result: UpsertResult }
+  /** They still conflict: they stay, the oldest's attempts counted and its reason updated. */
   | { outcome: "kept"; entry: QuarantinedEntry; conflict: UserConflictError }
   /** Nothing is kept for the uuid, or another replica is releasing it right now. */
   | { outcome: "none" };
@@ -61,9 +64,12 @@ export interface QuarantineMethods {
    */
   listQuarantined(options?: { uuid?: string | undefined }): Promise<QuarantinedEntry[]>;
   /**
-   * Applies the oldest kept message of `uuid` as `upsert` would, and removes it, as one atomic
-   * step that no two replicas take at once; or, when it conflicts again (a
-   * {@link UserConflictError}), counts the attempt and keeps it. Any other error rejects.
+   * Applies every kept message of `uuid`, composed in order with `composePatches`, as `upsert`
+   * would, and removes them, as one atomic step that no two replicas take at once; or, when the
+   * result conflicts again (a {@link UserConflictError}), counts an attempt on the oldest, sets
+   * its reason and field, clears that field of the stored user as `keepQuarantined` does, and
+   * keeps them all. Any other error rejects, keeping them. Composing rather than applying one at
+   * a time lets a later message replace a value an earlier one waited for.
    */
   releaseQuarantined(uuid: string): Promise<ReleaseOutcome>;
   /** Removes every kept message of `uuid` (its delete came); resolves how many there were. */

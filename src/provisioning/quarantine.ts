@@ -1,10 +1,12 @@
 // The handler's quarantine: a message the store refuses with a UserConflictError is kept in the
 // store and answered with success, so that one record the application cannot take never pauses
 // the whole directory. Later messages of that uuid wait behind it, in order; every successful
-// write (which may have freed the value) and `retryQuarantined()` try the kept ones again, oldest
-// first per uuid, under the same per-uuid turn as the platform's own messages.
+// write (which may have freed the value) and `retryQuarantined()` try the kept ones again, the
+// uuid whose oldest message is oldest first, all of a uuid's messages composed in order, under
+// the same per-uuid turn as the platform's own messages.
 import type { Logger } from "../internal/logger.ts";
 import { lazyInstruments, type OpenTelemetryApi, scopeOf } from "../internal/telemetry.ts";
+import { composePatches } from "./compose-patches.ts";
 import type { KeyedLock } from "./keyed-lock.ts";
 import type { QuarantinedEntry, QuarantineEntry, QuarantineMethods } from "./quarantine-store.ts";
 import type { ProvisioningChange, ProvisioningErrorContext } from "./types.ts";
@@ -175,26 +177,30 @@ export function createQuarantine(options: QuarantineOptions): Quarantine {
     for (const entry of entries) await tell("discarded", entry);
   }
 
-  /** Releases what it can of one uuid, in its turn; resolves how many messages applied. */
+  /** Releases the kept messages of one uuid, in its turn; resolves how many applied. */
   async function releaseUser(uuid: string): Promise<number> {
     const turn = lanes.acquire(uuid);
     if (turn !== undefined) await turn;
-    let released = 0;
     try {
-      for (;;) {
-        const outcome = await store.releaseQuarantined(uuid);
-        if (outcome.outcome !== "released") return released;
-        released++;
-        const { entry, result } = outcome;
-        await tell("released", entry);
-        if (onChange === undefined) continue;
+      const outcome = await store.releaseQuarantined(uuid);
+      if (outcome.outcome !== "released") return 0;
+      const { entries, result } = outcome;
+      counts.waiting = Math.max(0, counts.waiting - entries.length);
+      for (const entry of entries) await tell("released", entry);
+      if (onChange !== undefined) {
         try {
           await onChange({ type: result.created ? "created" : "updated", uuid, user: result.user });
         } catch (error) {
           // Stored: no message will bring this change again, so the failure is reported here.
-          report(error, { operation: entry.operation, uuid, status: 500 }, entry.patch);
+          const operation = entries[0]?.operation ?? "modify";
+          report(
+            error,
+            { operation, uuid, status: 500 },
+            composePatches(entries.map((entry) => entry.patch)),
+          );
         }
       }
+      return entries.length;
     } finally {
       lanes.release(uuid);
     }

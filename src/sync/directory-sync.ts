@@ -39,6 +39,30 @@ const defaultMaxPercent = 20;
 /** Below this many deletes, the percentage does not trip the guard (deleting every user does). */
 const percentFloor = 20;
 
+/**
+ * Answers that concern the request or the application rather than the user: an application that
+ * answers them to one message would answer them to the next, so they stop the cycle as a 5xx does.
+ */
+const stopStatuses = new Set([401, 403, 405, 407, 408, 429]);
+
+/**
+ * Whether an answer refuses this user's message (a 4xx to a create, modify or delete, such as a
+ * 409 for a username another user holds): the sync goes on with the other users. Any other
+ * failure (a 5xx, a network error, a time-out, 401, 403, 405, 407, 408, 429, another 2xx) stops the
+ * cycle.
+ */
+function isRefusal(message: OutgoingMessage, stop: SyncStop): boolean {
+  const { status } = stop;
+  return (
+    message.uuid !== undefined &&
+    (message.kind === "create" || message.kind === "modify" || message.kind === "delete") &&
+    status !== undefined &&
+    status >= 400 &&
+    status < 500 &&
+    !stopStatuses.has(status)
+  );
+}
+
 /** Thrown inside a cycle's plan when the delete guard stops it: nothing is sent. */
 class DeleteGuardError extends Error {
   readonly stop: DeleteGuardStop;
@@ -374,6 +398,7 @@ export function createSourceSync(
     };
 
     const refuse = (message: Planned, stop: SyncStop) => {
+      if (!isRefusal(message, stop)) return false;
       // A staging rename refused leaves the swap as it was: its users' own messages stay held.
       if (message.staging !== undefined) return true;
       refused.set(message.uuid as string, { message, stop });

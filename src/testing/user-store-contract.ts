@@ -47,7 +47,7 @@ export interface UserStoreContractOptions<Store extends UserStore = UserStore> e
  * `null` clears), idempotent redelivery, delete of a missing user (or deactivation, with
  * `onDelete: "deactivate"`), reset and readiness when implemented, atomic upserts under
  * concurrency (no lost update), and the quarantine methods when implemented (kept in order with
- * the password, released oldest first and removed, discarded, the refused field cleared, a second
+ * the password, released together in order and removed, discarded, the refused field cleared, a second
  * conflict counted). Every store must pass it.
  *
  * A check that does not apply to the store (reset or readiness that it does not implement, or a
@@ -327,28 +327,33 @@ export function testUserStore<Store extends UserStore>(
     );
 
     check(
-      "releases the oldest kept message of a uuid: applies it and removes it",
+      "releases the kept messages of a uuid together, composed in order, and removes them",
       async (store, skip) => {
         const quarantine = quarantineOf(store, skip);
         if (!quarantine) return;
-        await quarantine.keepQuarantined(kept("q1", { username: "first" }, "create"));
-        await quarantine.keepQuarantined(kept("q1", { firstName: "Q" }));
+        await quarantine.keepQuarantined(
+          kept("q1", { username: "first", email: "a@x.io" }, "create"),
+        );
+        await quarantine.keepQuarantined(kept("q2", { username: "other" }));
+        await quarantine.keepQuarantined(
+          kept("q1", { username: "second", email: null, firstName: "Q" }),
+        );
         const released = await quarantine.releaseQuarantined("q1");
+        const user = { uuid: "q1", username: "second", firstName: "Q" };
         equal(released.outcome, "released", "the outcome");
         if (released.outcome === "released") {
+          equal(released.result, { created: true, user }, "its upsert");
           equal(
-            released.result,
-            { created: true, user: { uuid: "q1", username: "first" } },
-            "its upsert",
+            released.entries.map((entry) => entry.patch.username),
+            ["first", "second"],
+            "the entries",
           );
         }
-        equal(await read(store, "q1"), { uuid: "q1", username: "first" }, "the stored user");
-        equal((await quarantine.listQuarantined()).length, 1, "kept messages left");
-        equal((await quarantine.releaseQuarantined("q1")).outcome, "released", "the second");
+        equal(await read(store, "q1"), user, "the stored user");
         equal(
-          await read(store, "q1"),
-          { uuid: "q1", username: "first", firstName: "Q" },
-          "the user",
+          (await quarantine.listQuarantined()).map((entry) => entry.uuid),
+          ["q2"],
+          "kept messages left",
         );
         equal(await quarantine.releaseQuarantined("q1"), { outcome: "none" }, "with nothing kept");
       },

@@ -158,7 +158,7 @@ describe("testUserStore's reporting", () => {
       "discards the kept messages of a uuid, and only those",
       "keeps a message that conflicts again, counting the attempt",
       "keeps quarantined messages in order, password and all, and lists them by uuid",
-      "releases the oldest kept message of a uuid: applies it and removes it",
+      "releases the kept messages of a uuid together, composed in order, and removes them",
       "removes every user on reset",
       "reports ready once created",
     ]);

@@ -1,6 +1,7 @@
 // A UserStore on PostgreSQL through a pool the application passes in. Only pg's types are
 // imported: any pool with pg's `query` and `connect` works, and this module loads without pg.
 import type { Pool, PoolClient } from "pg";
+import { composePatches } from "../../provisioning/compose-patches.ts";
 import {
   type QuarantinedEntry,
   type QuarantineEntry,
@@ -264,8 +265,8 @@ export class PostgresUserStore implements UserStore, QuarantineMethods {
 
   /**
    * One transaction under an advisory lock on the uuid, which a replica releasing it already
-   * holds (then this one answers `none` and leaves the uuid to it): the oldest kept message, its
-   * upsert and its removal, or its counted attempt.
+   * holds (then this one answers `none` and leaves the uuid to it): the kept messages of the
+   * uuid, their composed upsert and their removal, or a counted attempt.
    */
   async releaseQuarantined(uuid: string): Promise<ReleaseOutcome> {
     let outcome: ReleaseOutcome = { outcome: "none" };
@@ -276,29 +277,30 @@ export class PostgresUserStore implements UserStore, QuarantineMethods {
       );
       if (locked[0]?.locked !== true) return;
       const { rows } = await client.query<EntryRow>(
-        `SELECT * FROM ${this.#quarantine} WHERE uuid = $1 ORDER BY id LIMIT 1`,
+        `SELECT * FROM ${this.#quarantine} WHERE uuid = $1 ORDER BY id FOR UPDATE`,
         [uuid],
       );
-      if (rows[0] === undefined) return;
-      const entry = toEntry(rows[0]);
+      const entries = rows.map(toEntry);
+      const oldest = entries[0];
+      if (oldest === undefined) return;
       await client.query("SAVEPOINT release");
       let result: UpsertResult;
       try {
-        result = await this.#upsertOn(client, entry.patch);
+        result = await this.#upsertOn(client, composePatches(entries.map((entry) => entry.patch)));
       } catch (error) {
         if (!isUserConflict(error)) throw error;
         await client.query("ROLLBACK TO SAVEPOINT release");
         const { rows: retried } = await client.query<EntryRow>(
           `UPDATE ${this.#quarantine} SET attempts = attempts + 1, reason = $2, field = $3
           WHERE id = $1 RETURNING *`,
-          [entry.id, error.message, error.field ?? null],
+          [oldest.id, error.message, error.field ?? null],
         );
         await this.#vacate(client, uuid, error.field);
         outcome = { outcome: "kept", entry: toEntry(retried[0] as EntryRow), conflict: error };
         return;
       }
-      await client.query(`DELETE FROM ${this.#quarantine} WHERE id = $1`, [entry.id]);
-      outcome = { outcome: "released", entry, result };
+      await client.query(`DELETE FROM ${this.#quarantine} WHERE uuid = $1`, [uuid]);
+      outcome = { outcome: "released", entries, result };
     });
     return outcome;
   }

@@ -1,6 +1,7 @@
 // A UserStore on node:sqlite, with no dependency. From the provisioning module it takes types and
 // the wire names of the fields (its columns), in a chunk shared with `platform-integration/provisioning`.
 import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { composePatches } from "../../provisioning/compose-patches.ts";
 import type {
   QuarantinedEntry,
   QuarantineEntry,
@@ -165,8 +166,6 @@ export class SqliteUserStore implements UserStore, QuarantineMethods {
   readonly #keep: StatementSync;
   readonly #kept: StatementSync;
   readonly #keptOf: StatementSync;
-  readonly #oldestOf: StatementSync;
-  readonly #unkeep: StatementSync;
   readonly #retried: StatementSync;
   readonly #discard: StatementSync;
   readonly #clearQuarantine: StatementSync;
@@ -209,10 +208,6 @@ export class SqliteUserStore implements UserStore, QuarantineMethods {
     );
     this.#kept = this.#db.prepare(`SELECT * FROM ${quarantineTable} ORDER BY id`);
     this.#keptOf = this.#db.prepare(`SELECT * FROM ${quarantineTable} WHERE uuid = ? ORDER BY id`);
-    this.#oldestOf = this.#db.prepare(
-      `SELECT * FROM ${quarantineTable} WHERE uuid = ? ORDER BY id LIMIT 1`,
-    );
-    this.#unkeep = this.#db.prepare(`DELETE FROM ${quarantineTable} WHERE id = ?`);
     this.#retried = this.#db.prepare(
       `UPDATE ${quarantineTable} SET attempts = attempts + 1, reason = ?, field = ? WHERE id = ? RETURNING *`,
     );
@@ -389,26 +384,30 @@ export class SqliteUserStore implements UserStore, QuarantineMethods {
   }
 
   /**
-   * One write transaction (BEGIN IMMEDIATE, which another process's waits for): the oldest kept
-   * message of the uuid, its upsert and its removal, or its counted attempt.
+   * One write transaction (BEGIN IMMEDIATE, which another process's waits for): the kept
+   * messages of the uuid, their composed upsert and their removal, or a counted attempt.
    */
   async releaseQuarantined(uuid: string): Promise<ReleaseOutcome> {
     return this.#transaction((): ReleaseOutcome => {
-      const row = this.#oldestOf.get(uuid) as Row | undefined;
-      if (row === undefined) return { outcome: "none" };
-      const entry = toEntry(row);
+      const entries = (this.#keptOf.all(uuid) as Row[]).map(toEntry);
+      const oldest = entries[0];
+      if (oldest === undefined) return { outcome: "none" };
       let result: UpsertResult;
       try {
-        result = this.#upsert(entry.patch);
+        result = this.#upsert(composePatches(entries.map((entry) => entry.patch)));
       } catch (error) {
         if (!isUserConflict(error)) throw error;
         // A failed statement undoes only itself: the transaction goes on.
-        const kept = this.#retried.get(error.message, error.field ?? null, row.id as number) as Row;
+        const kept = this.#retried.get(
+          error.message,
+          error.field ?? null,
+          Number(oldest.id),
+        ) as Row;
         this.#vacate(uuid, error.field);
         return { outcome: "kept", entry: toEntry(kept), conflict: error };
       }
-      this.#unkeep.run(row.id as number);
-      return { outcome: "released", entry, result };
+      this.#discard.run(uuid);
+      return { outcome: "released", entries, result };
     });
   }
 
