@@ -1,6 +1,7 @@
 import { createSourceSync } from "../sync/directory-sync.ts";
 import type { DirectorySync, SyncTargetOptions } from "../sync/directory-sync-types.ts";
 import type { DirectorySource } from "../sync/source.ts";
+import type { DisabledAccounts } from "./active-directory.ts";
 import {
   createLdapSource,
   type LdapConnectionOptions,
@@ -15,13 +16,27 @@ export interface LdapSyncOptions extends SyncTargetOptions {
   /** Where the users are: `ou=people,dc=example,dc=com`. */
   baseDn: string;
   /**
-   * Which entries are users (default `(objectClass=person)`). For Active Directory, leave
-   * computers and disabled accounts out:
-   * `(&(objectCategory=person)(objectClass=user)(!(userAccountControl:1.2.840.113556.1.4.803:=2)))`.
+   * Which entries are users. By default `(objectClass=person)`; on Active Directory (its root
+   * DSE tells) person user accounts, `(&(objectCategory=person)(objectClass=user))`, leaving out
+   * computers, contacts and the domain's system accounts (Administrator, Guest, krbtgt, DNS
+   * service accounts: isCriticalSystemObject). A filter of yours decides alone which entries
+   * are users.
    */
   filter?: string;
-  /** The attribute that gives the username: `uid` (default), `sAMAccountName` for AD. */
+  /**
+   * The attribute that gives the username: `uid` by default, `sAMAccountName` on Active
+   * Directory.
+   */
   usernameField?: string;
+  /**
+   * What a disabled Active Directory account (userAccountControl with ACCOUNTDISABLE) becomes.
+   * `"keep"` (default) destroys nothing: no message goes for it, so the application keeps the
+   * user as it last acknowledged it (no delete, no modify) and gets no new user for a disabled
+   * account; once the account is enabled again, the changes made meanwhile are sent. `"sync"`
+   * sends it as any other user. `"delete"` treats it as gone: a user the application holds is
+   * deleted (and created again once the account is enabled). The report's `disabled` counts them.
+   */
+  disabledAccounts?: DisabledAccounts;
   /** Fields mapped otherwise than by {@link defaultMapping}; `null` leaves a field out. */
   mapping?: Partial<DirectoryMapping>;
   /**
@@ -93,11 +108,21 @@ export interface SourceSyncOptions extends SyncTargetOptions {
 export function createDirectorySync(options: LdapSyncOptions | SourceSyncOptions): DirectorySync {
   if ("source" in options) return createSourceSync(options);
   const mapping = { ...defaultMapping(options.usernameField), ...options.mapping };
+  if (
+    options.disabledAccounts !== undefined &&
+    !["keep", "sync", "delete"].includes(options.disabledAccounts)
+  ) {
+    throw new TypeError(
+      `disabledAccounts is "keep", "sync" or "delete", not ${JSON.stringify(options.disabledAccounts)}`,
+    );
+  }
   const sourceOptions: LdapSourceOptions = {
     ldap: options.ldap,
     baseDn: options.baseDn,
-    filter: options.filter ?? "(objectClass=person)",
+    filter: options.filter,
     mapping,
+    defaultUsername: options.usernameField === undefined && options.mapping?.username === undefined,
+    ...(options.disabledAccounts !== undefined && { disabledAccounts: options.disabledAccounts }),
     ...(options.attributes && { attributes: options.attributes }),
     ...(options.binaryAttributes && { binaryAttributes: options.binaryAttributes }),
     passwords: options.passwords ?? false,

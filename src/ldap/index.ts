@@ -24,6 +24,7 @@ export {
 } from "../sync/source.ts";
 // The same verifier and report as the platform simulator's (platform-integration/testing).
 export type { UserDifference, VerifyReport } from "../testing/verify-users.ts";
+export type { DisabledAccounts } from "./active-directory.ts";
 export {
   createDirectorySync,
   type LdapSyncOptions,

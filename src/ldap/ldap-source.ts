@@ -1,15 +1,29 @@
 import type { ConnectionOptions } from "node:tls";
 import type { Client } from "ldapts";
 import { isCertificateProblem } from "../internal/certificate-problem.ts";
-import { DirectoryError, type DirectoryPage, type DirectorySource } from "../sync/source.ts";
+import {
+  type ChangeFeed,
+  DirectoryError,
+  type DirectoryPage,
+  type DirectorySource,
+} from "../sync/source.ts";
+import {
+  addEntry,
+  type DisabledAccounts,
+  defaultFilter,
+  type ReadPlan,
+  readPlan,
+  rootDseAttributes,
+  type ServerProfile,
+  serverProfile,
+} from "./active-directory.ts";
 import { createChangeFeed } from "./change-feed.ts";
+import { createDirSyncFeed } from "./dirsync.ts";
 import {
   attributesToRequest,
   bufferAttributeNames,
   type DirectoryMapping,
-  mapEntry,
   toLdapEntry,
-  uuidAttributesToRequest,
 } from "./mapping.ts";
 
 /** How to reach and authenticate to the directory. */
@@ -35,8 +49,16 @@ export interface LdapConnectionOptions {
 export interface LdapSourceOptions {
   ldap: LdapConnectionOptions;
   baseDn: string;
-  filter: string;
+  /**
+   * Which entries are users. Absent: {@link defaultFilter}, or person user accounts on Active
+   * Directory (its root DSE tells), its system accounts left out.
+   */
+  filter?: string | undefined;
   mapping: DirectoryMapping;
+  /** The caller named no username attribute: `sAMAccountName` replaces the mapping's on AD. */
+  defaultUsername?: boolean;
+  /** What a disabled Active Directory account becomes (default `"keep"`). */
+  disabledAccounts?: DisabledAccounts;
   /** Attributes that mapping functions of the caller's read. */
   attributes?: readonly string[];
   /** Attributes to read as bytes beside objectGUID, objectSid and mS-DS-ConsistencyGuid. */
@@ -70,14 +92,17 @@ const adminLimitExceeded = 11;
  * directory's size: the next page is read and mapped while this one is delivered.
  */
 export function createLdapSource(options: LdapSourceOptions): DirectorySource {
-  const { ldap, baseDn, filter, mapping, passwords } = options;
+  const { ldap, baseDn, mapping, passwords } = options;
+  const filter = options.filter ?? defaultFilter;
   const attributes = attributesToRequest(mapping, {
     ...(options.attributes && { extra: options.attributes }),
     passwords,
   });
-  const uuidAttributes = uuidAttributesToRequest(mapping, attributes);
   const asBuffers = bufferAttributeNames(options.binaryAttributes);
   let client: Client | undefined;
+  // What the root DSE said, read once: whether the server is Active Directory decides the reads.
+  let profile: ServerProfile | undefined;
+  let plan: ReadPlan | undefined;
   // Whether a connection ever succeeded: a TLS handshake the server breaks off on the first one
   // is the configuration (a plain port for ldaps://), later it may be a restart.
   let connectedOnce = false;
@@ -117,6 +142,15 @@ export function createLdapSource(options: LdapSourceOptions): DirectorySource {
     try {
       if (ldap.startTls) await startTls(fresh, ldap);
       if (ldap.bindDn !== undefined) await fresh.bind(ldap.bindDn, ldap.password ?? "");
+      if (profile === undefined) {
+        const { searchEntries } = await fresh.search("", {
+          scope: "base",
+          filter: "(objectClass=*)",
+          attributes: [...rootDseAttributes],
+        });
+        profile = serverProfile(searchEntries[0] && toLdapEntry(searchEntries[0]));
+        plan = readPlan(options, profile);
+      }
     } catch (error) {
       await fresh.unbind().catch(() => undefined);
       throw error;
@@ -131,41 +165,72 @@ export function createLdapSource(options: LdapSourceOptions): DirectorySource {
     client = undefined;
   };
 
+  const failure = (error: unknown) => toDirectoryError(error, ldap, connectedOnce);
+  const changes = (): ChangeFeed => {
+    const contentSync = createChangeFeed({
+      connect,
+      disconnect,
+      failure,
+      baseDn,
+      filter,
+      mapping,
+      attributes,
+      bufferAttributes: asBuffers,
+      passwords,
+    });
+    const dirSync = createDirSyncFeed({
+      connect: async () => {
+        const client = await connect();
+        return { client, profile: profile as ServerProfile, plan: plan as ReadPlan };
+      },
+      disconnect,
+      failure,
+      baseDn,
+      bufferAttributes: asBuffers,
+      passwords,
+      scope: JSON.stringify({
+        filter: options.filter ?? null,
+        disabledAccounts: options.disabledAccounts ?? "keep",
+        defaultUsername: options.defaultUsername ?? false,
+      }),
+    });
+    // Which one serves is known once the root DSE is read: DirSync on Active Directory.
+    const feed = async () => {
+      await connect().catch((error) => {
+        throw failure(error);
+      });
+      return profile?.activeDirectory ? dirSync : contentSync;
+    };
+    return {
+      scope: contentSync.scope,
+      cookieNow: async (now) => (await feed()).cookieNow(now),
+      changesSince: async (cookie, since) => (await feed()).changesSince(cookie, since),
+    };
+  };
+
   return {
     // The filter is not part of it: changing it needs no re-sync, the next cycle's diff does it.
     identity: `${ldap.url} ${baseDn}`,
-    ...(options.contentSync && {
-      changes: createChangeFeed({
-        connect,
-        disconnect,
-        failure: (error) => toDirectoryError(error, ldap, connectedOnce),
-        baseDn,
-        filter,
-        mapping,
-        attributes,
-        bufferAttributes: asBuffers,
-        passwords,
-      }),
-    }),
+    ...(options.contentSync && { changes: changes() }),
     async *read({ uuidsOnly, signal }): AsyncGenerator<DirectoryPage> {
       const pages = (async function* (): AsyncGenerator<DirectoryPage> {
         const connection = await connect();
+        const { ad, ...read } = plan as ReadPlan;
         const search = connection.searchPaginated(baseDn, {
           scope: "sub",
-          filter,
-          attributes: uuidsOnly ? uuidAttributes : attributes,
+          filter: read.filter,
+          attributes: uuidsOnly ? read.uuidAttributes : read.attributes,
           explicitBufferAttributes: asBuffers,
           paged: { pageSize: options.pageSize ?? 500 },
         });
         for await (const page of search) {
-          const result: DirectoryPage = { users: [], skipped: [] };
+          const result: DirectoryPage = {
+            users: [],
+            skipped: [],
+            ...(ad && !uuidsOnly && { disabled: 0, nonUsers: 0 }),
+          };
           for (const raw of page.searchEntries) {
-            const user = mapEntry(toLdapEntry(raw), mapping, {
-              passwords: passwords && !uuidsOnly,
-              uuidOnly: uuidsOnly,
-            });
-            if ("skipped" in user) result.skipped.push({ dn: raw.dn, reason: user.skipped });
-            else result.users.push(user);
+            addEntry(toLdapEntry(raw), plan as ReadPlan, { uuidsOnly, passwords }, result);
           }
           yield result;
         }

@@ -12,10 +12,11 @@ export type SyncMode = "initial" | "update" | "full";
 
 /**
  * How a cycle read the directory: `content-sync`, only what changed since the last completed
- * cycle (LDAP Content Sync, RFC 4533, refreshOnly); `full`, every user, diffed against the
- * acknowledged state (the initial sync, a full re-sync, and wherever Content Sync cannot serve).
+ * cycle (LDAP Content Sync, RFC 4533, refreshOnly); `dirsync`, the same on Active Directory
+ * (its DirSync control); `full`, every user, diffed against the acknowledged state (the initial
+ * sync, a full re-sync, and wherever neither can serve).
  */
-export type DirectoryRead = "content-sync" | "full";
+export type DirectoryRead = "content-sync" | "dirsync" | "full";
 
 /** How far a cycle is, reported after each page read and each acknowledged message. */
 export interface DirectorySyncProgress {
@@ -53,6 +54,13 @@ export interface DirectorySyncReport {
   /** Entries that no message can carry (the first 100 are in `skippedEntries`). */
   skipped: number;
   skippedEntries: SkippedEntry[];
+  /**
+   * Active Directory: the disabled accounts this cycle read (what they became is the
+   * `disabledAccounts` option's), and the entries it read and left out as not user accounts
+   * (the domain's system accounts: Administrator, Guest, krbtgt, DNS service accounts).
+   */
+  disabled?: number;
+  nonUsers?: number;
   /**
    * Messages the application refused (a 4xx, such as 409 for a username another user holds):
    * each user's message is held, unacknowledged, and sent again next cycle, while the cycle went

@@ -39,6 +39,30 @@ const defaultMaxPercent = 20;
 /** Below this many deletes, the percentage does not trip the guard (deleting every user does). */
 const percentFloor = 20;
 
+/**
+ * Answers that concern the request or the application rather than the user: an application that
+ * answers them to one message would answer them to the next, so they stop the cycle as a 5xx does.
+ */
+const stopStatuses = new Set([401, 403, 405, 407, 408, 429]);
+
+/**
+ * Whether an answer refuses this user's message (a 4xx to a create, modify or delete, such as a
+ * 409 for a username another user holds): the sync goes on with the other users. Any other
+ * failure (a 5xx, a network error, a time-out, 401, 403, 405, 407, 408, 429, another 2xx) stops the
+ * cycle.
+ */
+function isRefusal(message: OutgoingMessage, stop: SyncStop): boolean {
+  const { status } = stop;
+  return (
+    message.uuid !== undefined &&
+    (message.kind === "create" || message.kind === "modify" || message.kind === "delete") &&
+    status !== undefined &&
+    status >= 400 &&
+    status < 500 &&
+    !stopStatuses.has(status)
+  );
+}
+
 /** Thrown inside a cycle's plan when the delete guard stops it: nothing is sent. */
 class DeleteGuardError extends Error {
   readonly stop: DeleteGuardStop;
@@ -123,6 +147,13 @@ export function createSourceSync(
     };
     const skippedEntries: SkippedEntry[] = [];
     let skipped = 0;
+    const accounts: { disabled?: number; nonUsers?: number } = {};
+    const countAccounts = (counts: { disabled?: number; nonUsers?: number }) => {
+      for (const name of ["disabled", "nonUsers"] as const) {
+        const count = counts[name];
+        if (count !== undefined) accounts[name] = (accounts[name] ?? 0) + count;
+      }
+    };
     let read: DirectoryRead = "full";
     let readNote: string | undefined;
     // The cookie to keep if every message of this cycle is acknowledged.
@@ -225,6 +256,7 @@ export function createSourceSync(
       } else guardDeletes(deleted.length);
       for (const uuid of deleted) yield resume({ kind: "delete", uuid });
       skip(changes.skipped);
+      countAccounts(changes);
       progress.read = changes.changed.length + changes.skipped.length;
       options.onProgress?.({ ...progress });
       for (const user of changes.changed) {
@@ -240,7 +272,7 @@ export function createSourceSync(
         const changes = await feed.changesSince(kept.cookie, { signal });
         if ("note" in changes) readNote = changes.note;
         else {
-          read = "content-sync";
+          read = changes.read ?? "content-sync";
           nextCookie = changes.cookie;
           yield* planChanges(changes);
           return;
@@ -274,6 +306,7 @@ export function createSourceSync(
       }
       for await (const page of directory.read({ uuidsOnly: false, signal })) {
         skip(page.skipped);
+        countAccounts(page);
         progress.read += page.users.length + page.skipped.length;
         options.onProgress?.({ ...progress });
         for (const user of page.users) {
@@ -365,6 +398,7 @@ export function createSourceSync(
     };
 
     const refuse = (message: Planned, stop: SyncStop) => {
+      if (!isRefusal(message, stop)) return false;
       // A staging rename refused leaves the swap as it was: its users' own messages stay held.
       if (message.staging !== undefined) return true;
       refused.set(message.uuid as string, { message, stop });
@@ -376,7 +410,7 @@ export function createSourceSync(
       completed: boolean,
     ): DirectorySyncReport => {
       const { read: _read, total: _total, ...counts } = progress;
-      if (read === "content-sync" && completed) {
+      if (read !== "full" && completed) {
         // Every user the application holds that needed no message, not only those the server sent.
         counts.unchanged = cookie.count() - counts.created - counts.modified;
       }
@@ -387,6 +421,7 @@ export function createSourceSync(
         ...counts,
         skipped,
         skippedEntries,
+        ...accounts,
         refused: refusedTotal,
         refusals,
         failed:

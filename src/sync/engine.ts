@@ -36,35 +36,12 @@ export interface CycleHooks<Message extends OutgoingMessage = OutgoingMessage> {
   /** Every success answer, duplicates and the ping included, for reports that list them. */
   onDelivered?(delivery: Delivery): void;
   /**
-   * Called when the application refuses a user's message ({@link isRefusal}): true holds the
-   * message (the caller keeps it for later, unacknowledged) and the cycle goes on with the next;
-   * false, or no hook, stops the cycle there. Called before the next message is taken.
+   * Called when a message fails: true holds the message (the caller keeps it for later,
+   * unacknowledged) and the cycle goes on with the next; false, or no hook, stops the cycle
+   * there. Called before the next message is taken. The directory sync holds a user's message
+   * the application refused (a 4xx).
    */
   refuse?(message: Message, stop: SyncStop): boolean;
-}
-
-/**
- * Answers that concern the request or the application rather than the user: an application that
- * answers them to one message would answer them to the next, so they stop the cycle as a 5xx does.
- */
-const stopStatuses = new Set([401, 403, 405, 407, 408, 429]);
-
-/**
- * Whether an answer refuses this user's message (a 4xx to a create, modify or delete, such as a
- * 409 for a username another user holds): the sync goes on with the other users. Any other
- * failure (a 5xx, a network error, a time-out, 401, 403, 405, 407, 408, 429, another 2xx) stops the
- * cycle.
- */
-export function isRefusal(message: OutgoingMessage, stop: SyncStop): boolean {
-  const { status } = stop;
-  return (
-    message.uuid !== undefined &&
-    (message.kind === "create" || message.kind === "modify" || message.kind === "delete") &&
-    status !== undefined &&
-    status >= 400 &&
-    status < 500 &&
-    !stopStatuses.has(status)
-  );
 }
 
 /** How a cycle ended. */
@@ -157,7 +134,7 @@ export function createDeliveryEngine(send: ProvisioningClient): DeliveryEngine {
       for await (const message of messages) {
         stoppedAt = await exchange(message, hooks);
         if (stoppedAt) {
-          if (isRefusal(message, stoppedAt) && hooks.refuse?.(message, stoppedAt)) continue;
+          if (hooks.refuse?.(message, stoppedAt)) continue;
           return { completed: false, stoppedAt, durationMs: elapsed() };
         }
         await hooks.acknowledge(message);

@@ -10,6 +10,10 @@ export interface SkippedEntry {
 export interface DirectoryPage {
   users: UserRecord[];
   skipped: SkippedEntry[];
+  /** Disabled accounts read (Active Directory), whether or not they are among `users`. */
+  disabled?: number;
+  /** Entries read that are not user accounts (Active Directory's system accounts), left out. */
+  nonUsers?: number;
 }
 
 /**
@@ -53,9 +57,14 @@ export interface ChangeFeed {
 
 /** The changes since a cookie, as {@link ChangeFeed.changesSince} returns them. */
 export interface DirectoryChanges {
+  /** How the directory told them (the report's `read`): Content Sync unless said otherwise. */
+  read?: "content-sync" | "dirsync";
   /** Users added, modified or renamed since the cookie, in the directory's order. */
   changed: UserRecord[];
   skipped: SkippedEntry[];
+  /** As in {@link DirectoryPage}: among the changed entries. */
+  disabled?: number;
+  nonUsers?: number;
   /** Users deleted, or gone out of the filter. */
   deleted: string[];
   /**

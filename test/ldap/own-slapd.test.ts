@@ -289,6 +289,54 @@ describe.runIf(installed || required)("directory sync against slapd servers of i
     });
   });
 
+  describe("the sync command", () => {
+    it("ends a cycle under --interval on SIGTERM, says so, and exits 0; the next run resumes", async () => {
+      const slapd = await server(4);
+      const store = new MemoryUserStore();
+      const handler = createProvisioningHandler({ store });
+      let creates = 0;
+      let child: ReturnType<typeof spawn> | undefined;
+      const { url } = await startServer(async (request) => {
+        if (new URL(request.url).pathname === "/v1/user/create" && ++creates === 2) {
+          child?.kill("SIGTERM");
+        }
+        return handler.fetch(request);
+      });
+      const state = join(folder, `sigterm-${randomUUID()}.sqlite`);
+      const run = async (extra: string[]) => {
+        child = spawn(
+          process.execPath,
+          [
+            "--disable-warning=ExperimentalWarning",
+            cli,
+            "sync",
+            url,
+            ...["--ldap-url", slapd.url, "--bind-dn", slapd.bindDn, "--base-dn", slapd.peopleDn],
+            ...["--state", state, ...extra],
+          ],
+          {
+            stdio: ["ignore", "pipe", "pipe"],
+            env: { ...process.env, LDAP_BIND_PASSWORD: slapd.password },
+          },
+        );
+        let out = "";
+        child.stdout?.on("data", (chunk) => {
+          out += chunk;
+        });
+        const [code] = await once(child, "exit");
+        return { code, out };
+      };
+      const stopped = await run(["--interval", "1h"]);
+      expect(stopped.out).toMatch(/Stopped on request \(received SIGTERM\)/);
+      expect(stopped.out).toMatch(/the next run resumes there/);
+      expect(stopped.code).toBe(0);
+      const resumed = await run(["--once", "--json"]);
+      expect(resumed.code).toBe(0);
+      expect(JSON.parse(resumed.out)).toMatchObject({ completed: true });
+      expect(store.list()).toHaveLength(4);
+    });
+  });
+
   describe("an account held to a size limit on paged reads", () => {
     it("stops once with each directory's fix instead of a result code", async () => {
       const slapd = await server(8, { sizeLimit: 5, pagedSizeLimit: true });

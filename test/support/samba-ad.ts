@@ -30,8 +30,14 @@ export const adAdminDn = `CN=Administrator,CN=Users,${adBaseDn}`;
 export const adAdminPassword = "Throwaway-Admin-1";
 /** A plain user with no right beyond a user's: may read, may not ask for DirSync. */
 export const adReaderDn = `CN=svc-reader,CN=Users,${adBaseDn}`;
-/** A user granted "Replicating Directory Changes" on the domain, as DirSync needs. */
+/**
+ * A user granted what DirSync needs: "Replicating Directory Changes" on the domain, and List
+ * Contents and Read Property on the Deleted Objects container (without which AD leaves deletions
+ * out of DirSync's answers).
+ */
 export const adDirSyncDn = `CN=svc-dirsync,CN=Users,${adBaseDn}`;
+/** A user with "Replicating Directory Changes" but no access to the Deleted Objects container. */
+export const adBlindDirSyncDn = `CN=svc-blind,CN=Users,${adBaseDn}`;
 export const adServicePassword = "Throwaway-Reader-1";
 
 /** One generated object, as the loader created it, with the objectGUID Samba gave it. */
@@ -119,7 +125,7 @@ from samba.param import LoadParm
 from samba.samdb import SamDB
 from samba.sd_utils import SDUtils
 
-conf, source, target, staff, reader, dirsync, password = sys.argv[1:8]
+conf, source, target, staff, reader, dirsync, blind, password = sys.argv[1:9]
 lp = LoadParm()
 lp.load(conf)
 db = SamDB(url=lp.private_path("sam.ldb"), session_info=system_session(), lp=lp,
@@ -142,12 +148,17 @@ try:
 except BaseException:
     db.transaction_cancel()
     raise
-for dn in (reader, dirsync):
+for dn in (reader, dirsync, blind):
     name = dn.split(",")[0][3:]
     db.newuser(name, password, userou="CN=Users", setpassword=True)
-sid = db.search(base=dirsync, scope=ldb.SCOPE_BASE, attrs=["objectSid"])[0]["objectSid"][0]
-sid = str(ndr_unpack(security.dom_sid, sid))
-SDUtils(db).dacl_add_ace(base, "(OA;;CR;1131f6aa-9c07-11d1-f79f-00c04fc2dcd2;;%s)" % sid)
+def sid_of(dn):
+    sid = db.search(base=dn, scope=ldb.SCOPE_BASE, attrs=["objectSid"])[0]["objectSid"][0]
+    return str(ndr_unpack(security.dom_sid, sid))
+# "Replicating Directory Changes" on the domain for both; List Contents and Read Property on the
+# Deleted Objects container (as Microsoft documents for DirSync by non-administrators) for one.
+for dn in (dirsync, blind):
+    SDUtils(db).dacl_add_ace(base, "(OA;;CR;1131f6aa-9c07-11d1-f79f-00c04fc2dcd2;;%s)" % sid_of(dn))
+SDUtils(db).dacl_add_ace("CN=Deleted Objects," + base, "(A;;LCRP;;;%s)" % sid_of(dirsync))
 out = []
 for m in db.search(base=base, scope=ldb.SCOPE_SUBTREE,
                    expression="(|(objectClass=user)(objectClass=contact))",
@@ -224,6 +235,7 @@ export async function startSambaAd(people: number): Promise<RunningSambaAd> {
       adStaffDn,
       adReaderDn,
       adDirSyncDn,
+      adBlindDirSyncDn,
       adServicePassword,
     ]);
     const objects = describeObjects(generated, JSON.parse(readFileSync(target, "utf8")));

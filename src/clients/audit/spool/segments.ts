@@ -78,7 +78,7 @@ export class Segments {
   /**
    * Reads every segment an earlier process left, checking each record, and returns the records
    * and bytes not acknowledged. Each stretch of unreadable bytes is passed to `onSkipped` once:
-   * its offset is then written to the segment's ack file, where a later open finds it reported.
+   * its mark is then written to the segment's ack file, where a later open finds it reported.
    *
    * @throws Error when a segment file was written by another format version.
    */
@@ -107,8 +107,9 @@ export class Segments {
       const readable = new Set<number>();
       const skipped: number[] = [];
       const report = (skip: SpoolSkip) => {
-        if (acked.has(skip.offset)) return; // reported by an earlier open
-        skipped.push(skip.offset);
+        const mark = damageMark(skip.offset);
+        if (acked.has(mark)) return; // reported by an earlier open
+        skipped.push(mark);
         onSkipped(skip);
       };
       for (const record of this.#records(file, data, report)) {
@@ -134,8 +135,11 @@ export class Segments {
     data: Buffer,
     onSkipped: (skip: SpoolSkip) => void,
   ): Generator<{ offset: number; end: number }> {
-    // Shorter than the magic: created, then the process died before its first commit.
-    if (data.length < segmentMagic.length) return;
+    // Created, then the process died before its first commit wrote a byte, or all of the magic.
+    if (data.length < segmentMagic.length) {
+      if (data.length > 0) onSkipped({ file, offset: 0, bytes: data.length });
+      return;
+    }
     if (!hasSegmentMagic(data)) {
       // Zeros where the first commit should be: a power loss before that commit's fdatasync.
       if (!data.subarray(0, segmentMagic.length).every((byte) => byte === 0)) {
@@ -304,6 +308,14 @@ export class Segments {
     segment.writeFd = undefined;
     segment.ackFd = undefined;
   }
+}
+
+/**
+ * How an ack file marks an unreadable stretch as reported: its offset with the top bit set, which
+ * no record's offset has (the ack file's offsets are 32 bits; segments stay far below 2 GiB).
+ */
+function damageMark(offset: number): number {
+  return (offset | 0x8000_0000) >>> 0;
 }
 
 function segmentFile(id: number): string {

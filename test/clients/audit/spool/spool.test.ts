@@ -448,6 +448,34 @@ describe("Spool", () => {
     expect(spool.stats()).toMatchObject({ events: 0, segments: 0 });
   });
 
+  it("reports a segment whose first commit was torn inside the magic, then deletes it", () => {
+    const dir = tempDir();
+    const file = join(dir, "0000000000000001.seg");
+    writeFileSync(file, segmentMagic.subarray(0, 5));
+    const { spool, events } = openSpool(dir);
+    expect(events.skipped).toEqual([{ file, offset: 0, bytes: 5 }]);
+    expect(spool.stats()).toMatchObject({ events: 0, segments: 0 });
+    expect(segmentFiles(dir)).toEqual([]);
+  });
+
+  it("reports a stretch that starts at a delivered record, for the records it hides", async () => {
+    const dir = tempDir();
+    const first = openSpool(dir);
+    appendAll(first.spool, bodies(3));
+    await first.spool.persisted();
+    first.spool.ack(first.spool.take(1)[0]!);
+    await first.spool.close();
+    const file = join(dir, segmentFiles(dir)[0]!);
+    const data = readFileSync(file);
+    // The first record's length and the second's payload are damaged: one stretch over both.
+    data[segmentMagic.length]! ^= 0xff;
+    data[segmentMagic.length + 24 + 10]! ^= 0xff;
+    writeFileSync(file, data);
+    const second = openSpool(dir);
+    expect(second.events.skipped).toEqual([{ file, offset: segmentMagic.length, bytes: 48 }]);
+    expect(takeAll(second.spool)).toEqual([bodies(3)[2]]);
+  });
+
   it("reports each unreadable stretch at one open only", async () => {
     const dir = tempDir();
     const first = openSpool(dir);
