@@ -31,6 +31,16 @@ describe("platform-integration sync", () => {
     [["sync", "http://127.0.0.1:1", ...required, "--interval", "soon"], /--interval takes/],
     [["sync", "http://127.0.0.1:1", ...required, "--page-size", "0"], /--page-size takes/],
     [["sync", "http://127.0.0.1:1", ...required, "--read-user", "http://app/u"], /\{uuid\}/],
+    [["sync", "http://127.0.0.1:1", ...required, "--max-deletes", "many"], /--max-deletes/],
+    [
+      ["sync", "http://127.0.0.1:1", ...required, "--max-delete-percent", "101"],
+      /--max-delete-percent/,
+    ],
+    [["sync", "http://127.0.0.1:1", ...required, "--allow-deletes", "-1"], /--allow-deletes/],
+    [
+      ["sync", "http://127.0.0.1:1", "--ldap-url", "ldaps://h", "--base-dn", "dc=x", "--start-tls"],
+      /startTls upgrades an ldap:\/\/ connection/,
+    ],
     // The password never goes on the command line, where `ps` shows it to every user.
     [["sync", "http://127.0.0.1:1", ...required, "--bind-password", "secret"], /Unknown option/],
   ])("refuses %j with exit 2", async (argv, message) => {

@@ -337,6 +337,68 @@ describe.runIf(installed || required)("directory sync against slapd servers of i
     });
   });
 
+  describe("the sync command in-process", () => {
+    it("maps --uuid-field, lists refusals, and holds deletes at --max-deletes until --allow-deletes", async () => {
+      const { run } = await import("../../src/cli/run.ts");
+      const { createFakeIo } = await import("../support/fake-io.ts");
+      const slapd = await server(4);
+      const store = new MemoryUserStore();
+      const handler = createProvisioningHandler({ store });
+      let refusing = "100002";
+      const { url } = await startServer(async (request) => {
+        if (request.method === "POST") {
+          const body = (await request.clone().json()) as { uuid: string };
+          if (body.uuid === refusing) {
+            return Response.json({ error: "employee on hold" }, { status: 422 });
+          }
+        }
+        return handler.fetch(request);
+      });
+      const state = join(folder, `cli-guard-${randomUUID()}.sqlite`);
+      const sync = async (extra: string[]) => {
+        const io = createFakeIo();
+        io.env.LDAP_BIND_PASSWORD = slapd.password;
+        const argv = [
+          "sync",
+          url,
+          ...["--ldap-url", slapd.url, "--bind-dn", slapd.bindDn, "--base-dn", slapd.peopleDn],
+          ...["--state", state, "--uuid-field", "employeeNumber", "--once", ...extra],
+        ];
+        return { code: await run(argv, io), out: io.out };
+      };
+      const first = await sync([]);
+      expect(first.out).toMatch(/1 messages refused by the application, held for the next cycle/);
+      expect(first.out).toMatch(
+        /create 100002 \(attempt 1\): status 422 \{"error":"employee on hold"\}/,
+      );
+      expect(first.code).toBe(1);
+      expect(
+        store
+          .list()
+          .map((user) => user.uuid)
+          .sort(),
+      ).toEqual(["100000", "100001", "100003"]);
+      refusing = "";
+      expect((await sync([])).code).toBe(0);
+      for (const uid of ["user0", "user1"]) await slapd.admin.del(`uid=${uid},${slapd.peopleDn}`);
+      const guarded = await sync(["--max-deletes", "1"]);
+      expect(guarded.out).toMatch(
+        /would delete 2 of the 4 users .*more than 1: no delete was sent/,
+      );
+      expect(guarded.out).toMatch(/sync --allow-deletes 2/);
+      expect(guarded.code).toBe(1);
+      expect(store.list()).toHaveLength(4);
+      const allowed = await sync(["--max-deletes", "1", "--allow-deletes", "2"]);
+      expect(allowed.code).toBe(0);
+      expect(
+        store
+          .list()
+          .map((user) => user.uuid)
+          .sort(),
+      ).toEqual(["100002", "100003"]);
+    });
+  });
+
   describe("an account held to a size limit on paged reads", () => {
     it("stops once with each directory's fix instead of a result code", async () => {
       const slapd = await server(8, { sizeLimit: 5, pagedSizeLimit: true });

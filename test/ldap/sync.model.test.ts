@@ -1,9 +1,9 @@
 // The directory sync explored against a real slapd (fast-check `fc.commands`): random directory
 // operations (add, modify, rename, move out of the base and back, delete, username swaps, entries
 // without the mapped uuid) under a random uuid mapping (the default, an attribute, a function
-// with a fallback, a binary attribute), with random faults in the cycles (503, a 409 refusal, an
-// answer lost, the LDAP connection cut mid-read, the sync stopped between messages and started
-// again on its state file). The application keeps usernames unique (409), as real ones do.
+// with a fallback, a binary attribute), with random faults in the cycles (503, a 409 or 422
+// refusal, an answer lost, the LDAP connection cut mid-read, the sync stopped between messages
+// and started again on its state file). The application keeps usernames unique (409), as real ones do.
 // Invariant: after a fault-free cycle the application's users are the directory's mapped view:
 // nothing acknowledged was lost, nothing is left over. Bounded and seeded here (the slapd suite);
 // longer under `npm run explore`.
@@ -83,7 +83,7 @@ interface Model {
 
 type Fault =
   | { type: "none" }
-  | { type: "503" | "409" | "lost-answer" | "stop"; at: number }
+  | { type: "503" | "409" | "422" | "lost-answer" | "stop"; at: number }
   | { type: "cut-ldap"; afterBytes: number };
 
 /** The sync under test and everything around it, for one run. */
@@ -444,6 +444,8 @@ async function applicationServer(store: MemoryUserStore, real: Real): Promise<Ru
     if ("at" in fault && index === fault.at) {
       if (fault.type === "503") return Response.json({ error: "restarting" }, { status: 503 });
       if (fault.type === "409") return Response.json({ error: "busy, refused" }, { status: 409 });
+      // Held for the next cycle, which is fault-free.
+      if (fault.type === "422") return Response.json({ error: "not now" }, { status: 422 });
       if (fault.type === "stop") intercept.controller?.abort(new Error("stopped between messages"));
     }
     if (request.method === "POST") {
