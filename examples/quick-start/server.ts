@@ -5,8 +5,9 @@ import { createProvisioningHandler, MemoryUserStore } from "platform-integration
 import { createVersionClient } from "platform-integration/version";
 
 // The platform sets PLATFORM_INTEGRATIONAPI (the Integration API's address); PLATFORM_CA holds
-// its certificate (from the console's tls.authority.cert option). Unset, the clients report a
-// configuration error once and the application runs on.
+// its certificate (from the console's tls.authority.cert option). Unset (the newer install
+// methods), the Version client talks to the in-cluster SDK API and the audit client reports a
+// configuration error once; the application runs on either way.
 const tls = { ca: process.env.PLATFORM_CA };
 const actions = defineAuditActions({ userProvisioned: "directory.user.provisioned" });
 const audit = createAuditClient({ actions, tls, flushOnExit: true });
@@ -28,7 +29,9 @@ void (async () => {
   const onError = (error: unknown) => console.warn(`Update check failed: ${String(error)}`);
   for await (const pending of version.watchUpdates({ intervalMs: 3_600_000, onError })) {
     for (const update of pending) {
-      console.log(`Update ${update.version} available: version.apply(${update.releaseSequence})`);
+      // Only the Integration API installs updates; elsewhere, helm upgrade or the admin console.
+      const how = version.capabilities.apply ? `version.apply(${update.releaseSequence})` : "helm";
+      console.log(`Update ${update.version} available: ${how}`);
     }
   }
 })();

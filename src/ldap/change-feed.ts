@@ -47,10 +47,30 @@ export interface ChangeFeedOptions {
 }
 
 /**
+ * 389 Directory Server names Content Sync entries by nsUniqueId, unless its plugin allows
+ * OpenLDAP consumers (`syncrepl-allow-openldap: on`) and the first cookie is OpenLDAP's form
+ * (`rid=NNN`, no CSN): then by entryUUID, with cookies of the same form.
+ */
+const firstCookie389 = Buffer.from("rid=000");
+const fix389 =
+  "(dsconf INSTANCE plugin contentsync set --allow-openldap on) and a retro changelog that " +
+  "keeps nsuniqueid:targetUniqueId and entryuuid:targetEntryUUID (nsslapd-attribute), then a restart";
+/** How many uuids one search of the changed entries names (389-DS, below). */
+const uuidsPerSearch = 100;
+
+/**
  * Content Sync (RFC 4533, refreshOnly) for the LDAP source. It serves only where every uuid is
  * the entryUUID the server's sync messages name entries by: the default mapping, or `entryUUID`,
  * with no entry carrying an objectGUID (checked on each full read and each changed entry).
  * Whatever it cannot serve, it answers with a note, and the cycle reads the whole directory.
+ * A changed entry that cannot be mapped keeps the cookie where it was: the next cycle reads it
+ * again, so that a change the sync could not send is never passed over.
+ *
+ * 389 Directory Server gets a second step: it sends a changed entry with every user attribute but
+ * without the operational ones asked for (entryUUID), and sends nothing for an entry that a modify
+ * took out of the filter. So its sync search asks for every change under the base, whatever the
+ * filter, and the changed entries are then read, by entryUUID, with the filter and the attributes
+ * the sync needs; a changed entry the filter no longer matches is deleted.
  */
 export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
   const { baseDn, filter, mapping, attributes, passwords } = options;
@@ -63,6 +83,7 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     : `Content Sync needs the uuid to be the entryUUID${everyCycle}`;
   let said = false;
   let offered: boolean | undefined;
+  let ds389 = false;
   const lastingNote = (reason: string) => {
     off = reason;
     said = true;
@@ -78,10 +99,11 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     if (offered === undefined) {
       const { searchEntries } = await client.search("", {
         scope: "base",
-        attributes: ["supportedControl"],
+        attributes: ["supportedControl", "vendorName"],
       });
       const controls = searchEntries[0]?.supportedControl ?? [];
       offered = (Array.isArray(controls) ? controls : [controls]).includes(syncRequestOid);
+      ds389 = /^389 Project/i.test(String(searchEntries[0]?.vendorName ?? ""));
     }
     return offered ? client : `the server does not offer Content Sync (RFC 4533)${everyCycle}`;
   };
@@ -92,16 +114,19 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     cookie: string | undefined,
     requested: string[],
     handlers: SyncSearchHandlers,
+    searchFilter = filter,
   ): Promise<SyncDoneValue | { note: string }> => {
     try {
       return await syncSearch(
         client,
         baseDn,
         {
-          filter,
+          filter: searchFilter,
           attributes: requested,
           explicitBufferAttributes: options.bufferAttributes,
-          ...(cookie !== undefined && { cookie: Buffer.from(cookie, "base64") }),
+          ...(cookie !== undefined
+            ? { cookie: Buffer.from(cookie, "base64") }
+            : ds389 && { cookie: firstCookie389 }),
         },
         handlers,
       );
@@ -120,7 +145,15 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
         return lastingNote(
           `the server holds the bind account to a size limit below the directory's size (${text}); ` +
             `Content Sync is one search, not paged: give the account no size limit (OpenLDAP: ` +
-            `limits dn.exact="<bind DN>" size=unlimited)${everyCycle}`,
+            `limits dn.exact="<bind DN>" size=unlimited; 389 Directory Server: nsSizeLimit: -1 ` +
+            `on the bind account's entry)${everyCycle}`,
+        );
+      }
+      if (code === refreshRequired && ds389 && cookie === undefined) {
+        // The first cookie (rid=000) is refused where the plugin does not allow OpenLDAP's form.
+        return lastingNote(
+          `389 Directory Server refused an OpenLDAP-style first Content Sync cookie (${text}): ` +
+            `it names entries by entryUUID only with syncrepl-allow-openldap on ${fix389}${everyCycle}`,
         );
       }
       if (code === refreshRequired) {
@@ -144,7 +177,16 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
   };
 
   const mismatch = (dn: string) =>
-    `the uuid of ${dn} is not its entryUUID, by which Content Sync names entries${everyCycle}`;
+    ds389
+      ? `389 Directory Server named ${dn} by other than its entryUUID in Content Sync; it names ` +
+        `entries by entryUUID with syncrepl-allow-openldap on ${fix389}${everyCycle}`
+      : `the uuid of ${dn} is not its entryUUID, by which Content Sync names entries${everyCycle}`;
+
+  /** Keeps the cookie before an entry that cannot be mapped, and says so in its reason. */
+  const keepCookie = (entry: SkippedEntry): SkippedEntry => ({
+    dn: entry.dn,
+    reason: `${entry.reason}; the Content Sync cookie stays before it, so that the next cycle reads it again`,
+  });
 
   return {
     // The base and the filter too: a cookie taken under another filter would never send the
@@ -191,36 +233,63 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
       const skipped: SkippedEntry[] = [];
       const deleted: string[] = [];
       const present: string[] = [];
+      // 389-DS: the changed entries' uuids, read again below.
+      const touched: string[] = [];
       let newest: Uint8Array | undefined;
       let overflow = false;
       let foreign: string | undefined;
-      const done = await search(client, cookie, attributes, {
-        entry(raw, state) {
-          if (state.state === "present") present.push(state.uuid);
-          else if (state.state === "delete") deleted.push(state.uuid);
-          else if (changed.length + skipped.length >= maxChangedEntries) overflow = true;
-          else {
-            const user = mapEntry(toLdapEntry(raw), mapping, { passwords });
-            if ("skipped" in user) skipped.push({ dn: raw.dn, reason: user.skipped });
-            else if (user.uuid !== state.uuid) foreign ??= raw.dn;
-            else changed.push(user);
-          }
-          if (state.cookie) newest = state.cookie;
+      const done = await search(
+        client,
+        cookie,
+        ds389 ? ["1.1"] : attributes,
+        {
+          entry(raw, state) {
+            if (state.state === "present") present.push(state.uuid);
+            else if (state.state === "delete") deleted.push(state.uuid);
+            else if (changed.length + skipped.length + touched.length >= maxChangedEntries)
+              overflow = true;
+            else if (ds389) touched.push(state.uuid);
+            else {
+              const user = mapEntry(toLdapEntry(raw), mapping, { passwords });
+              if ("skipped" in user) skipped.push({ dn: raw.dn, reason: user.skipped });
+              else if (user.uuid !== state.uuid) foreign ??= raw.dn;
+              else changed.push(user);
+            }
+            if (state.cookie) newest = state.cookie;
+          },
+          info(value) {
+            if (value.kind === "syncIdSet")
+              (value.refreshDeletes ? deleted : present).push(...value.uuids);
+            if (value.cookie) newest = value.cookie;
+          },
         },
-        info(value) {
-          if (value.kind === "syncIdSet")
-            (value.refreshDeletes ? deleted : present).push(...value.uuids);
-          if (value.cookie) newest = value.cookie;
-        },
-      });
+        ds389 ? "(objectClass=*)" : filter,
+      );
       signal?.throwIfAborted();
       if ("note" in done) return done;
-      if (foreign !== undefined) return lastingNote(mismatch(foreign));
       if (overflow) {
         return {
           note: `more than ${maxChangedEntries} entries changed${thisCycle}`,
         };
       }
+      // A present phase lists every entry under the base, which the filter was not applied to.
+      if (ds389 && !done.refreshDeletes && present.length > 0) {
+        return { note: `389 Directory Server answered with a present phase${thisCycle}` };
+      }
+      if (ds389 && touched.length > 0) {
+        const read = await readChanged(client, touched).catch(async (error) => {
+          await options.disconnect();
+          throw options.failure(error);
+        });
+        signal?.throwIfAborted();
+        if ("foreign" in read) foreign = read.foreign;
+        else {
+          changed.push(...read.changed);
+          skipped.push(...read.skipped);
+          deleted.push(...read.gone);
+        }
+      }
+      if (foreign !== undefined) return lastingNote(mismatch(foreign));
       // No cookie: nothing changed. An empty one: the server did not take ours and sent all.
       const next = done.cookie ?? newest;
       if (next?.length === 0) {
@@ -230,13 +299,73 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
       }
       const changes: DirectoryChanges = {
         changed,
-        skipped,
+        skipped: skipped.map(keepCookie),
         deleted,
-        cookie: next ? Buffer.from(next).toString("base64") : cookie,
+        // An entry that could not be mapped is read again next cycle, from the same cookie.
+        cookie: next && skipped.length === 0 ? Buffer.from(next).toString("base64") : cookie,
       };
       // refreshDeletes FALSE: the refresh ended with a present phase, which lists every user left.
       if (!done.refreshDeletes) changes.present = present;
       return changes;
     },
   };
+
+  /**
+   * 389-DS: the entries its sync search named as changed, read with the filter and the sync's
+   * attributes, in the order it named them. One the filter no longer matches, or no longer under
+   * the base (deleted or moved since), is `gone`: the next cycle sends what a move did.
+   * `foreign` when an entry's uuid is not the entryUUID the server named it by.
+   */
+  async function readChanged(
+    client: Client,
+    touched: string[],
+  ): Promise<
+    { changed: UserRecord[]; skipped: SkippedEntry[]; gone: string[] } | { foreign: string }
+  > {
+    const uuids = [...new Set(touched.map((uuid) => uuid.toLowerCase()))];
+    const matching = new Map<string, { dn: string; [attribute: string]: unknown }>();
+    for (let start = 0; start < uuids.length; start += uuidsPerSearch) {
+      const batch = uuids.slice(start, start + uuidsPerSearch);
+      const { searchEntries } = await client.search(baseDn, {
+        scope: "sub",
+        filter: `(&${parenthesized(filter)}(|${batch.map((uuid) => `(entryUUID=${escapeFilterValue(uuid)})`).join("")}))`,
+        // They name entryUUID: Content Sync runs only where the uuid is the entryUUID.
+        attributes,
+        explicitBufferAttributes: options.bufferAttributes,
+      });
+      for (const entry of searchEntries) {
+        const uuid = toLdapEntry(entry as never).first("entryUUID");
+        if (uuid !== undefined) matching.set(uuid.toLowerCase(), entry);
+      }
+    }
+    const changed: UserRecord[] = [];
+    const skipped: SkippedEntry[] = [];
+    const gone: string[] = [];
+    for (const uuid of uuids) {
+      const entry = matching.get(uuid);
+      if (!entry) {
+        gone.push(uuid);
+        continue;
+      }
+      const user = mapEntry(toLdapEntry(entry as never), mapping, { passwords });
+      if ("skipped" in user) skipped.push({ dn: entry.dn, reason: user.skipped });
+      else if (user.uuid.toLowerCase() !== uuid) return { foreign: entry.dn };
+      else changed.push(user);
+    }
+    return { changed, skipped, gone };
+  }
+}
+
+/** A filter in parentheses, as RFC 4515 wants it inside another. */
+function parenthesized(filter: string): string {
+  const trimmed = filter.trim();
+  return trimmed.startsWith("(") ? trimmed : `(${trimmed})`;
+}
+
+/** RFC 4515: a value in a filter with its special characters escaped. */
+function escapeFilterValue(value: string): string {
+  return value.replace(
+    /[\\*()\0]/g,
+    (character) => `\\${character.charCodeAt(0).toString(16).padStart(2, "0")}`,
+  );
 }

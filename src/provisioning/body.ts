@@ -65,9 +65,8 @@ export function readPatches(
     }
   }
   if (patches instanceof ProvisioningError) return errorResponse(patches.code, patches.message);
-  if (patches instanceof UnreadableParsedBody) return patches;
   // A "lost", "revived" or "parsed" body never asks for another parse.
-  return patches as UserPatch[];
+  return patches as UserPatch[] | UnreadableParsedBody;
 }
 
 /**

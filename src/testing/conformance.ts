@@ -1,4 +1,5 @@
 import { checks } from "./conformance-checks.ts";
+import { swapCheck } from "./conformance-conflicts.ts";
 import { unreachable, whyPingFailed } from "./conformance-diagnosis.ts";
 import {
   type Check,
@@ -35,6 +36,13 @@ export interface ConformanceOptions {
    * suite's checks: for progress, since a run against a slow application takes a while.
    */
   onResult?: (result: ConformanceResult, position: { index: number; total: number }) => void;
+  /**
+   * Adds a check that swaps two users' emails (the first modify brings a value the other still
+   * holds) and expects both modifies to succeed and, with `readUser`, both emails to end swapped:
+   * an application with a unique email passes it with the handler's `quarantine` option. Off by
+   * default: not every application holds emails unique. Default `false`.
+   */
+  conflicts?: boolean | undefined;
 }
 
 /** The outcome of one check. */
@@ -124,7 +132,8 @@ export async function runConformance(
   const results: ConformanceResult[] = [];
   const leftBehind: LeftBehind[] = [];
   let stoppedEarly: string | undefined;
-  for (const check of checks) {
+  const suite = options.conflicts === true ? [...checks, swapCheck] : checks;
+  for (const check of suite) {
     if (options.signal?.aborted) break;
     const run = await runCheck(check, {
       send,
@@ -136,16 +145,16 @@ export async function runConformance(
       options,
     });
     results.push(run.result);
-    options.onResult?.(run.result, { index: results.length, total: checks.length });
+    options.onResult?.(run.result, { index: results.length, total: suite.length });
     if (options.signal?.aborted) break;
     stoppedEarly =
-      check === checks[0] && !run.result.passed
+      check === suite[0] && !run.result.passed
         ? whyPingFailed(run.answers.at(-1), target)
         : (unreachable(run.answers, false) ?? run.hung);
     if (stoppedEarly !== undefined) break;
   }
   const passed =
-    results.length === checks.length &&
+    results.length === suite.length &&
     stoppedEarly === undefined &&
     results.every((result) => result.passed);
   return {

@@ -9,6 +9,7 @@ import {
   sdkLicenseFieldSchema,
   sdkLicenseFieldsSchema,
   sdkLicenseInfoSchema,
+  sdkReleaseSchema,
   sdkSupportBundleSchema,
   sdkUpdatesSchema,
 } from "../clients/sdk-api/sdk-records.ts";
@@ -485,6 +486,85 @@ export function createFakeSdkApi(options: FakeSdkApiOptions = {}): FakeSdkApi {
     ),
     {
       method: "GET",
+      path: /^\/api\/v1\/integration\/status$/,
+      answer: () => json(200, { isEnabled: state.mode.integrationMode }),
+    },
+    {
+      method: "GET",
+      path: /^\/api\/v1\/integration\/mock-data$/,
+      answer: () =>
+        state.mode.integrationMode
+          ? json(200, {
+              version: "v2",
+              appStatus: { state: state.appStatus.state ?? "ready" },
+              currentRelease: z.encode(sdkReleaseSchema, release(state.current)),
+              deployedReleases: (state.history ?? [state.current]).map((item) =>
+                z.encode(sdkReleaseSchema, release(item)),
+              ),
+              availableReleases: state.updates.map((update) =>
+                z.encode(sdkReleaseSchema, release(update)),
+              ),
+            })
+          : new Response(null, { status: 403 }),
+    },
+    {
+      // Integration mode's editable data: replaces the releases, updates and status at once.
+      method: "POST",
+      path: /^\/api\/v1\/integration\/mock-data$/,
+      answer: async (request) => {
+        if (!state.mode.integrationMode) return new Response(null, { status: 403 });
+        const decoded = z.safeDecode(mockDataSchema, (await readBody(request)) as never);
+        if (!decoded.success) return text(400, z.prettifyError(decoded.error));
+        const { currentRelease, deployedReleases, availableReleases, appStatus } = decoded.data;
+        const toInit = (item: SdkRelease): FakeSdkRelease => ({
+          version: item.versionLabel,
+          releaseNotes: item.releaseNotes,
+          ...(item.createdAt === undefined ? {} : { releaseDate: item.createdAt.text }),
+          ...(item.deployedAt === undefined ? {} : { installDate: item.deployedAt.text }),
+        });
+        if (currentRelease !== undefined) {
+          state.current = { ...state.current, ...toInit(currentRelease) };
+        }
+        if (deployedReleases !== undefined) state.history = deployedReleases.map(toInit);
+        if (availableReleases !== undefined) state.updates = availableReleases.map(toInit);
+        if (appStatus !== undefined) {
+          const status = typeof appStatus === "string" ? appStatus : appStatus.state;
+          state.appStatus = {
+            ...state.appStatus,
+            ...(status === undefined ? {} : { state: status }),
+          };
+        }
+        return new Response(null, { status: 201 });
+      },
+    },
+    {
+      // The fake's own control route (not the service's): switch modes, queue failures.
+      method: "POST",
+      path: /^\/mock\/v1\/control$/,
+      answer: async (request) => {
+        const decoded = z.safeDecode(controlSchema, (await readBody(request)) as never);
+        if (!decoded.success) return text(400, z.prettifyError(decoded.error));
+        const { mode, failNext } = decoded.data;
+        if (mode !== undefined) {
+          state.mode = {
+            ...state.mode,
+            ...(Object.fromEntries(
+              Object.entries(mode).filter(([, value]) => value !== undefined),
+            ) as FakeSdkMode),
+          };
+        }
+        if (failNext !== undefined) {
+          const { count, status } = failNext;
+          state.failures.push({
+            failure: status === undefined ? { networkError: true } : { status },
+            remaining: count,
+          });
+        }
+        return json(200, { mode: state.mode, queuedFailures: state.failures.length });
+      },
+    },
+    {
+      method: "GET",
       path: /^\/license\/v1\/license$/,
       answer: () => {
         const { license } = state;
@@ -552,7 +632,7 @@ export function createFakeSdkApi(options: FakeSdkApiOptions = {}): FakeSdkApi {
     if (matches.length === 0) return text(404, "404 page not found");
     const chosen = matches.find(({ route }) => route.method === request.method);
     if (chosen === undefined) return new Response(null, { status: 405 });
-    const failure = takeFailure();
+    const failure = pathname.startsWith("/mock/") ? undefined : takeFailure();
     if (failure !== undefined) {
       if ("networkError" in failure) return Response.error();
       return new Response("injected failure", {
@@ -676,6 +756,34 @@ export function createFakeSdkApi(options: FakeSdkApiOptions = {}): FakeSdkApi {
     },
   };
 }
+
+/** POST /api/v1/integration/mock-data: the parts of integration mode's data the fake keeps. */
+const mockDataSchema = z.object({
+  version: z.optional(z.enum(["v1", "v2"])),
+  appStatus: z.optional(z.union([z.string(), z.object({ state: z.optional(z.string()) })])),
+  currentRelease: z.optional(sdkReleaseSchema),
+  deployedReleases: z.optional(z.array(sdkReleaseSchema)),
+  availableReleases: z.optional(z.array(sdkReleaseSchema)),
+});
+
+/** POST /mock/v1/control: the fake's own switches. */
+const controlSchema = z.object({
+  mode: z.optional(
+    z.object({
+      airgap: z.optional(z.boolean()),
+      readOnly: z.optional(z.boolean()),
+      integrationMode: z.optional(z.boolean()),
+      servedFromCache: z.optional(z.boolean()),
+      serviceVersion: z.optional(z.string()),
+    }),
+  ),
+  failNext: z.optional(
+    z.object({
+      count: z.int().check(z.minimum(1)),
+      status: z.optional(z.int().check(z.minimum(400), z.maximum(599))),
+    }),
+  ),
+});
 
 function toWireField(field: FakeSdkLicenseField): SdkLicenseField {
   return {

@@ -1,5 +1,5 @@
 import { mergeUser } from "../provisioning/merge-user.ts";
-import type { UserPatch, UserRecord } from "../provisioning/user-record.ts";
+import type { UserFieldName, UserPatch, UserRecord } from "../provisioning/user-record.ts";
 import { createDeliveryEngine, type Fault } from "../sync/engine.ts";
 import {
   changedFields,
@@ -34,6 +34,12 @@ export interface SyncReport {
   delivered: Delivery[];
   /** Set when the cycle stopped early; the next sync() starts again with this message. */
   stoppedAt?: SyncStop;
+  /**
+   * True when the application stopped the cycle (an answer other than the expected status, or
+   * none): the platform would pause the whole directory there and send the same message next
+   * cycle. Absent when the cycle completed or was aborted by its `signal`.
+   */
+  stalled?: true;
   /** Messages not yet acknowledged, the one it stopped at included. */
   remaining: number;
   durationMs: number;
@@ -72,6 +78,16 @@ export interface PlatformSimulator {
   removeUser(uuid: string): void;
   /** Any of the three above, from a {@link DirectoryChange}. */
   apply(change: DirectoryChange): void;
+  /**
+   * Swaps a field's values between two users as a directory admin does, one after the other:
+   * `first` takes `second`'s value while `second` still holds it, then `second` takes `first`'s
+   * old one. Two modifies; against an application with that field unique, the first conflicts.
+   */
+  swapValues(
+    field: Exclude<UserFieldName, "password" | "passwordFormat">,
+    first: string,
+    second: string,
+  ): void;
   /** The directory's users, as copies. */
   users(): UserRecord[];
   /** Messages waiting for the next sync(); before the first sync, the initial creates. */
@@ -189,6 +205,7 @@ export function createPlatformSimulator(options: PlatformSimulatorOptions): Plat
       completed: outcome.completed,
       delivered,
       ...(outcome.stoppedAt && { stoppedAt: outcome.stoppedAt }),
+      ...(outcome.stoppedAt && !signal?.aborted && { stalled: true as const }),
       remaining: queue.length - head,
       durationMs: outcome.durationMs,
     };
@@ -217,6 +234,14 @@ export function createPlatformSimulator(options: PlatformSimulatorOptions): Plat
     changeUser: (patch) => apply({ type: "change", patch }),
     removeUser: (uuid) => apply({ type: "remove", uuid }),
     apply,
+    swapValues(field, first, second) {
+      const one = directory.get(first);
+      const two = directory.get(second);
+      if (!one) throw new Error(`The directory has no user ${first}`);
+      if (!two) throw new Error(`The directory has no user ${second}`);
+      apply({ type: "change", patch: { uuid: first, [field]: two[field] ?? null } });
+      apply({ type: "change", patch: { uuid: second, [field]: one[field] ?? null } });
+    },
     users: () => [...directory.values()].map((user) => structuredClone(user)),
     get pending() {
       return initialSyncPlanned ? queue.length - head : directory.size;

@@ -14,6 +14,7 @@ import { run } from "../../src/cli/run.ts";
 import { createSelfSignedCertificate } from "../../src/internal/self-signed-certificate.ts";
 import { createProvisioningHandler, MemoryUserStore } from "../../src/provisioning/index.ts";
 import { createFakeIo } from "../support/fake-io.ts";
+import { startMockApi as startAnyMockApi } from "./start-mock-api.ts";
 
 /** `platform-integration mock-api` itself, on a free port; resolves with its URL. */
 async function startMockApi(args: string[]) {
@@ -108,7 +109,11 @@ describe("doctor against mock-api over HTTP", () => {
       ["tls", "skip"],
       ["version", "pass"],
       ["clock", "pass"],
+      ["api", "pass"],
     ]);
+    expect(check("api").summary).toMatch(
+      /^the platform's Integration API .*; serves current version, updates, apply, audit.*; not .*custom metrics/,
+    );
     expect(check("version").summary).toMatch(
       /^4\.2\.0 \(release sequence 1, .*updates: 2 pending$/,
     );
@@ -381,5 +386,33 @@ describe("doctor's Provisioning API checks", () => {
     const io = createFakeIo();
     expect(await run(["--help"], io)).toBe(0);
     expect(io.out).toMatch(new RegExp(`\\n  doctor +${doctorCommand.summary}\\n`));
+  });
+});
+
+describe("doctor against the newer in-cluster API (mock-api --api sdk)", () => {
+  it("says the newer API answers, with its version and what it can do, and checks its app info", async () => {
+    const mock = await startAnyMockApi(["--port", "0", "--api", "sdk", "--current-version", "3.1.0"]);
+    try {
+      const { status, report, check } = await doctorJson(["--audit-test-event"], {
+        [variable]: mock.baseUrl,
+      });
+      expect(status).toBe(0);
+      expect(report.checks.map((each) => [each.id, each.status])).toEqual([
+        ["base-url", "pass"],
+        ["dns", "pass"],
+        ["tcp", "pass"],
+        ["tls", "skip"],
+        ["version", "pass"],
+        ["clock", "pass"],
+        ["api", "pass"],
+        ["audit", "skip"],
+      ]);
+      expect(check("version").summary).toBe("3.1.0 (release sequence 1); updates: 0 pending");
+      expect(check("api").summary).toMatch(
+        /^the platform's newer in-cluster SDK API 1\.19\.0 \(clients: api "sdk"\); serves .*custom metrics.*; not apply, audit, identity/,
+      );
+    } finally {
+      await mock.stop();
+    }
   });
 });

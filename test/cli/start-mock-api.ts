@@ -13,7 +13,9 @@ export async function startMockApi(args: string[]) {
     stdout: {
       write(text: string) {
         stdout += text;
-        const match = /export PLATFORM_INTEGRATIONAPI=(\S+)/.exec(stdout);
+        const match = /(?:export PLATFORM_(?:INTEGRATIONAPI|SDK_API)=|baseUrl: ")([^\s"]+)/.exec(
+          stdout,
+        );
         if (match?.[1]) announced(match[1]);
       },
     },

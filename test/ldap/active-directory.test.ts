@@ -1,8 +1,10 @@
 // The directory sync against a real Active Directory: the Samba AD DC at PLATFORM_INTEGRATION_AD_URL,
 // which .ci/steps/samba-ad.sh starts with a generated domain (test/support/samba-ad.ts). Without
 // it the suite is skipped, unless PLATFORM_INTEGRATION_REQUIRE_AD=1 says it must run.
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { once } from "node:events";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -22,6 +24,7 @@ import type { AdObject } from "../support/samba-ad.ts";
 import { serveFetchHandler } from "../support/serve-fetch-handler.ts";
 
 const url = process.env.PLATFORM_INTEGRATION_AD_URL;
+const startTlsUrl = process.env.PLATFORM_INTEGRATION_AD_START_TLS_URL ?? "";
 const bindDn = process.env.PLATFORM_INTEGRATION_AD_BIND_DN ?? "";
 const password = process.env.PLATFORM_INTEGRATION_AD_PASSWORD ?? "";
 const caFile = process.env.PLATFORM_INTEGRATION_AD_CA ?? "";
@@ -190,7 +193,7 @@ describe.runIf(url || required)("directory sync against a real Samba AD DC", () 
     expect(report).toMatchObject({
       completed: true,
       created: people.length,
-      disabled: generatedUsers.length - people.length + 2,
+      disabled: generatedUsers.filter((user) => (user.userAccountControl as number) & 2).length,
       nonUsers: systemAccounts.length,
       skipped: 0,
     });
@@ -434,6 +437,74 @@ describe.runIf(url || required)("directory sync against a real Samba AD DC", () 
       expect(report.readNote).toMatch(/another domain controller/);
       expect(await again.syncOnce()).toMatchObject({ completed: true, read: "dirsync" });
     });
+  });
+
+  /** The sync CLI, one cycle, bound as the administrator over LDAPS; its exit, output and errors. */
+  async function runCli(target: string, ou: string, extra: string[]) {
+    const passwordFile = join(folder, `bind-password-${randomUUID()}`);
+    writeFileSync(passwordFile, password);
+    const child = spawn(
+      process.execPath,
+      [
+        "--disable-warning=ExperimentalWarning",
+        new URL("../../src/cli/index.ts", import.meta.url).pathname,
+        "sync",
+        target,
+        ...["--ldap-url", url as string, "--ldap-ca", caFile, "--bind-dn", bindDn],
+        ...["--bind-password-file", passwordFile, "--base-dn", ou, "--once", ...extra],
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let out = "";
+    let err = "";
+    child.stdout?.on("data", (chunk) => {
+      out += chunk;
+    });
+    child.stderr?.on("data", (chunk) => {
+      err += chunk;
+    });
+    const [code] = await once(child, "exit");
+    return { code, out, err };
+  }
+
+  it("takes --disabled-accounts on the command line, and reports the disabled", async () => {
+    const ou = await freshOu();
+    const enabled = await addUser(ou, "t-cli1");
+    const disabled = await addUser(ou, "t-cli2", { disabled: true });
+    const app = await startApp();
+    const state = ["--state", join(folder, `state-${randomUUID()}.sqlite`)];
+    const wrong = await runCli(app.url, ou, [...state, "--disabled-accounts", "drop"]);
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.err).toMatch(/"keep", "sync" or "delete"/);
+    const text = await runCli(app.url, ou, state);
+    expect(text.out).toMatch(/Active Directory: 1 disabled accounts, 0 system accounts left out/);
+    expect(app.store.list().map((user) => user.uuid)).toEqual([enabled.uuid]);
+    const json = await runCli(app.url, ou, [...state, "--json", "--disabled-accounts", "sync"]);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.out)).toMatchObject({ completed: true, created: 1, disabled: 1 });
+    expect(app.store.get(disabled.uuid)).toMatchObject({ username: "t-cli2" });
+  });
+
+  it("connects with StartTLS on the plain port, Samba refusing a plain simple bind", async () => {
+    const ou = await freshOu();
+    const someone = await addUser(ou, "t-tls");
+    const app = await startApp();
+    const plain = openSync({
+      target: app.url,
+      baseDn: ou,
+      ldap: { url: startTlsUrl, bindDn, password },
+    });
+    await expect(plain.syncOnce()).rejects.toMatchObject({
+      fatal: true,
+      message: expect.stringMatching(/ldaps:\/\/ or startTls/),
+    });
+    const upgraded = openSync({
+      target: app.url,
+      baseDn: ou,
+      ldap: { url: startTlsUrl, bindDn, password, tls: { ca }, startTls: true },
+    });
+    expect(await upgraded.syncOnce()).toMatchObject({ completed: true, created: 1 });
+    expect(app.store.get(someone.uuid)).toMatchObject({ username: "t-tls" });
   });
 
   it("syncs every user of a filter of yours, the disabled with 'sync', over LDAPS with the domain's CA", async () => {

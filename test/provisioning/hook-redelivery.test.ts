@@ -109,8 +109,15 @@ describe("onChange after its own failure", () => {
     await call(handler, "POST", "/v1/user/create", { uuid: "u1" });
     state.failing = false;
     expect((await call(handler, "POST", "/v1/reset")).status).toBe(204);
+    // Kept, the creation would be reported before this delete.
+    await call(handler, "DELETE", "/v1/user/u1");
     await call(handler, "POST", "/v1/user/create", { uuid: "u1" });
     await call(handler, "POST", "/v1/user/modify", { uuid: "u1" });
-    expect(accepted.map((change) => change.type)).toEqual(["reset", "created", "updated"]);
+    expect(accepted.map((change) => change.type)).toEqual([
+      "reset",
+      "deleted",
+      "created",
+      "updated",
+    ]);
   });
 });

@@ -82,6 +82,10 @@ describe("a body a parser in front made unreadable", () => {
       expect(errorOf(response).message).toContain("mount the Provisioning API before");
     }
     expect(logger.error).toHaveBeenCalledTimes(1);
+    expect(logger.error).toHaveBeenCalledWith(expect.any(String), {
+      operation: "create",
+      status: 500,
+    });
     const [line] = logger.error.mock.calls[0] as [string];
     expect(line).toContain("Mount the Provisioning API before that parser");
     expect(line).toContain("express.urlencoded()");

@@ -64,8 +64,12 @@ const instance = "ci";
 /**
  * Creates and starts a 389 Directory Server with `people` generated entries under
  * {@link peopleDn}. Needs root (dscreate, `unshare -n`, the dirsrv user) and 389-ds-base.
+ * `allowOpenLdap: false` leaves Content Sync with 389-DS's own cookies only (its default).
  */
-export async function start389(people: number): Promise<Running389> {
+export async function start389(
+  people: number,
+  { allowOpenLdap = true }: { allowOpenLdap?: boolean } = {},
+): Promise<Running389> {
   const folder = mkdtempSync(join(tmpdir(), "389ds-"));
   // The server drops to the dirsrv user, which must reach its folders under this one.
   chmodSync(folder, 0o755);
@@ -114,7 +118,7 @@ create_suffix_entry = True
 
     const config = join(root, `etc/dirsrv/slapd-${instance}`);
     const dse = join(config, "dse.ldif");
-    writeFileSync(dse, configure(readFileSync(dse, "utf8")));
+    writeFileSync(dse, configure(readFileSync(dse, "utf8"), allowOpenLdap));
     const caFile = join(folder, "ca.crt");
     cpSync(join(config, "ca.crt"), caFile);
 
@@ -202,7 +206,7 @@ function privateDefaults(defaults: string, root: string): string {
  * to name entries by entryUUID for a client whose first cookie is OpenLDAP's (`rid=NNN`), which
  * syncrepl-allow-openldap permits.
  */
-function configure(dse: string): string {
+function configure(dse: string, allowOpenLdap: boolean): string {
   const changes: [string, Record<string, string[]>][] = [
     [
       "cn=config",
@@ -217,7 +221,10 @@ function configure(dse: string): string {
     ],
     [
       "cn=Content Synchronization,cn=plugins,cn=config",
-      { "nsslapd-pluginEnabled": ["on"], "syncrepl-allow-openldap": ["on"] },
+      {
+        "nsslapd-pluginEnabled": ["on"],
+        "syncrepl-allow-openldap": [allowOpenLdap ? "on" : "off"],
+      },
     ],
     // A throwaway server: a commit need not reach the disk before the next add.
     [
@@ -254,8 +261,9 @@ function setAttributes(ldif: string, dn: string, attributes: Record<string, stri
 }
 
 /**
- * The service accounts and their right to read people (389-DS denies what no ACI allows): `sync`
- * without a size limit, `limited` held to the server's default of 2,000 entries a search.
+ * The service accounts and their right to read people (389-DS denies what no ACI allows;
+ * `targetattr="*"` covers entryUUID): `sync` without a size limit, `limited` held to the server's
+ * default of 2,000 entries a search.
  */
 function accountsLdif(): string {
   const account = (uid: string, extra: string[]) =>
@@ -275,7 +283,7 @@ function accountsLdif(): string {
       `dn: ${suffix}`,
       "changetype: modify",
       "add: aci",
-      `aci: (targetattr="*||entryUUID||nsUniqueId")(version 3.0; acl "directory sync reads people"; allow (read, search, compare) (userdn = "ldap:///uid=sync,${servicesDn}" or userdn = "ldap:///uid=limited,${servicesDn}");)`,
+      `aci: (targetattr="*")(version 3.0; acl "directory sync reads people"; allow (read, search, compare) (userdn = "ldap:///uid=sync,${servicesDn}" or userdn = "ldap:///uid=limited,${servicesDn}");)`,
     ].join("\n"),
   ].join("\n\n")}\n`;
 }

@@ -87,6 +87,7 @@ export async function startSlapd(
     sizeLimit,
     pagedSizeLimit,
     tls = false,
+    access,
   }: {
     syncprov?: Syncprov;
     sizeLimit?: number;
@@ -94,6 +95,8 @@ export async function startSlapd(
     pagedSizeLimit?: boolean;
     /** Serves StartTLS on `url` and LDAPS on `ldapsUrl` with a fresh certificate (`ca`). */
     tls?: boolean;
+    /** The database's access directives (slapd.access(5)); without them, everyone reads. */
+    access?: string;
   } = {},
 ): Promise<RunningSlapd> {
   const folder = mkdtempSync(join(tmpdir(), "slapd-"));
@@ -108,7 +111,11 @@ export async function startSlapd(
     }
     writeFileSync(
       config,
-      slapdConfig(folder, syncprov, sizeLimit, { pagedSizeLimit, tls: certificate !== undefined }),
+      slapdConfig(folder, syncprov, sizeLimit, {
+        pagedSizeLimit,
+        tls: certificate !== undefined,
+        access,
+      }),
     );
     const ldif = join(folder, "data.ldif");
     writeFileSync(
@@ -158,7 +165,11 @@ function slapdConfig(
   folder: string,
   syncprov: Syncprov,
   sizeLimit: number | undefined,
-  { pagedSizeLimit = false, tls = false }: { pagedSizeLimit?: boolean | undefined; tls?: boolean },
+  {
+    pagedSizeLimit = false,
+    tls = false,
+    access = "",
+  }: { pagedSizeLimit?: boolean | undefined; tls?: boolean; access?: string | undefined },
 ): string {
   const schemas = ["core", "cosine", "nis", "inetorgperson", "msuser"];
   const prtotal = pagedSizeLimit ? "" : " size.prtotal=unlimited";
@@ -175,6 +186,7 @@ rootpw ${password}
 directory ${folder}
 index objectClass eq
 index entryUUID eq
+${access}
 ${syncprov ? "overlay syncprov\n" : ""}${syncprov && syncprov.sessionLog !== undefined ? `syncprov-sessionlog ${syncprov.sessionLog}\n` : ""}`;
 }
 

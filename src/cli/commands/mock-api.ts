@@ -6,6 +6,11 @@ import type { FakeAuditEvent } from "../../testing/fake-audit-api.ts";
 import { type FakeIdentityUser, fakeIdentityDefaults } from "../../testing/fake-identity-api.ts";
 import { createFakeIntegrationApi } from "../../testing/fake-integration-api.ts";
 import { type FakeLicenseField, fakeLicenseDefault } from "../../testing/fake-license-api.ts";
+import {
+  createFakeSdkApi,
+  type FakeSdkMode,
+  fakeSdkLicenseDefault,
+} from "../../testing/fake-sdk-api.ts";
 import type { FakeUpdateInit } from "../../testing/fake-version-api.ts";
 import { integerOption, parseCommandArgs } from "../args.ts";
 import { type Command, type CommandIo, UsageError } from "../command.ts";
@@ -36,6 +41,18 @@ Options:
   --console-option <name=value>
                      An option the Console API serves at GET /console/v1/option?name=<name>
                      (repeatable)
+  --api <integration|sdk|kots>
+                     Which API to serve (default integration). sdk: the platform's newer
+                     in-cluster API (app info, status, updates, history, license and fields,
+                     custom metrics, instance tags, support bundles); kots: the admin
+                     console's compatibility license endpoint (served by the sdk fake too)
+  --airgap           With --api sdk: air gap (no updates, no support bundle upload)
+  --read-only        With --api sdk: read-only mode (writes answer 422)
+  --integration-mode With --api sdk: integration mode (app data is marked mock data and
+                     editable with POST /api/v1/integration/mock-data)
+  --service-version <v>
+                     With --api sdk: the service version (default 1.19.0); older versions
+                     answer 404 for support bundles (before 1.17.0) and their metadata (1.18.0)
   -h, --help         Show this help
 
 Example:
@@ -55,6 +72,8 @@ interface MockApiOptions {
   users: FakeIdentityUser[] | undefined;
   licenseFields: FakeLicenseField[] | undefined;
   consoleOptions: Array<[string, string]>;
+  api: "integration" | "sdk" | "kots";
+  sdkMode: FakeSdkMode;
 }
 
 /**
@@ -69,6 +88,7 @@ export const mockApiCommand: Command = {
   servesUntilStopped: true,
   async run(args, io) {
     const options = parseOptions(args);
+    if (options.api !== "integration") return serveSdk(options, io);
     const api = createFakeIntegrationApi({
       current: { version: options.version, releaseSequence: 1 },
       updates: pendingUpdates(options.version, options.updates),
@@ -154,6 +174,11 @@ function parseOptions(args: string[]): MockApiOptions {
       user: { type: "string", multiple: true },
       "license-field": { type: "string", multiple: true },
       "console-option": { type: "string", multiple: true },
+      api: { type: "string" },
+      airgap: { type: "boolean" },
+      "read-only": { type: "boolean" },
+      "integration-mode": { type: "boolean" },
+      "service-version": { type: "string" },
     },
     { positionals: false },
   );
@@ -163,7 +188,31 @@ function parseOptions(args: string[]): MockApiOptions {
   if (certOut !== undefined && values.https !== true) {
     throw new UsageError("--cert-out writes the certificate of --https: add --https.");
   }
+  const api = values.api ?? "integration";
+  if (api !== "integration" && api !== "sdk" && api !== "kots") {
+    throw new UsageError("--api takes integration, sdk or kots.");
+  }
+  const sdkFlags = [values.airgap, values["read-only"], values["integration-mode"]];
+  if (
+    api === "integration" &&
+    (sdkFlags.includes(true) || values["service-version"] !== undefined)
+  ) {
+    throw new UsageError(
+      "--airgap, --read-only, --integration-mode and --service-version describe the newer API: add --api sdk.",
+    );
+  }
+  const serviceVersion = values["service-version"];
+  if (serviceVersion !== undefined && !/^v?\d+\.\d+\.\d+/.test(serviceVersion)) {
+    throw new UsageError("--service-version takes a version such as 1.19.0.");
+  }
   return {
+    api,
+    sdkMode: {
+      airgap: values.airgap === true,
+      readOnly: values["read-only"] === true,
+      integrationMode: values["integration-mode"] === true,
+      ...(serviceVersion === undefined ? {} : { serviceVersion }),
+    },
     port: integerOption(values.port, "port", { min: 0, max: 65535, fallback: 9880 }),
     host: values.host ?? "127.0.0.1",
     https: values.https === true,
@@ -178,6 +227,90 @@ function parseOptions(args: string[]): MockApiOptions {
       return [entry.slice(0, equals), entry.slice(equals + 1)] as [string, string];
     }),
   };
+}
+
+/**
+ * `--api sdk` or `kots`: the fake newer API (which also serves the admin console's license
+ * endpoint), printing each write as it arrives.
+ */
+async function serveSdk(options: MockApiOptions, io: CommandIo): Promise<number> {
+  const updates = pendingUpdates(options.version, options.updates).map(
+    ({ version, releaseNotes }) => ({ version, releaseNotes: releaseNotes ?? "" }),
+  );
+  const api = createFakeSdkApi({
+    current: { version: options.version, releaseSequence: 1 },
+    updates: updates.reverse(),
+    ...(options.licenseFields === undefined
+      ? {}
+      : {
+          license: {
+            ...fakeSdkLicenseDefault,
+            fields: options.licenseFields.map(({ field, value }) => ({
+              name: field,
+              ...(value === null ? {} : { value }),
+              valueType:
+                typeof value === "number"
+                  ? "Integer"
+                  : typeof value === "boolean"
+                    ? "Boolean"
+                    : "String",
+            })),
+          },
+        }),
+    ...options.sdkMode,
+  });
+  const respond = async (request: Request) => {
+    const response = await api.respond(request);
+    if (request.method !== "GET") {
+      const { pathname } = new URL(request.url);
+      const replayed = response.headers.get("x-replicated-rate-limited") === "true";
+      io.stdout.write(
+        `${clock()} ${request.method} ${printable(pathname)} answered ${response.status}${replayed ? " (replayed from the 60-second cache)" : ""}\n`,
+      );
+    }
+    return response;
+  };
+  let served: ServedFetch;
+  try {
+    const tls = options.https ? await createSelfSignedCertificate() : undefined;
+    if (tls !== undefined && options.certOut !== undefined)
+      await writeFile(options.certOut, tls.cert);
+    served = await serveFetch(respond, {
+      host: options.host,
+      port: options.port,
+      ...(tls === undefined ? {} : { tls }),
+      onError: (error) => io.stderr.write(`Request failed: ${String(error)}\n`),
+    });
+  } catch (error) {
+    io.stderr.write(`${startFailure(error, options)}\n`);
+    return 1;
+  }
+  const mode = Object.entries(options.sdkMode)
+    .filter(([, value]) => value === true)
+    .map(([name]) => name);
+  const kots = options.api === "kots";
+  io.stdout.write(
+    [
+      kots
+        ? `Fake admin console license endpoint (and newer API) listening on ${served.baseUrl}`
+        : `Fake newer in-cluster API listening on ${served.baseUrl}`,
+      `  running ${options.version}, ${updates.length} pending update(s)${mode.length === 0 ? "" : `; ${mode.join(", ")}`}; service version ${api.mode.serviceVersion}`,
+      "  switch modes or queue failures: POST /mock/v1/control",
+      '  {"mode":{"readOnly":true,"airgap":false,"servedFromCache":true},"failNext":{"count":1,"status":503}}',
+      "",
+      "Point your application at it:",
+      kots
+        ? `  createLicenseClient({ api: "kots", baseUrl: "${served.baseUrl}" })`
+        : `  export PLATFORM_SDK_API=${served.baseUrl}   # and leave PLATFORM_INTEGRATIONAPI unset`,
+      "",
+      "Writes appear below as they arrive. Press Ctrl+C to stop.",
+      "",
+    ].join("\n"),
+  );
+  await aborted(io.signal);
+  await served.close();
+  io.stdout.write("Stopped.\n");
+  return 0;
 }
 
 /** `--license-field name=value`: an integer is an Integer field, true or false a Boolean one. */

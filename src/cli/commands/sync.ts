@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { pemCertificates } from "../../internal/pem.ts";
+import type { DisabledAccounts } from "../../ldap/active-directory.ts";
 import type { createDirectorySync } from "../../ldap/create-directory-sync.ts";
 import type {
   DirectorySyncProgress,
@@ -32,8 +33,11 @@ Options:
                               password comes from --bind-password-file or $${bindPasswordVariable}
   --bind-password-file <file> A file holding the bind password (a trailing newline is ignored)
   --base-dn <dn>              Where the users are (required)
-  --filter <filter>           Which entries are users (default (objectClass=person))
-  --username-field <attr>     The attribute of the username: uid (default), sAMAccountName for AD
+  --filter <filter>           Which entries are users (default (objectClass=person); on Active
+                              Directory, person user accounts without the system accounts)
+  --username-field <attr>     The attribute of the username: uid (default), sAMAccountName on AD
+  --disabled-accounts <what>  A disabled Active Directory account: keep (default: no message, the
+                              application keeps what it holds), sync (as any user) or delete
   --user-id-field <attr>      The attribute sent as user_id (none by default)
   --uuid-field <attr>         The attribute of the uuid (default objectGUID, else entryUUID);
                               objectGUID and objectSid are read as bytes and sent in their
@@ -104,6 +108,7 @@ export const syncCommand: Command = {
         "base-dn": { type: "string" },
         filter: { type: "string" },
         "username-field": { type: "string" },
+        "disabled-accounts": { type: "string" },
         "user-id-field": { type: "string" },
         "uuid-field": { type: "string" },
         "binary-attributes": { type: "string" },
@@ -179,6 +184,9 @@ export const syncCommand: Command = {
         baseDn,
         ...(values.filter !== undefined && { filter: values.filter }),
         ...(values["username-field"] !== undefined && { usernameField: values["username-field"] }),
+        ...(values["disabled-accounts"] !== undefined && {
+          disabledAccounts: values["disabled-accounts"] as DisabledAccounts,
+        }),
         ...(Object.keys(mapping).length > 0 && { mapping }),
         ...(binaryAttributes && { binaryAttributes }),
         ...((maxDeletes !== undefined || maxPercent !== undefined) && {
@@ -336,6 +344,11 @@ function describe(report: DirectorySyncReport, verified: VerifyReport | undefine
       `${report.unchanged} unchanged, ${report.failed} failed`,
   ];
   if (report.readNote !== undefined) lines.push(`Full read: ${report.readNote}.`);
+  if (report.disabled !== undefined || report.nonUsers !== undefined) {
+    lines.push(
+      `Active Directory: ${report.disabled ?? 0} disabled accounts, ${report.nonUsers ?? 0} system accounts left out.`,
+    );
+  }
   if (report.skipped > 0) {
     lines.push(`${report.skipped} entries skipped (no uuid), such as:`);
     for (const entry of report.skippedEntries.slice(0, 5)) lines.push(`  ${entry.dn}`);

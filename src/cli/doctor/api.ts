@@ -8,6 +8,8 @@ import {
   isTimeoutError,
 } from "../../clients/integration-api/errors.ts";
 import { createIntegrationApi } from "../../clients/integration-api/http.ts";
+import { capabilitiesOf } from "../../clients/sdk-api/api-selection.ts";
+import { readSdkCurrentVersion, readSdkUpdates } from "../../clients/sdk-api/sdk-version.ts";
 import { readCurrentVersion, readUpdates } from "../../clients/version/version-records.ts";
 import { connectProvisioning } from "../../testing/provisioning-target.ts";
 import { type CheckResult, describeError, oneLine, result } from "./check.ts";
@@ -245,5 +247,95 @@ export async function checkReadRoute(
     return result("read-user", title, "fail", `GET ${url} failed: ${describeError(error)}`, {
       fix: "Check the read route's scheme, host and port: it must be reachable from here.",
     });
+  }
+}
+
+/** What each API serves, in words, for the doctor's report. */
+function describeCapabilities(kind: "integration" | "sdk"): { serves: string; lacks: string } {
+  const capabilities = capabilitiesOf(kind);
+  const names = Object.keys(capabilities) as (keyof typeof capabilities)[];
+  const words = (value: boolean) =>
+    names
+      .filter((name) => capabilities[name] === value)
+      .map((name) => name.replace(/[A-Z]/g, (letter) => ` ${letter.toLowerCase()}`))
+      .join(", ");
+  return { serves: words(true), lacks: words(false) };
+}
+
+/** The check that says which API answers and what it can do. */
+export function apiResult(kind: "integration" | "sdk", serviceVersion?: string): CheckResult {
+  const { serves, lacks } = describeCapabilities(kind);
+  const name =
+    kind === "integration"
+      ? 'the platform\'s Integration API (clients: api "integration")'
+      : `the platform's newer in-cluster SDK API${serviceVersion === undefined ? "" : ` ${serviceVersion}`} (clients: api "sdk")`;
+  return result("api", "Which API answers", "pass", `${name}; serves ${serves}; not ${lacks}`, {
+    details: { api: kind, ...(serviceVersion === undefined ? {} : { serviceVersion }) },
+  });
+}
+
+/**
+ * Whether the newer in-cluster SDK API answers here (its GET /healthz answers
+ * `{"version":…}`), and its version; undefined when something else answers.
+ */
+export async function probeSdkApi(settings: ApiSettings): Promise<string | undefined> {
+  const api = createIntegrationApi({
+    baseUrl: settings.baseUrl,
+    tls: settings.tls,
+    timeoutMs: settings.timeoutMs,
+    retry: { limit: 0 },
+  });
+  try {
+    const response = await api.request("GET", "/healthz", {
+      signal: settings.signal,
+      retry: false,
+    });
+    const body = JSON.parse(response.body) as { version?: unknown };
+    return typeof body.version === "string" ? body.version : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The newer API's version check: GET /api/v1/app/info and its updates, and the clock. */
+export async function checkSdkVersionApi(settings: ApiSettings): Promise<CheckResult[]> {
+  const api = createIntegrationApi({
+    baseUrl: settings.baseUrl,
+    tls: settings.tls,
+    timeoutMs: settings.timeoutMs,
+    retry: { limit: 0 },
+  });
+  const title = "Version API answers";
+  const call = { signal: settings.signal, retry: false };
+  const sent = Date.now();
+  try {
+    const response = await api.request("GET", "/api/v1/app/info", call);
+    const clock = checkClock(response.headers.get("date"), sent, Date.now());
+    const current = readSdkCurrentVersion(response);
+    const updates = await api
+      .request("GET", "/api/v1/app/updates", call)
+      .then((answer) => `${readSdkUpdates(answer).updates.length} pending`)
+      .catch((error: unknown) => `updates not read: ${describeError(error)}`);
+    const sequence =
+      current.releaseSequence === undefined ? "" : ` (release sequence ${current.releaseSequence})`;
+    return [
+      result("version", title, "pass", `${current.version}${sequence}; updates: ${updates}`, {
+        details: { version: current.version },
+      }),
+      clock,
+    ];
+  } catch (error) {
+    return [
+      result(
+        "version",
+        title,
+        "fail",
+        `GET ${settings.baseUrl}/api/v1/app/info failed: ${describeError(error)}`,
+        {
+          fix: "The newer API's /healthz answers but its app info does not: check the service's logs (kubectl logs deploy/replicated).",
+        },
+      ),
+      result("clock", "Clock agrees with the API", "skip", "no answer with a Date header"),
+    ];
   }
 }

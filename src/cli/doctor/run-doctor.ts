@@ -2,10 +2,13 @@ import { baseUrlVariable, resolveBaseUrl } from "../../clients/integration-api/b
 import type { TlsOptions } from "../../clients/integration-api/client-options.ts";
 import {
   type ApiSettings,
+  apiResult,
   checkAuditEvent,
   checkProvisionerPing,
   checkReadRoute,
+  checkSdkVersionApi,
   checkVersionApi,
+  probeSdkApi,
 } from "./api.ts";
 import { type CheckResult, describeError, result } from "./check.ts";
 import {
@@ -55,6 +58,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   add(configured.result);
   let reachable = false;
   let settings: ApiSettings | undefined;
+  let newerApi = false;
   if (configured.url !== undefined) {
     const endpoint = endpointOf(new URL(configured.url));
     reachable = await checkConnection(endpoint, options, add);
@@ -68,13 +72,26 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const apiSkip = configured.url === undefined ? "no usable URL" : "the API is not reachable";
   if (settings !== undefined && reachable && !interrupted()) {
     options.onProgress("calling the Version API");
-    add(...(await checkVersionApi(settings)));
+    const version = await checkVersionApi(settings);
+    const notFound = version[0]?.status === "fail" && version[0].details?.status === 404;
+    // A 404 may mean the newer in-cluster API answers here instead: say so, and check it.
+    const sdkVersion = notFound ? await probeSdkApi(settings) : undefined;
+    if (sdkVersion === undefined) {
+      add(...version);
+      if (version[0]?.status === "pass") add(apiResult("integration"));
+    } else {
+      options.onProgress("calling the newer API");
+      newerApi = true;
+      add(...(await checkSdkVersionApi(settings)), apiResult("sdk", sdkVersion));
+    }
   } else {
     add(skipped("version", "Version API answers", apiSkip));
     add(skipped("clock", "Clock agrees with the API", apiSkip));
   }
   if (options.auditTestEvent) {
-    if (settings !== undefined && reachable && !interrupted()) {
+    if (newerApi) {
+      add(skipped("audit", "Audit API accepts an event", "the newer API has no audit log"));
+    } else if (settings !== undefined && reachable && !interrupted()) {
       options.onProgress("writing a test audit event");
       add(await checkAuditEvent(settings));
     } else {

@@ -2,6 +2,7 @@ import { resolveBaseUrl } from "../integration-api/base-url.ts";
 import type { CallOptions, IntegrationApiOptions } from "../integration-api/client-options.ts";
 import { ConfigurationError, ResponseShapeError } from "../integration-api/errors.ts";
 import { createIntegrationApi, type IntegrationApi } from "../integration-api/http.ts";
+import { type Capabilities, capabilitiesOf } from "../sdk-api/api-selection.ts";
 
 /** Options of {@link createConsoleClient}. */
 export type ConsoleClientOptions = IntegrationApiOptions;
@@ -15,6 +16,12 @@ export type StartupSeverity = "error";
 
 /** The admin console's side of the Integration API: the start-up status tile and the options. */
 export interface ConsoleClient {
+  /**
+   * What this client's API can serve: it talks to the Integration API only (the newer install
+   * methods have no such service), so check `capabilities` of a Version or License client to
+   * know whether this one applies.
+   */
+  readonly capabilities: Readonly<Capabilities>;
   /**
    * Shows `message` in the console's application-status tile (Status API,
    * `PUT /status/v1/startup`), e.g. the progress of an initial user sync. Not retried
@@ -52,6 +59,7 @@ export interface ConsoleClient {
 export function createConsoleClient(options?: ConsoleClientOptions): ConsoleClient {
   const api = createIntegrationApi(options);
   return {
+    capabilities: capabilitiesOf("integration"),
     async setStartupStatus(message, severity, call = {}) {
       if (typeof message !== "string") {
         throw new TypeError(`setStartupStatus() takes a message string, got ${typeof message}.`);

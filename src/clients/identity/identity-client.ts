@@ -2,6 +2,7 @@ import { pathSegment } from "../../internal/url.ts";
 import type { CallOptions, IntegrationApiOptions } from "../integration-api/client-options.ts";
 import { ConfigurationError, isHttpError, isPlatformApiError } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
+import { type Capabilities, capabilitiesOf } from "../sdk-api/api-selection.ts";
 import {
   type IdentitySource,
   type IdentityUser,
@@ -47,6 +48,12 @@ export type LoginResult =
 
 /** The Identity API: authenticate the platform's directory users and look them up. */
 export interface IdentityClient {
+  /**
+   * What this client's API can serve: it talks to the Integration API only (the newer install
+   * methods have no such service), so check `capabilities` of a Version or License client to
+   * know whether this one applies.
+   */
+  readonly capabilities: Readonly<Capabilities>;
   /** The enabled directories (LDAP sources), in the platform's order. */
   sources(options?: CallOptions): Promise<IdentitySource[]>;
   /**
@@ -121,6 +128,7 @@ export function createIdentityClient(options: IdentityClientOptions = {}): Ident
   }
 
   return {
+    capabilities: capabilitiesOf("integration"),
     sources,
 
     async login(credentials, call = {}) {

@@ -1,5 +1,9 @@
 import { pathSegment } from "../../internal/url.ts";
-import type { CallOptions, IntegrationApiOptions } from "../integration-api/client-options.ts";
+import {
+  type CallOptions,
+  type IntegrationApiOptions,
+  normalizeOptions,
+} from "../integration-api/client-options.ts";
 import { isHttpError, type PlatformApiKind } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
 import { readJsonObject } from "../integration-api/json-body.ts";
@@ -8,8 +12,8 @@ import {
   baseUrlFor,
   type Capabilities,
   capabilitiesOf,
+  lazyApiSelection,
   requireCapability,
-  selectApi,
 } from "../sdk-api/api-selection.ts";
 import { sdkRequest } from "../sdk-api/sdk-answers.ts";
 import { readKotsLicense, readSdkLicense, readSdkLicenseField } from "../sdk-api/sdk-license.ts";
@@ -47,7 +51,7 @@ export type LicenseFieldValueOf<Api extends PlatformApiKind> = Api extends "sdk"
 
 /** The License API on one of the platform's APIs; see {@link LicenseClient}. */
 export interface LicenseClientOf<Api extends PlatformApiKind> {
-  /** The API this client talks to, decided when it was created. */
+  /** The API this client talks to, decided at its first use (or by the `api` option). */
   readonly api: Api;
   /** What that API can serve: `signedLicenseFields` only on `"sdk"`. */
   readonly capabilities: Readonly<Capabilities>;
@@ -89,12 +93,15 @@ export function createLicenseClient(
 export function createLicenseClient(options?: LicenseClientOptions): LicenseClient;
 export function createLicenseClient(options: LicenseClientOptions = {}): LicenseClient {
   const { api: option, ...rest } = options;
-  const kind = selectApi(option, rest.baseUrl);
-  const api = createIntegrationApi({ ...rest, baseUrl: baseUrlFor(kind, rest.baseUrl) });
-  const get = (path: string, operation: string, feature: string, call: CallOptions) =>
-    sdkRequest(api, kind, "GET", path, { operation, feature }, { ...call, retry: true });
+  normalizeOptions(rest);
+  const select = lazyApiSelection(option, rest.baseUrl, (kind) =>
+    createIntegrationApi({ ...rest, baseUrl: baseUrlFor(kind, rest.baseUrl) }),
+  );
 
   async function license(call: CallOptions = {}) {
+    const { kind, built: api } = select();
+    const get = (path: string, operation: string, feature: string) =>
+      sdkRequest(api, kind, "GET", path, { operation, feature }, { ...call, retry: true });
     requireCapability(kind, "license", "license.license");
     if (kind === "integration") {
       return readLicense(await api.request("GET", "/license/v1/license", { ...call, retry: true }));
@@ -104,20 +111,25 @@ export function createLicenseClient(options: LicenseClientOptions = {}): License
         await api.request("GET", "/license/v1/license", { ...call, retry: true }),
       );
     }
-    const info = await get("/api/v1/license/info", "license.license", "the license info", call);
+    const info = await get("/api/v1/license/info", "license.license", "the license info");
     // The info's `entitlements` are the fields; an older service leaves them out.
     const withFields = Object.hasOwn(readJsonObject(info), "entitlements")
       ? undefined
-      : await get("/api/v1/license/fields", "license.license", "the license fields", call);
+      : await get("/api/v1/license/fields", "license.license", "the license fields");
     return readSdkLicense(info, withFields);
   }
 
   const client: LicenseClientOf<PlatformApiKind> = {
-    api: kind,
-    capabilities: capabilitiesOf(kind),
+    get api() {
+      return select().kind;
+    },
+    get capabilities() {
+      return capabilitiesOf(select().kind);
+    },
     license,
 
     async field(name, call = {}) {
+      const { kind, built: api } = select();
       requireCapability(kind, "licenseField", "license.field");
       const segment = pathSegment("name", name);
       if (kind === "kots") {

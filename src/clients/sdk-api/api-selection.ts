@@ -7,7 +7,7 @@ import { type PlatformApiKind, UnsupportedOperationError } from "../integration-
  * (`baseUrl`, else PLATFORM_SDK_API, else `http://replicated:3000`). `"kots"`: the admin
  * console's compatibility license endpoint (`baseUrl`, else `http://kotsadm:3000`; license
  * calls only). `"auto"` (the default): `"integration"` when a `baseUrl` is given or
- * PLATFORM_INTEGRATIONAPI is set when the client is created, else `"sdk"`.
+ * PLATFORM_INTEGRATIONAPI is set at the client's first use, else `"sdk"`.
  */
 export type ApiOption = PlatformApiKind | "auto";
 
@@ -181,4 +181,25 @@ const alternatives: Record<Capability, string> = {
 export function requireCapability(api: PlatformApiKind, capability: Capability, operation: string) {
   if (table[api][capability]) return;
   throw new UnsupportedOperationError({ api, operation, alternative: alternatives[capability] });
+}
+
+/**
+ * The API for a client, chosen at its first use rather than at its creation: a client created
+ * at import time, before a test or a start-up script sets PLATFORM_INTEGRATIONAPI, still finds
+ * it (as the Integration API clients always did). An explicit `api` is checked at once.
+ */
+export function lazyApiSelection<T>(
+  option: ApiOption | undefined,
+  baseUrl: string | URL | undefined,
+  build: (kind: PlatformApiKind) => T,
+): () => { kind: PlatformApiKind; built: T } {
+  if (option !== undefined) selectApi(option, baseUrl);
+  let chosen: { kind: PlatformApiKind; built: T } | undefined;
+  return () => {
+    if (chosen === undefined) {
+      const kind = selectApi(option, baseUrl);
+      chosen = { kind, built: build(kind) };
+    }
+    return chosen;
+  };
 }

@@ -1,6 +1,6 @@
 import type { JsonValue } from "type-fest";
 import type { CallOptions, IntegrationApiOptions } from "../integration-api/client-options.ts";
-import { duration } from "../integration-api/client-options.ts";
+import { duration, normalizeOptions } from "../integration-api/client-options.ts";
 import { isConfigurationError, type PlatformApiKind } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
 import { sleep } from "../integration-api/timers.ts";
@@ -9,8 +9,8 @@ import {
   baseUrlFor,
   type Capabilities,
   capabilitiesOf,
+  lazyApiSelection,
   requireCapability,
-  selectApi,
 } from "../sdk-api/api-selection.ts";
 import { sdkRequest } from "../sdk-api/sdk-answers.ts";
 import { readSdkCurrentVersion, readSdkUpdates } from "../sdk-api/sdk-version.ts";
@@ -70,7 +70,7 @@ export type VersionUpdateOf<Api extends PlatformApiKind> = Api extends "integrat
 
 /** The Version API on one of the platform's APIs; see {@link VersionClient}. */
 export interface VersionClientOf<Api extends PlatformApiKind> {
-  /** The API this client talks to, decided when it was created. */
+  /** The API this client talks to, decided at its first use (or by the `api` option). */
   readonly api: Api;
   /** What that API can serve: on `"sdk"`, `apply` is false. */
   readonly capabilities: Readonly<Capabilities>;
@@ -131,12 +131,15 @@ export function createVersionClient(
 export function createVersionClient(options?: VersionClientOptions): VersionClient;
 export function createVersionClient(options: VersionClientOptions = {}): VersionClient {
   const { api: option, ...rest } = options;
-  const kind = selectApi(option, rest.baseUrl);
-  const api = createIntegrationApi({ ...rest, baseUrl: baseUrlFor(kind, rest.baseUrl) });
+  normalizeOptions(rest);
+  const select = lazyApiSelection(option, rest.baseUrl, (kind) =>
+    createIntegrationApi({ ...rest, baseUrl: baseUrlFor(kind, rest.baseUrl) }),
+  );
 
   async function updates(
     call: CallOptions = {},
   ): Promise<{ updates: VersionUpdateList<VersionUpdate | SdkVersionUpdate>; raw: JsonValue[] }> {
+    const { kind, built: api } = select();
     requireCapability(kind, "updates", "version.updates");
     if (kind === "integration") {
       return readUpdates(await api.request("GET", "/version/v1/updates", { ...call, retry: true }));
@@ -148,10 +151,15 @@ export function createVersionClient(options: VersionClientOptions = {}): Version
   }
 
   const client: VersionClientOf<PlatformApiKind> = {
-    api: kind,
-    capabilities: capabilitiesOf(kind),
+    get api() {
+      return select().kind;
+    },
+    get capabilities() {
+      return capabilitiesOf(select().kind);
+    },
 
     async current(call = {}) {
+      const { kind, built: api } = select();
       requireCapability(kind, "currentVersion", "version.current");
       if (kind === "integration") {
         return readCurrentVersion(
@@ -169,6 +177,7 @@ export function createVersionClient(options: VersionClientOptions = {}): Version
     },
 
     async apply(sequence, call = {}) {
+      const { kind, built: api } = select();
       requireCapability(kind, "apply", "version.apply");
       if (typeof sequence !== "number" || !Number.isSafeInteger(sequence) || sequence < 1) {
         throw new RangeError(

@@ -75,6 +75,14 @@ describe("handler.fetch deletes the users '.' and '..'", () => {
       node("/v1/user/"),
     );
     expect(empty.status).toBe(404);
+    // Resolved to /v1/ as /v1/user/.. is, but no user route in the raw target, nor in its query.
+    for (const raw of ["/v1/abc/xyz/../..", "/v1/?next=/v1/user/."]) {
+      const other = await handler.fetch(
+        new Request(`${origin}${raw}`, { method: "DELETE" }),
+        node(raw),
+      );
+      expect(other.status).toBe(404);
+    }
     expect(uuids(store)).toEqual([".", "..", "keep"]);
   });
 });

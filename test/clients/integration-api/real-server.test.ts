@@ -156,7 +156,8 @@ describe("timeouts against a real server", () => {
     });
     const error = await createIntegrationApi({
       baseUrl: server.url,
-      timeoutMs: 50,
+      // Long enough for each request to reach the server on a loaded machine before it is cut.
+      timeoutMs: 400,
       retry: { limit: 2, baseDelayMs: 1 },
     })
       .request("GET", "/version/v1/current", { retry: true })
@@ -164,7 +165,7 @@ describe("timeouts against a real server", () => {
     expect(isTimeoutError(error)).toBe(true);
     expect(error).toMatchObject({ attempts: 3 });
     expect(requests).toBe(3);
-    expect((error as Error).message).toContain("50 ms per attempt");
+    expect((error as Error).message).toContain("400 ms per attempt");
     // A GET changes nothing: the advice is to raise the time-outs, not to check a version.
     expect((error as Error).message).toContain("raise timeoutMs");
     expect((error as Error).message).not.toContain("may still be applying");

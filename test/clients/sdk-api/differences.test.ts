@@ -211,6 +211,21 @@ describe("api: auto", () => {
     ]);
   });
 
+  it("is decided at first use, so a client created before PLATFORM_INTEGRATIONAPI is set finds it", async () => {
+    vi.stubEnv("PLATFORM_INTEGRATIONAPI", "");
+    const { urls, fetch } = seen();
+    const version = createVersionClient({ fetch });
+    const license = createLicenseClient({ fetch });
+    vi.stubEnv("PLATFORM_INTEGRATIONAPI", "https://platform.test");
+    await version.updates();
+    expect(urls).toEqual(["https://platform.test/version/v1/updates"]);
+    expect([version.api, license.api, license.capabilities.apply]).toEqual([
+      "integration",
+      "integration",
+      true,
+    ]);
+  });
+
   it("refuses an unknown api at once", () => {
     expect(() => createVersionClient({ api: "legacy" as "sdk" })).toThrow(/"integration", "sdk"/);
   });
@@ -220,5 +235,20 @@ describe("api: auto", () => {
     await expect(createVersionClient({ api: "integration" }).current()).rejects.toSatisfy(
       isConfigurationError,
     );
+  });
+});
+
+describe("capabilities on the Integration API's other clients", () => {
+  it("the Identity and Console clients say what the Integration API serves", async () => {
+    const { createIdentityClient } = await import("../../../src/clients/identity/index.ts");
+    const { createConsoleClient } = await import("../../../src/clients/console/index.ts");
+    for (const client of [createIdentityClient({ baseUrl }), createConsoleClient({ baseUrl })]) {
+      expect(client.capabilities).toMatchObject({
+        identity: true,
+        startupStatus: true,
+        consoleOptions: true,
+        customMetrics: false,
+      });
+    }
   });
 });

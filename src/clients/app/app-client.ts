@@ -1,0 +1,399 @@
+import { pathSegment } from "../../internal/url.ts";
+import {
+  type CallOptions,
+  type IntegrationApiOptions,
+  normalizeOptions,
+} from "../integration-api/client-options.ts";
+import type { PlatformApiKind } from "../integration-api/errors.ts";
+import { createIntegrationApi } from "../integration-api/http.ts";
+import {
+  type ApiOption,
+  baseUrlFor,
+  type Capabilities,
+  capabilitiesOf,
+  lazyApiSelection,
+  requireCapability,
+} from "../sdk-api/api-selection.ts";
+import {
+  decodeBody,
+  type ReadFlags,
+  type SdkEndpoint,
+  sdkRequest,
+  type WriteResult,
+  writeResult,
+} from "../sdk-api/sdk-answers.ts";
+import {
+  type SdkRelease,
+  sdkAppInfoSchema,
+  sdkAppStatusSchema,
+  sdkHistorySchema,
+  sdkSupportBundleSchema,
+} from "../sdk-api/sdk-records.ts";
+import type { Timestamp } from "../version/timestamp.ts";
+
+/** Options of {@link createAppClient}. */
+export interface AppClientOptions extends IntegrationApiOptions {
+  /**
+   * Which API to talk to (default `"auto"`). Only the newer in-cluster SDK service (`"sdk"`:
+   * `baseUrl`, else PLATFORM_SDK_API, else http://replicated:3000) serves these calls; on the
+   * other APIs each rejects at once with an `UnsupportedOperationError`, and `capabilities` says
+   * so beforehand.
+   */
+  api?: ApiOption | undefined;
+}
+
+/** A release of the application (the app info's current release, an item of the history). */
+export interface AppRelease {
+  /** `versionLabel`. */
+  version: string;
+  releaseNotes: string;
+  /** `createdAt`. */
+  releaseDate?: Timestamp;
+  /** `deployedAt`: set for Helm installs only. */
+  installDate?: Timestamp;
+  helmReleaseName?: string;
+  helmReleaseRevision?: number;
+  helmReleaseNamespace?: string;
+}
+
+/** GET /api/v1/app/info. */
+export interface AppInfo extends ReadFlags {
+  instanceId: string;
+  appSlug: string;
+  appName: string;
+  /** "ready", "updating", "degraded", "unavailable", "missing"; "" before the first status. */
+  appStatus: string;
+  /** `oci://registry…/app/channel/chart`, when known. */
+  helmChartUrl?: string;
+  currentRelease: AppRelease;
+  channelId: string;
+  channelName: string;
+  /** Absent when the registry did not inject it. */
+  channelSequence?: number;
+  /** Absent when the registry did not inject it. */
+  releaseSequence?: number;
+}
+
+/** One Kubernetes resource the application's status is computed from. */
+export interface ResourceState {
+  kind: string;
+  name: string;
+  namespace: string;
+  state: string;
+}
+
+/** GET /api/v1/app/status: the status the platform computes from the app's Kubernetes resources. */
+export interface AppStatus extends ReadFlags {
+  appSlug: string;
+  /** "ready", "updating", "degraded", "unavailable", "missing". */
+  state: string;
+  resourceStates: ResourceState[];
+  updatedAt?: Timestamp;
+  sequence: number;
+}
+
+/** GET /api/v1/app/history: the releases deployed, newest Helm revision first. */
+export interface AppHistory extends ReadFlags {
+  releases: AppRelease[];
+}
+
+/** Custom metrics: names to numbers, strings or booleans (the service refuses anything else). */
+export type CustomMetrics = Record<string, string | number | boolean>;
+
+/** Options of `setInstanceTags()`. */
+export interface InstanceTagOptions extends CallOptions {
+  /** Overwrite tags set in the Vendor Portal (default false: conflicting tags are kept). */
+  force?: boolean | undefined;
+}
+
+/** What a support bundle upload resolves to. */
+export interface SupportBundleUpload {
+  bundleId: string;
+  slug: string;
+}
+
+/** The newer in-cluster API's own calls, which have no Integration API twin. */
+export interface AppClient {
+  /** The API this client talks to, decided at its first use (or by the `api` option). */
+  readonly api: PlatformApiKind;
+  /** What that API can serve: everything here needs `"sdk"`. */
+  readonly capabilities: Readonly<Capabilities>;
+  /** The app info: instance, channel, current release and status. */
+  info(options?: CallOptions): Promise<AppInfo>;
+  /** The app's status, computed by the platform from its Kubernetes resources. */
+  status(options?: CallOptions): Promise<AppStatus>;
+  /** The releases deployed, newest first (Helm installs only: otherwise an `HttpError` 400). */
+  history(options?: CallOptions): Promise<AppHistory>;
+  /**
+   * Replaces the custom metrics with `data` (POST). An identical call within 60 seconds is
+   * answered from the service's replay cache: `replayed` says so, and it still succeeded.
+   *
+   * @throws TypeError before any request when `data` is empty or holds a value that is not a
+   * string, a finite number or a boolean.
+   * @throws ReadOnlyModeError (not retried) when the service runs in read-only mode.
+   */
+  setCustomMetrics(data: CustomMetrics, options?: CallOptions): Promise<WriteResult>;
+  /** Merges `data` into the last custom metrics (PATCH); otherwise as `setCustomMetrics()`. */
+  updateCustomMetrics(data: CustomMetrics, options?: CallOptions): Promise<WriteResult>;
+  /** Removes one custom metric (DELETE). */
+  deleteCustomMetric(key: string, options?: CallOptions): Promise<WriteResult>;
+  /**
+   * Sets the instance's tags (the tag `name` names the instance; `""` removes a tag). With
+   * `force: false` (the default) tags set in the Vendor Portal win.
+   *
+   * @throws TypeError before any request when a tag's value is not a string.
+   */
+  setInstanceTags(tags: Record<string, string>, options?: InstanceTagOptions): Promise<WriteResult>;
+  /**
+   * Uploads a support bundle (a .tar.gz) to the vendor, with a Content-Length as the service
+   * requires. Never retried (a retry would upload it twice). Unavailable in an air gap (400) and
+   * before service 1.17.0 (an `UnsupportedOperationError` that names the version).
+   */
+  uploadSupportBundle(
+    bundle: Blob | Uint8Array<ArrayBuffer> | ArrayBuffer,
+    options?: CallOptions,
+  ): Promise<SupportBundleUpload>;
+  /** Replaces the support bundle metadata (string values; service 1.18.0 and later). */
+  setSupportBundleMetadata(
+    data: Record<string, string>,
+    options?: CallOptions,
+  ): Promise<WriteResult>;
+  /** Merges into the support bundle metadata. */
+  updateSupportBundleMetadata(
+    data: Record<string, string>,
+    options?: CallOptions,
+  ): Promise<WriteResult>;
+}
+
+const endpoints = {
+  info: { operation: "app.info", feature: "the app info" },
+  status: { operation: "app.status", feature: "the app status" },
+  history: { operation: "app.history", feature: "the release history" },
+  metrics: { operation: "app.setCustomMetrics", feature: "custom metrics" },
+  tags: { operation: "app.setInstanceTags", feature: "instance tags" },
+  upload: {
+    operation: "app.uploadSupportBundle",
+    feature: "support bundle upload",
+    since: "1.17.0",
+  },
+  metadata: {
+    operation: "app.setSupportBundleMetadata",
+    feature: "support bundle metadata",
+    since: "1.18.0",
+  },
+} satisfies Record<string, SdkEndpoint>;
+
+/**
+ * Creates a client of the newer in-cluster API's own calls (app info, status and history, custom
+ * metrics, instance tags, support bundles), with the TLS, time-out, retry and error behaviour of
+ * the other clients. Its answers say when they are stale (`fromCache`) or integration-mode data
+ * (`mockData`); a write the service replays from its 60-second cache says so (`replayed`).
+ *
+ * @example
+ * ```ts
+ * import { createAppClient } from "platform-integration/app";
+ *
+ * const app = createAppClient();
+ * if (app.capabilities.customMetrics) {
+ *   await app.setCustomMetrics({ activeUsers: 42, plan: "enterprise" });
+ * }
+ * const { state } = await app.status();
+ * ```
+ */
+export function createAppClient(options: AppClientOptions = {}): AppClient {
+  const { api: option, ...rest } = options;
+  normalizeOptions(rest);
+  const select = lazyApiSelection(option, rest.baseUrl, (kind) =>
+    createIntegrationApi({ ...rest, baseUrl: baseUrlFor(kind, rest.baseUrl) }),
+  );
+  type Rest<T> = T extends [unknown, unknown, ...infer Tail] ? Tail : never;
+  const request = (...args: Rest<Parameters<typeof sdkRequest>>) =>
+    sdkRequest(select().built, select().kind, ...args);
+  const flags = (headers: Headers): ReadFlags => ({
+    fromCache: headers.get("x-replicated-served-from-cache") === "true",
+    mockData: headers.get("x-replicated-mock-data") === "true",
+  });
+  const get = async (path: string, endpoint: SdkEndpoint, call: CallOptions) =>
+    request("GET", path, endpoint, {
+      ...call,
+      retry: true,
+    });
+  const send = async (
+    method: "POST" | "PATCH" | "DELETE",
+    path: string,
+    endpoint: SdkEndpoint,
+    body: unknown,
+    call: CallOptions,
+  ) =>
+    writeResult(
+      await request(method, path, endpoint, {
+        ...call,
+        ...(body === undefined ? {} : { json: JSON.stringify(body) }),
+        // The service replays an identical write from its cache, so sending it again is safe.
+        retry: true,
+      }),
+    );
+
+  return {
+    get api() {
+      return select().kind;
+    },
+    get capabilities() {
+      return capabilitiesOf(select().kind);
+    },
+
+    async info(call = {}) {
+      requireCapability(select().kind, "appStatus", endpoints.info.operation);
+      const response = await get("/api/v1/app/info", endpoints.info, call);
+      const info = decodeBody(response, sdkAppInfoSchema);
+      return {
+        instanceId: info.instanceID,
+        appSlug: info.appSlug,
+        appName: info.appName,
+        appStatus: info.appStatus,
+        ...(info.helmChartURL === undefined ? {} : { helmChartUrl: info.helmChartURL }),
+        currentRelease: toRelease(info.currentRelease),
+        channelId: info.channelID,
+        channelName: info.channelName,
+        ...(info.channelSequence === undefined ? {} : { channelSequence: info.channelSequence }),
+        ...(info.releaseSequence === undefined ? {} : { releaseSequence: info.releaseSequence }),
+        ...flags(response.headers),
+      };
+    },
+
+    async status(call = {}) {
+      requireCapability(select().kind, "appStatus", endpoints.status.operation);
+      const response = await get("/api/v1/app/status", endpoints.status, call);
+      const { appStatus } = decodeBody(response, sdkAppStatusSchema);
+      return {
+        appSlug: appStatus.appSlug,
+        state: appStatus.state,
+        resourceStates: appStatus.resourceStates ?? [],
+        ...(appStatus.updatedAt === undefined ? {} : { updatedAt: appStatus.updatedAt }),
+        sequence: appStatus.sequence,
+        ...flags(response.headers),
+      };
+    },
+
+    async history(call = {}) {
+      requireCapability(select().kind, "history", endpoints.history.operation);
+      const response = await get("/api/v1/app/history", endpoints.history, call);
+      const { releases } = decodeBody(response, sdkHistorySchema);
+      return { releases: (releases ?? []).map(toRelease), ...flags(response.headers) };
+    },
+
+    async setCustomMetrics(data, call = {}) {
+      requireCapability(select().kind, "customMetrics", "app.setCustomMetrics");
+      const body = { data: checkMetrics(data, "setCustomMetrics") };
+      return send("POST", "/api/v1/app/custom-metrics", endpoints.metrics, body, call);
+    },
+
+    async updateCustomMetrics(data, call = {}) {
+      requireCapability(select().kind, "customMetrics", "app.updateCustomMetrics");
+      const body = { data: checkMetrics(data, "updateCustomMetrics") };
+      return send("PATCH", "/api/v1/app/custom-metrics", endpoints.metrics, body, call);
+    },
+
+    async deleteCustomMetric(key, call = {}) {
+      requireCapability(select().kind, "customMetrics", "app.deleteCustomMetric");
+      const path = `/api/v1/app/custom-metrics/${pathSegment("key", key)}`;
+      return send("DELETE", path, endpoints.metrics, undefined, call);
+    },
+
+    async setInstanceTags(tags, { force, ...call } = {}) {
+      requireCapability(select().kind, "instanceTags", endpoints.tags.operation);
+      const checked = checkStrings(tags, "setInstanceTags", "tag");
+      const body = { data: { force: force === true, tags: checked } };
+      return send("POST", "/api/v1/app/instance-tags", endpoints.tags, body, call);
+    },
+
+    async uploadSupportBundle(bundle, call = {}) {
+      requireCapability(select().kind, "supportBundle", endpoints.upload.operation);
+      const data =
+        bundle instanceof Blob
+          ? bundle
+          : bundle instanceof ArrayBuffer
+            ? new Uint8Array(bundle)
+            : bundle instanceof Uint8Array
+              ? bundle
+              : undefined;
+      if (data === undefined) {
+        throw new TypeError(
+          "uploadSupportBundle() takes the bundle's bytes: a Blob, a Uint8Array or an ArrayBuffer (a stream has no Content-Length, which the service requires).",
+        );
+      }
+      const response = await request("POST", "/api/v1/supportbundle", endpoints.upload, {
+        ...call,
+        bytes: { data, contentType: "application/gzip" },
+        retry: false,
+      });
+      return decodeBody(response, sdkSupportBundleSchema);
+    },
+
+    async setSupportBundleMetadata(data, call = {}) {
+      requireCapability(select().kind, "supportBundle", endpoints.metadata.operation);
+      const body = { data: checkStrings(data, "setSupportBundleMetadata", "metadata") };
+      return send("POST", "/api/v1/supportbundle/metadata", endpoints.metadata, body, call);
+    },
+
+    async updateSupportBundleMetadata(data, call = {}) {
+      requireCapability(select().kind, "supportBundle", "app.updateSupportBundleMetadata");
+      const body = { data: checkStrings(data, "updateSupportBundleMetadata", "metadata") };
+      return send("PATCH", "/api/v1/supportbundle/metadata", endpoints.metadata, body, call);
+    },
+  };
+}
+
+function toRelease(release: SdkRelease): AppRelease {
+  return {
+    version: release.versionLabel,
+    releaseNotes: release.releaseNotes,
+    ...(release.createdAt === undefined ? {} : { releaseDate: release.createdAt }),
+    ...(release.deployedAt === undefined ? {} : { installDate: release.deployedAt }),
+    ...(release.helmReleaseName === undefined ? {} : { helmReleaseName: release.helmReleaseName }),
+    ...(release.helmReleaseRevision === undefined
+      ? {}
+      : { helmReleaseRevision: release.helmReleaseRevision }),
+    ...(release.helmReleaseNamespace === undefined
+      ? {}
+      : { helmReleaseNamespace: release.helmReleaseNamespace }),
+  };
+}
+
+function plainEntries(data: unknown, method: string): [string, unknown][] {
+  if (typeof data !== "object" || data === null || Array.isArray(data)) {
+    throw new TypeError(`${method}() takes an object of names to values.`);
+  }
+  return Object.entries(data);
+}
+
+/** The service refuses empty data and null, array or object values: say so before sending. */
+function checkMetrics(data: CustomMetrics, method: string): CustomMetrics {
+  const entries = plainEntries(data, method);
+  if (entries.length === 0) throw new TypeError(`${method}() needs at least one metric.`);
+  for (const [name, value] of entries) {
+    const scalar =
+      typeof value === "string" ||
+      typeof value === "boolean" ||
+      (typeof value === "number" && Number.isFinite(value));
+    if (!scalar) {
+      throw new TypeError(
+        `${method}(): the metric ${JSON.stringify(name)} must be a string, a finite number or a boolean, got ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}.`,
+      );
+    }
+  }
+  return Object.fromEntries(entries) as CustomMetrics;
+}
+
+function checkStrings(
+  data: Record<string, string>,
+  method: string,
+  what: string,
+): Record<string, string> {
+  const entries = plainEntries(data, method);
+  const wrong = entries.find(([, value]) => typeof value !== "string");
+  if (wrong !== undefined) {
+    throw new TypeError(`${method}(): the ${what} ${JSON.stringify(wrong[0])} must be a string.`);
+  }
+  return Object.fromEntries(entries) as Record<string, string>;
+}

@@ -1,0 +1,17 @@
+export * from "../integration-api/public.ts";
+export type { ApiOption, Capabilities } from "../sdk-api/api-selection.ts";
+export type { ReadFlags, WriteResult } from "../sdk-api/sdk-answers.ts";
+export { Timestamp } from "../version/timestamp.ts";
+export {
+  type AppClient,
+  type AppClientOptions,
+  type AppHistory,
+  type AppInfo,
+  type AppRelease,
+  type AppStatus,
+  type CustomMetrics,
+  createAppClient,
+  type InstanceTagOptions,
+  type ResourceState,
+  type SupportBundleUpload,
+} from "./app-client.ts";
