@@ -1,5 +1,7 @@
 export { StateMismatchError } from "../sync/acknowledged-state.ts";
 export type {
+  DeleteGuard,
+  DeleteGuardStop,
   DirectoryRead,
   DirectorySync,
   DirectorySyncProgress,
