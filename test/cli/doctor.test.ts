@@ -391,7 +391,14 @@ describe("doctor's Provisioning API checks", () => {
 
 describe("doctor against the newer in-cluster API (mock-api --api sdk)", () => {
   it("says the newer API answers, with its version and what it can do, and checks its app info", async () => {
-    const mock = await startAnyMockApi(["--port", "0", "--api", "sdk", "--current-version", "3.1.0"]);
+    const mock = await startAnyMockApi([
+      "--port",
+      "0",
+      "--api",
+      "sdk",
+      "--current-version",
+      "3.1.0",
+    ]);
     try {
       const { status, report, check } = await doctorJson(["--audit-test-event"], {
         [variable]: mock.baseUrl,

@@ -7,6 +7,7 @@ import { judgeDeliveryFailure } from "../integration-api/delivery-failure.ts";
 import type { ConfigurationError } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
 import { sleep } from "../integration-api/timers.ts";
+import { capabilitiesOf } from "../sdk-api/api-selection.ts";
 import { type AuditEvent, decodeAuditEvent, encodeAuditEvent } from "./audit-event.ts";
 import {
   type AuditClient,
@@ -270,6 +271,8 @@ export function createAuditClient<Action extends string = string>(
   }
 
   const client: AuditClient<Action> = {
+    capabilities: capabilitiesOf("integration"),
+
     record(event) {
       const { body, bytes } = encode(event);
       if (closed) return dropLater("closed", event);

@@ -1,4 +1,5 @@
 import type { CallOptions, IntegrationApiOptions } from "../integration-api/client-options.ts";
+import type { Capabilities } from "../sdk-api/api-selection.ts";
 import type { AuditEvent } from "./audit-event.ts";
 import type { AuditSpoolOptions } from "./spool/spool-options.ts";
 
@@ -132,6 +133,12 @@ export interface AuditStats {
 
 /** The Audit API: write events to the platform's audit log. */
 export interface AuditClient<Action extends string = string> {
+  /**
+   * What this client's API can serve: audit events go to the Integration API only (the newer
+   * install methods have no audit service; an application there needs a sink of its own), so
+   * check `capabilities` of a Version or License client to know whether this one applies.
+   */
+  readonly capabilities: Readonly<Capabilities>;
   /**
    * Queues an event and returns at once; it is sent in the background and retried until it is
    * delivered. Never throws for a delivery failure: drops reach `onDrop`.

@@ -239,6 +239,24 @@ describe("api: auto", () => {
 });
 
 describe("capabilities on the Integration API's other clients", () => {
+  // Wrong implementation: an audit client claiming what the Integration API cannot serve, or
+  // silent about the audit it alone serves.
+  it("the Audit client says what the Integration API serves: audit, and none of the newer API's calls", async () => {
+    const { createAuditClient } = await import("../../../src/clients/audit/index.ts");
+    const audit = createAuditClient({ baseUrl });
+    try {
+      expect(audit.capabilities).toMatchObject({
+        audit: true,
+        apply: true,
+        customMetrics: false,
+        supportBundle: false,
+      });
+      expect(Object.isFrozen(audit.capabilities)).toBe(true);
+    } finally {
+      await audit.close();
+    }
+  });
+
   it("the Identity and Console clients say what the Integration API serves", async () => {
     const { createIdentityClient } = await import("../../../src/clients/identity/index.ts");
     const { createConsoleClient } = await import("../../../src/clients/console/index.ts");
