@@ -8,6 +8,7 @@ import { judgeDeliveryFailure } from "../integration-api/delivery-failure.ts";
 import { isConfigurationError, isHttpError } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
 import { sleep } from "../integration-api/timers.ts";
+import { type Capabilities, capabilitiesOf } from "../sdk-api/api-selection.ts";
 
 /** Options of {@link createPgBossAudit}. */
 export interface PgBossAuditOptions<Action extends string = string>
@@ -66,6 +67,8 @@ export interface AuditDeadLetter<Action extends string = string> {
 
 /** Audit events delivered through a pg-boss queue: see {@link createPgBossAudit}. */
 export interface PgBossAudit<Action extends string = string> {
+  /** What its API serves: the Integration API's, as for `createAuditClient` (audit, nothing of the newer API). */
+  readonly capabilities: Readonly<Capabilities>;
   readonly queue: string;
   readonly deadLetterQueue: string;
   /**
@@ -234,6 +237,7 @@ export async function createPgBossAudit<Action extends string = string>(
   }
 
   return {
+    capabilities: capabilitiesOf("integration"),
     queue,
     deadLetterQueue,
 

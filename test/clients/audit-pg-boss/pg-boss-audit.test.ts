@@ -49,6 +49,8 @@ describe.runIf(pgUrl || pgRequired)("createPgBossAudit", () => {
     const api = await server(() => 201);
     const { boss: instance } = await boss();
     const audit = await createPgBossAudit({ boss: instance, baseUrl: api.url });
+    // The Integration API's capabilities, as the in-process Audit client says.
+    expect(audit.capabilities).toMatchObject({ audit: true, customMetrics: false });
     const id = await audit.record({ action: "user.login", ipAddress: "192.30.252.12" });
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     await audit.work({ pollingIntervalSeconds: 0.5 });
