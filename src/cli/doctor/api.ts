@@ -36,12 +36,7 @@ const skewFailMs = 5 * 60_000;
  * settings, and measures the clock skew against the answer's Date header.
  */
 export async function checkVersionApi(settings: ApiSettings): Promise<CheckResult[]> {
-  const api = createIntegrationApi({
-    baseUrl: settings.baseUrl,
-    tls: settings.tls,
-    timeoutMs: settings.timeoutMs,
-    retry: { limit: 0 },
-  });
+  const api = singleAttemptApi(settings);
   const title = "Version API answers";
   const call = { signal: settings.signal, retry: false };
   const sent = Date.now();
@@ -279,12 +274,7 @@ export function apiResult(kind: "integration" | "sdk", serviceVersion?: string):
  * `{"version":…}`), and its version; undefined when something else answers.
  */
 export async function probeSdkApi(settings: ApiSettings): Promise<string | undefined> {
-  const api = createIntegrationApi({
-    baseUrl: settings.baseUrl,
-    tls: settings.tls,
-    timeoutMs: settings.timeoutMs,
-    retry: { limit: 0 },
-  });
+  const api = singleAttemptApi(settings);
   try {
     const response = await api.request("GET", "/healthz", {
       signal: settings.signal,
@@ -299,12 +289,7 @@ export async function probeSdkApi(settings: ApiSettings): Promise<string | undef
 
 /** The newer API's version check: GET /api/v1/app/info and its updates, and the clock. */
 export async function checkSdkVersionApi(settings: ApiSettings): Promise<CheckResult[]> {
-  const api = createIntegrationApi({
-    baseUrl: settings.baseUrl,
-    tls: settings.tls,
-    timeoutMs: settings.timeoutMs,
-    retry: { limit: 0 },
-  });
+  const api = singleAttemptApi(settings);
   const title = "Version API answers";
   const call = { signal: settings.signal, retry: false };
   const sent = Date.now();
@@ -338,4 +323,14 @@ export async function checkSdkVersionApi(settings: ApiSettings): Promise<CheckRe
       result("clock", "Clock agrees with the API", "skip", "no answer with a Date header"),
     ];
   }
+}
+
+/** The SDK's own HTTP layer with the doctor's settings and no retry: each check reports what one call met. */
+function singleAttemptApi(settings: ApiSettings) {
+  return createIntegrationApi({
+    baseUrl: settings.baseUrl,
+    tls: settings.tls,
+    timeoutMs: settings.timeoutMs,
+    retry: { limit: 0 },
+  });
 }
