@@ -1,3 +1,11 @@
+import * as z from "zod/mini";
+import {
+  identityExistsSchema,
+  identityGroupRecord,
+  identitySourceRecord,
+  identitySourcesRecord,
+  identityUserRecord,
+} from "../clients/identity/identity-schema.ts";
 import {
   decodeSegment,
   type FakeRoute,
@@ -144,17 +152,15 @@ export function createFakeIdentity(
   const toWire = (user: DirectoryUser) =>
     json(
       200,
-      {
-        DN: user.dn,
-        Username: user.username,
-        Attributes: user.attributes,
-        Groups: user.groups.flatMap((name) => {
+      identityUserRecord.toWire({
+        dn: user.dn,
+        username: user.username,
+        attributes: user.attributes,
+        groups: user.groups.flatMap((name) => {
           const group = directory.groups.get(name);
-          return group === undefined
-            ? []
-            : [{ DN: group.dn, ID: group.id, Name: group.name, Attributes: group.attributes }];
+          return group === undefined ? [] : [identityGroupRecord.toWire(group)];
         }),
-      },
+      }),
       { "content-type": "application/json; charset=utf-8" },
     );
 
@@ -175,12 +181,9 @@ export function createFakeIdentity(
       answer: () =>
         json(
           200,
-          {
-            sources: directory.sources.map(({ hostname, baseDn }) => ({
-              base_dn: baseDn,
-              hostname,
-            })),
-          },
+          identitySourcesRecord.toWire({
+            sources: directory.sources.map((source) => identitySourceRecord.toWire(source)),
+          }),
           { "content-type": "application/json; charset=utf-8" },
         ),
     },
@@ -214,7 +217,9 @@ export function createFakeIdentity(
       method: "GET",
       path: /^\/identity\/v1\/user\/([^/]+)\/exists$/,
       answer: (request, segment) =>
-        lookUp(request, segment, (user) => text(200, user === undefined ? "false" : "true")),
+        lookUp(request, segment, (user) =>
+          text(200, z.encode(identityExistsSchema, user !== undefined)),
+        ),
     },
     {
       method: "GET",

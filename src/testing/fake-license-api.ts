@@ -1,3 +1,9 @@
+import type { WireValuesOf } from "../clients/integration-api/wire-record.ts";
+import {
+  licenseFieldRecord,
+  licenseFieldValueRecord,
+  licenseRecord,
+} from "../clients/license/license-schema.ts";
 import { decodeSegment, type FakeRoute, json, jsonError } from "./fake-responses.ts";
 
 /** A license field as the fake serves it in `fields[]`. */
@@ -12,18 +18,15 @@ export interface FakeLicenseField {
   hideFromCustomer?: boolean;
 }
 
-/** The license the fake's License API serves, in camelCase; served in the platform's snake_case. */
-export interface FakeLicense {
-  licenseId: string;
-  installationId: string;
-  assignee?: string;
-  releaseChannel?: string;
+/**
+ * The license the fake's License API serves: the client's `License` (one schema,
+ * `licenseRecord`, gives both and the wire names) with its dates as text, served verbatim.
+ */
+export interface FakeLicense
+  extends Omit<WireValuesOf<typeof licenseRecord.shape>, "fields" | "expirationTime"> {
   fields: FakeLicenseField[];
   /** RFC 3339; left out of the answer when absent, as the platform does for unset dates. */
   expirationTime?: string;
-  billingFrequency?: string;
-  billingBegin?: string;
-  billingEnd?: string;
 }
 
 /** The fake License API's state, as `api.license` of a fake Integration API. */
@@ -42,15 +45,6 @@ export const fakeLicenseDefault: FakeLicense = {
   releaseChannel: "Stable",
   fields: [{ field: "max_users", title: "Maximum users", type: "Integer", value: 100 }],
 };
-
-const optionalWireNames = [
-  ["assignee", "assignee"],
-  ["releaseChannel", "release_channel"],
-  ["expirationTime", "expiration_time"],
-  ["billingFrequency", "billing_frequency"],
-  ["billingBegin", "billing_begin"],
-  ["billingEnd", "billing_end"],
-] as const;
 
 /**
  * The License API: `GET /license/v1/license` and `GET /license/v1/field/:name`. As on the
@@ -79,7 +73,7 @@ export function createFakeLicense(initialLicense: FakeLicense | undefined): {
         const found = license.fields.find((candidate) => candidate.field === name);
         if (found === undefined) return jsonError(404, "field_not_found", "No such license field.");
         const value = typeof found.value === "number" ? String(found.value) : found.value;
-        return json(200, { field: found.field, value });
+        return json(200, licenseFieldValueRecord.toWire({ field: found.field, value }));
       },
     },
   ];
@@ -100,25 +94,20 @@ export function createFakeLicense(initialLicense: FakeLicense | undefined): {
   };
 }
 
+/** The license in the platform's wire form, with the defaults of {@link FakeLicenseField}. */
 function toWire(license: FakeLicense) {
-  const wire: [string, unknown][] = [
-    ["license_id", license.licenseId],
-    ["installation_id", license.installationId],
-  ];
-  for (const [name, wireName] of optionalWireNames) {
-    if (license[name] !== undefined) wire.push([wireName, license[name]]);
-  }
-  wire.push([
-    "fields",
-    license.fields.map((field) => ({
-      field: field.field,
-      title: field.title ?? field.field,
-      type: field.type ?? typeOf(field.value),
-      value: field.value,
-      hide_from_customer: field.hideFromCustomer ?? false,
-    })),
-  ]);
-  return Object.fromEntries(wire);
+  return licenseRecord.toWire({
+    ...license,
+    fields: license.fields.map((field) =>
+      licenseFieldRecord.toWire({
+        field: field.field,
+        title: field.title ?? field.field,
+        type: field.type ?? typeOf(field.value),
+        value: field.value,
+        hideFromCustomer: field.hideFromCustomer ?? false,
+      }),
+    ),
+  });
 }
 
 function typeOf(value: FakeLicenseField["value"]): string {

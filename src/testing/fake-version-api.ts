@@ -1,18 +1,14 @@
+import type { WireValuesOf } from "../clients/integration-api/wire-record.ts";
+import { currentVersionRecord, versionUpdateRecord } from "../clients/version/version-schema.ts";
 import { type FakeRoute, json, jsonError } from "./fake-responses.ts";
 
 /**
- * The running release as the fake's Version API reports it, in the SDK's camelCase. On the wire it
- * is `{ version, release_sequence, release_notes, release_date, install_date }`.
+ * The running release as the fake's Version API reports it: the client's `CurrentVersion` with
+ * its dates as the text served verbatim (the platform's format is ISO 8601 UTC with seven
+ * fractional digits). Both come from one schema, `currentVersionRecord`, which also gives the
+ * wire names: `{ version, release_sequence, release_notes, release_date, install_date }`.
  */
-export interface FakeCurrentVersion {
-  /** The version label; a string even when it looks numeric, as on the platform. */
-  version: string;
-  releaseSequence: number;
-  releaseNotes: string;
-  /** Served verbatim; the platform's format is ISO 8601 UTC with seven fractional digits. */
-  releaseDate: string;
-  installDate: string;
-}
+export type FakeCurrentVersion = WireValuesOf<typeof currentVersionRecord.shape>;
 
 /** A pending update: the current-version record without `installDate`. */
 export type FakeUpdate = Omit<FakeCurrentVersion, "installDate">;
@@ -92,12 +88,16 @@ export function createFakeVersion(options: FakeVersionOptions): {
     {
       method: "GET",
       path: /^\/version\/v1\/current$/,
-      answer: () => json(200, { ...updateToWire(current), install_date: current.installDate }),
+      answer: () => json(200, currentVersionRecord.toWire(current)),
     },
     {
       method: "GET",
       path: /^\/version\/v1\/updates$/,
-      answer: () => json(200, updates.map(updateToWire)),
+      answer: () =>
+        json(
+          200,
+          updates.map((update) => versionUpdateRecord.toWire(update)),
+        ),
     },
     {
       method: "PUT",
@@ -182,13 +182,4 @@ function toUpdates(inits: readonly FakeUpdateInit[], at: Date): FakeUpdate[] {
 
 function toTimestamp(value: string | Date): string {
   return typeof value === "string" ? value : formatTimestamp(value);
-}
-
-function updateToWire(update: FakeUpdate) {
-  return {
-    version: update.version,
-    release_sequence: update.releaseSequence,
-    release_notes: update.releaseNotes,
-    release_date: update.releaseDate,
-  };
 }

@@ -1,25 +1,26 @@
-import type { JsonObject, JsonValue } from "type-fest";
+import type { JsonObject } from "type-fest";
+import type * as z from "zod/mini";
 import { ResponseShapeError } from "../integration-api/errors.ts";
 import type { ApiResponse } from "../integration-api/http.ts";
-import { isJsonObject, readJsonObject } from "../integration-api/json-body.ts";
-import { Timestamp } from "../version/timestamp.ts";
+import { readJsonObject } from "../integration-api/json-body.ts";
+import type { FieldProblem, RecordOf } from "../integration-api/wire-record.ts";
+import type { Timestamp } from "../version/timestamp.ts";
+import {
+  type LicenseFieldRead,
+  licenseFieldRecord,
+  licenseFieldValueRecord,
+  licenseRecord,
+  type licenseValueSchema,
+} from "./license-schema.ts";
 
 /**
  * A license field's value. The platform sends an Integer field as a JSON number in the license
  * but as a string from the field endpoint; use {@link LicenseField.type} to read it.
  */
-export type LicenseValue = string | number | boolean | null;
+export type LicenseValue = z.output<typeof licenseValueSchema>;
 
-/** One custom field of the license (`fields[]`). */
-export interface LicenseField {
-  /** The field's name, as the field endpoint takes it (`max_users`). */
-  field: string;
-  title: string;
-  /** The declared type: "Integer", "String", "Boolean" and others the platform may add. */
-  type: string;
-  value: LicenseValue;
-  /** Whether the console hides the field from the customer. */
-  hideFromCustomer: boolean;
+/** One custom field of the license (`fields[]`): `licenseFieldRecord` of license-schema.ts. */
+export interface LicenseField extends LicenseFieldRead {
   /** The field's description (newer API only). */
   description?: string;
   /**
@@ -94,45 +95,18 @@ export interface SdkLicenseFieldValue extends LicenseFieldValue {
   fromCache: boolean;
 }
 
-/** The customer's license (GET /license/v1/license). */
-export interface License {
-  licenseId: string;
-  installationId: string;
-  /** To whom the license is assigned (platforms from 2018-06). */
-  assignee?: string;
-  /** The release channel (API 1.3.5 and later). */
-  releaseChannel?: string;
+/** The customer's license (GET /license/v1/license): `licenseRecord` of license-schema.ts. */
+export interface License extends RecordOf<typeof licenseRecord.shape> {
   fields: LicenseField[];
-  /** Absent when the license never expires. */
-  expirationTime?: Timestamp;
-  billingFrequency?: string;
-  billingBegin?: Timestamp;
-  /** Absent when billing never ends. */
-  billingEnd?: Timestamp;
   /** The body as received, fields the SDK does not know included. */
   raw: JsonObject;
 }
 
-/** One field by name (GET /license/v1/field/:name). */
-export interface LicenseFieldValue {
-  field: string;
-  /** As the platform sent it: an Integer field's value arrives as a string ("99"). */
-  value: LicenseValue;
+/** One field by name (GET /license/v1/field/:name): `licenseFieldValueRecord`. */
+export interface LicenseFieldValue extends RecordOf<typeof licenseFieldValueRecord.shape> {
   /** The body as received. */
   raw: JsonObject;
 }
-
-const optionalStrings = [
-  ["assignee", "assignee"],
-  ["releaseChannel", "release_channel"],
-  ["billingFrequency", "billing_frequency"],
-] as const;
-
-const optionalTimestamps = [
-  ["expirationTime", "expiration_time"],
-  ["billingBegin", "billing_begin"],
-  ["billingEnd", "billing_end"],
-] as const;
 
 /**
  * Reads the license. Every documented field must have its documented type: a license gates what
@@ -141,80 +115,38 @@ const optionalTimestamps = [
  */
 export function readLicense(response: ApiResponse): License {
   const raw = readJsonObject(response);
-  const shape = (problem: string) => new ResponseShapeError(response, problem);
-  const licenseId = raw.license_id;
-  const installationId = raw.installation_id;
-  if (typeof licenseId !== "string" || typeof installationId !== "string") {
-    throw shape("license_id and installation_id must be strings");
-  }
-  const fields = raw.fields;
-  if (!Array.isArray(fields)) throw shape("fields is not an array");
-  const license: License = {
-    licenseId,
-    installationId,
-    fields: fields.map((item, index) => readField(item, index, shape)),
-    raw,
-  };
-  for (const [name, wireName] of optionalStrings) {
-    const value = present(raw, wireName);
-    if (value === undefined) continue;
-    if (typeof value !== "string") throw shape(`${wireName} must be a string`);
-    license[name] = value;
-  }
-  for (const [name, wireName] of optionalTimestamps) {
-    const value = present(raw, wireName);
-    if (value === undefined) continue;
-    const timestamp = typeof value === "string" ? parseTimestamp(value) : undefined;
-    if (timestamp === undefined) throw shape(`${wireName} must be an RFC 3339 date-time`);
-    license[name] = timestamp;
-  }
-  return license;
+  const { value, problems } = licenseRecord.read(raw);
+  const [problem] = problems;
+  if (problem !== undefined) throw new ResponseShapeError(response, licenseProblem(problem, raw));
+  return { ...(value as RecordOf<typeof licenseRecord.shape>), raw };
 }
 
-function readField(
-  wire: JsonValue,
-  index: number,
-  shape: (problem: string) => ResponseShapeError,
-): LicenseField {
-  if (!isJsonObject(wire)) throw shape(`fields[${index}] is not an object`);
-  const { field, title, type, value } = wire;
-  const hidden = wire.hide_from_customer ?? false;
-  if (typeof field !== "string") throw shape(`fields[${index}].field must be a string`);
-  if (!isValue(value) || typeof hidden !== "boolean") {
-    throw shape(`fields[${index}] (${field}) has a malformed value or hide_from_customer`);
+/** The message of the first problem, as this reader has always worded it. */
+function licenseProblem(problem: FieldProblem, raw: JsonObject): string {
+  const names = licenseRecord.wireNames;
+  if (problem.name === "licenseId" || problem.name === "installationId") {
+    return `${names.licenseId} and ${names.installationId} must be strings`;
   }
-  return {
-    field,
-    title: typeof title === "string" ? title : field,
-    type: typeof type === "string" ? type : "",
-    value,
-    hideFromCustomer: hidden,
-  };
+  const [issue] = problem.issues;
+  const [index, key] = issue?.path ?? [];
+  if (problem.name !== "fields" || typeof index !== "number") {
+    return `${problem.wireName} ${issue?.message}`;
+  }
+  const item = `${problem.wireName}[${index}]`;
+  const fieldName = licenseFieldRecord.wireNames.field;
+  if (key === undefined) return `${item} ${issue?.message}`;
+  if (key === fieldName) return `${item}.${fieldName} ${issue?.message}`;
+  const wire = (raw[problem.wireName] as JsonObject[])[index] as JsonObject;
+  return `${item} (${String(wire[fieldName])}) has a malformed ${licenseFieldRecord.wireNames.value} or ${licenseFieldRecord.wireNames.hideFromCustomer}`;
 }
 
 /** Reads one field: `{"field":"max_queues","value":"99"}`. */
 export function readFieldValue(response: ApiResponse): LicenseFieldValue {
   const raw = readJsonObject(response);
-  const { field, value } = raw;
-  if (typeof field !== "string" || !isValue(value)) {
-    throw new ResponseShapeError(response, "expected { field, value }");
+  const { value, problems } = licenseFieldValueRecord.read(raw);
+  if (problems.length > 0) {
+    const { field, value: named } = licenseFieldValueRecord.wireNames;
+    throw new ResponseShapeError(response, `expected { ${field}, ${named} }`);
   }
-  return { field, value, raw };
-}
-
-function isValue(value: JsonValue | undefined): value is LicenseValue {
-  return value === null || ["string", "number", "boolean"].includes(typeof value);
-}
-
-/** An own, non-null value: the platform leaves unset optional fields out; Go may send null. */
-function present(wire: JsonObject, name: string): JsonValue | undefined {
-  return Object.hasOwn(wire, name) ? (wire[name] ?? undefined) : undefined;
-}
-
-function parseTimestamp(text: string): Timestamp | undefined {
-  try {
-    return Timestamp.parse(text);
-  } catch {
-    return undefined;
-  }
+  return { ...(value as RecordOf<typeof licenseFieldValueRecord.shape>), raw };
 }

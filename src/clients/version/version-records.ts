@@ -2,17 +2,15 @@ import type { JsonObject, JsonValue } from "type-fest";
 import { ResponseShapeError } from "../integration-api/errors.ts";
 import type { ApiResponse } from "../integration-api/http.ts";
 import { isJsonObject, parseJsonBody } from "../integration-api/json-body.ts";
-import { Timestamp } from "./timestamp.ts";
+import type { RecordOf } from "../integration-api/wire-record.ts";
+import type { Timestamp } from "./timestamp.ts";
+import { currentVersionRecord, versionUpdateRecord } from "./version-schema.ts";
 
-/** The version of the application now running (GET /version/v1/current). */
-export interface CurrentVersion {
-  /** The version label; a string even when it looks like a number ("100"). */
-  version: string;
-  /** The release's sequence number: the argument of `apply()`. */
-  releaseSequence: number;
-  releaseNotes: string;
-  releaseDate: Timestamp;
-  installDate: Timestamp;
+/**
+ * The version of the application now running (GET /version/v1/current): the fields of
+ * `currentVersionRecord` (version-schema.ts), all required.
+ */
+export interface CurrentVersion extends RecordOf<typeof currentVersionRecord.shape> {
   /** Fields the platform sent beyond the documented ones, under their wire names. */
   extra?: JsonObject;
 }
@@ -24,13 +22,7 @@ export interface CurrentVersion {
  * well-formed; anything else, including a known field of an unexpected type, is kept in `extra`
  * under its wire name.
  */
-export interface VersionUpdate {
-  /** The update's sequence number: the argument of `apply()`. */
-  releaseSequence: number;
-  version?: string;
-  releaseNotes?: string;
-  releaseDate?: Timestamp;
-  installDate?: Timestamp;
+export interface VersionUpdate extends RecordOf<typeof versionUpdateRecord.shape> {
   /** Fields the platform sent beyond the documented ones, under their wire names. */
   extra?: JsonObject;
 }
@@ -91,56 +83,6 @@ export type VersionUpdateList<Item = VersionUpdate> = Item[] & {
   readonly fromCache: boolean;
 };
 
-type Known = Omit<CurrentVersion, "extra">;
-
-const fields: ReadonlyArray<
-  readonly [keyof Known, string, (value: JsonValue) => Known[keyof Known] | undefined]
-> = [
-  ["version", "version", (value) => (typeof value === "string" ? value : undefined)],
-  [
-    "releaseSequence",
-    "release_sequence",
-    (value) => (Number.isSafeInteger(value) ? (value as number) : undefined),
-  ],
-  ["releaseNotes", "release_notes", (value) => (typeof value === "string" ? value : undefined)],
-  ["releaseDate", "release_date", timestamp],
-  ["installDate", "install_date", timestamp],
-];
-
-function timestamp(value: JsonValue): Timestamp | undefined {
-  if (typeof value !== "string") return undefined;
-  try {
-    return Timestamp.parse(value);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Splits a wire object into its typed fields and the rest. Objects are built from entries, so a
- * `__proto__` key from the wire stays a plain key in `extra`.
- */
-function readRecord(wire: JsonObject): {
-  known: Partial<Known>;
-  problems: string[];
-  extra: [string, JsonValue][];
-} {
-  const known: [string, unknown][] = [];
-  const problems: string[] = [];
-  const wireNames = new Set<string>();
-  for (const [name, wireName, read] of fields) {
-    wireNames.add(wireName);
-    if (!Object.hasOwn(wire, wireName)) continue;
-    const value = read(wire[wireName] as JsonValue);
-    if (value === undefined) problems.push(wireName);
-    else known.push([name, value]);
-  }
-  const extra = Object.entries(wire).filter(
-    ([key]) => !wireNames.has(key) || problems.includes(key),
-  ) as [string, JsonValue][];
-  return { known: Object.fromEntries(known), problems, extra };
-}
-
 function withExtra<T>(known: T, extra: [string, JsonValue][]): T & { extra?: JsonObject } {
   return extra.length === 0
     ? (known as T & { extra?: JsonObject })
@@ -151,13 +93,10 @@ function withExtra<T>(known: T, extra: [string, JsonValue][]): T & { extra?: Jso
 export function readCurrentVersion(response: ApiResponse): CurrentVersion {
   const wire = parseJsonBody(response);
   if (!isJsonObject(wire)) throw new ResponseShapeError(response, "expected a JSON object");
-  const { known, problems, extra } = readRecord(wire);
-  const missing = fields
-    .filter(([name]) => known[name] === undefined)
-    .map(([, wireName]) => wireName);
-  if (missing.length > 0) {
-    const invalid = missing.filter((name) => problems.includes(name));
-    const absent = missing.filter((name) => !problems.includes(name));
+  const { value, problems, extra } = currentVersionRecord.read(wire);
+  if (problems.length > 0) {
+    const absent = problems.filter((problem) => problem.absent).map(({ wireName }) => wireName);
+    const invalid = problems.filter((problem) => !problem.absent).map(({ wireName }) => wireName);
     throw new ResponseShapeError(
       response,
       [
@@ -168,7 +107,7 @@ export function readCurrentVersion(response: ApiResponse): CurrentVersion {
         .join("; "),
     );
   }
-  return withExtra(known as Known, extra);
+  return withExtra(value as RecordOf<typeof currentVersionRecord.shape>, extra);
 }
 
 /**
@@ -192,15 +131,17 @@ export function readUpdates(response: ApiResponse): {
       invalid.push({ index, problem: "not a JSON object", raw: item });
       continue;
     }
-    const { known, problems, extra } = readRecord(item);
-    if (known.releaseSequence === undefined) {
-      const problem = problems.includes("release_sequence")
-        ? "release_sequence is not an integer"
-        : "no release_sequence";
+    const { value, problems, extra } = versionUpdateRecord.read(item);
+    const sequence = problems.find(({ name }) => name === "releaseSequence");
+    if (sequence !== undefined) {
+      const problem = sequence.absent
+        ? `no ${sequence.wireName}`
+        : `${sequence.wireName} is not an integer`;
       invalid.push({ index, problem, raw: item });
       continue;
     }
-    updates.push(withExtra(known as VersionUpdate, extra));
+    // A malformed optional field is left out of the update and kept, as sent, in `extra`.
+    updates.push(withExtra(value as VersionUpdate, extra));
   }
   return { updates: toUpdateList(updates, invalid, false), raw };
 }

@@ -1,0 +1,34 @@
+import * as z from "zod/mini";
+import { timestampCodec, wireRecord } from "../integration-api/wire-record.ts";
+import { Timestamp } from "./timestamp.ts";
+
+// The Version API's records, defined once: the client decodes with them, the fake Version API
+// encodes with them (src/testing/fake-version-api.ts), and the types of version-records.ts are
+// their outputs. Wire names are the snake_case of the names below.
+
+const timestamp = timestampCodec(Timestamp.parse);
+
+const currentVersionShape = {
+  /** The version label; a string even when it looks like a number ("100"). */
+  version: z.string(),
+  /** The release's sequence number: the argument of `apply()`. */
+  releaseSequence: z.int(),
+  releaseNotes: z.string(),
+  releaseDate: timestamp,
+  installDate: timestamp,
+};
+
+/** GET /version/v1/current: `{ version, release_sequence, release_notes, release_date, install_date }`. */
+export const currentVersionRecord = /* @__PURE__ */ wireRecord(currentVersionShape);
+
+/**
+ * An item of GET /version/v1/updates. The platform documents none of its fields: only
+ * `release_sequence` is required, the others are those of the current version, optional.
+ */
+export const versionUpdateRecord = /* @__PURE__ */ wireRecord({
+  version: z.exactOptional(currentVersionShape.version),
+  releaseSequence: currentVersionShape.releaseSequence,
+  releaseNotes: z.exactOptional(currentVersionShape.releaseNotes),
+  releaseDate: z.exactOptional(timestamp),
+  installDate: z.exactOptional(timestamp),
+});
