@@ -1,26 +1,16 @@
+import type { JsonObject } from "type-fest";
+import { auditEventRecord } from "../clients/audit/audit-event-schema.ts";
+import type { RecordOf } from "../clients/integration-api/wire-record.ts";
 import { type FakeRoute, jsonError, readJsonObjectBody } from "./fake-responses.ts";
 
 /**
- * An audit event as the fake received it, in camelCase. Fields the spec does not document are kept
- * under their wire names in `extra`, as plain data.
+ * An audit event as the fake received it, in camelCase (`auditEventRecord`, the schema the
+ * client's wire names come from). Fields the spec does not document are kept under their wire
+ * names in `extra`, as plain data.
  */
-export interface FakeAuditEvent {
-  name?: string;
-  title?: string;
-  description?: string;
-  ipAddress?: string;
-  action?: string;
+export interface FakeAuditEvent extends RecordOf<typeof auditEventRecord.shape> {
   extra?: Record<string, unknown>;
 }
-
-/** The documented audit fields: wire name to camelCase name. */
-const auditFieldNames = new Map<string, Exclude<keyof FakeAuditEvent, "extra">>([
-  ["name", "name"],
-  ["title", "title"],
-  ["description", "description"],
-  ["ip_address", "ipAddress"],
-  ["action", "action"],
-]);
 
 /**
  * The Audit API (spec section 4.3): `POST /audit/v1/event`, answering `201` with an empty
@@ -46,18 +36,14 @@ export function createFakeAudit(onAuditEvent?: (event: FakeAuditEvent) => void):
       message: "The audit event must be a JSON object.",
     });
     if (body instanceof Response) return body;
-    const event: FakeAuditEvent = {};
-    const extra: [string, unknown][] = [];
-    for (const [key, value] of Object.entries(body)) {
-      const field = auditFieldNames.get(key);
-      if (field === undefined) {
-        extra.push([key, value]);
-      } else if (typeof value === "string") {
-        event[field] = value;
-      } else {
-        return jsonError(400, "invalid_event", `The field ${key} must be a string.`);
-      }
+    const { value, problems, extra } = auditEventRecord.read(body as JsonObject);
+    // The first field in the body's order that is not a string.
+    const refused = new Set(problems.map(({ wireName }) => wireName));
+    const bad = Object.keys(body).find((key) => refused.has(key));
+    if (bad !== undefined) {
+      return jsonError(400, "invalid_event", `The field ${bad} must be a string.`);
     }
+    const event: FakeAuditEvent = value;
     // Object.fromEntries defines keys as own data properties: a "__proto__" key stays plain data.
     if (extra.length > 0) event.extra = Object.fromEntries(extra);
     auditEvents.push(event);

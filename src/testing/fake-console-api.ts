@@ -1,11 +1,10 @@
+import type { JsonObject } from "type-fest";
+import { consoleOptionParameter, startupStatusRecord } from "../clients/console/console-schema.ts";
+import type { RecordOf } from "../clients/integration-api/wire-record.ts";
 import { type FakeRoute, jsonError, readJsonObjectBody, text } from "./fake-responses.ts";
 
-/** A start-up status as the fake's Status API received it. */
-export interface FakeStartupStatus {
-  message: string;
-  /** Absent for progress text; `"error"` is the only documented value. */
-  severity?: string;
-}
+/** A start-up status as the fake's Status API received it (`startupStatusRecord`). */
+export type FakeStartupStatus = RecordOf<typeof startupStatusRecord.shape>;
 
 /** The fake Status and Console APIs' state, as `api.console` of a fake Integration API. */
 export interface FakeConsoleApi {
@@ -40,19 +39,15 @@ export function createFakeConsole(
       answer: async (request) => {
         const body = await readJsonObjectBody(request);
         if (body instanceof Response) return body;
-        const { message, severity } = body;
-        if (
-          typeof message !== "string" ||
-          !(severity === undefined || typeof severity === "string")
-        ) {
+        const { value, problems } = startupStatusRecord.read(body as JsonObject);
+        if (problems.length > 0) {
           return jsonError(
             400,
             "invalid_status",
             "The body must be { message, severity? }, both strings.",
           );
         }
-        const status: FakeStartupStatus =
-          severity === undefined ? { message } : { message, severity };
+        const status = value as FakeStartupStatus;
         statuses.push(status);
         onStartupStatus?.({ ...status });
         return text(204, "");
@@ -62,7 +57,7 @@ export function createFakeConsole(
       method: "GET",
       path: /^\/console\/v1\/option$/,
       answer: (request) => {
-        const name = new URL(request.url).searchParams.get("name");
+        const name = new URL(request.url).searchParams.get(consoleOptionParameter);
         if (name === null || name === "") {
           return jsonError(400, "missing_name", "Pass the name of a console option: ?name=...");
         }

@@ -1,7 +1,14 @@
+import {
+  type AuditEventField,
+  auditEventFields,
+  auditEventWireNames,
+} from "./audit-event-schema.ts";
+
 /**
  * One entry of the platform's audit log (POST /audit/v1/event), in camelCase; it is sent with the
- * wire names `name`, `title`, `description`, `ip_address` and `action`. The platform marks no
- * field required; this SDK requires `action`, the machine-readable name that the console searches.
+ * wire names `name`, `title`, `description`, `ip_address` and `action` (audit-event-schema.ts).
+ * The platform marks no field required; this SDK requires `action`, the machine-readable name
+ * that the console searches.
  */
 export interface AuditEvent<Action extends string = string> {
   /** The machine-readable name, short and dotted: `user.login.success`. Keep a catalogue of them (`defineAuditActions`). */
@@ -16,7 +23,9 @@ export interface AuditEvent<Action extends string = string> {
   ipAddress?: string | undefined;
 }
 
-const optionalFields = ["name", "title", "description", "ipAddress"] as const;
+const optionalFields = auditEventFields.filter((field) => field !== "action");
+/** [TypeScript name, wire name], in the order sent: computed once, used by every `record()`. */
+const wireFields = auditEventFields.map((field) => [field, auditEventWireNames[field]] as const);
 const nonAscii = /[\u0080-\uffff]/;
 
 /** An event as sent: its wire JSON, and that JSON's size in UTF-8 bytes. */
@@ -60,13 +69,9 @@ export function encodeAuditEvent(
       throw new TypeError(`The audit event's ${field} must be a string, got ${describe(value)}.`);
     }
   }
-  const body = JSON.stringify({
-    name: event.name,
-    title: event.title,
-    description: event.description,
-    ip_address: event.ipAddress,
-    action,
-  });
+  const wire: Record<string, string | undefined> = {};
+  for (const [field, wireName] of wireFields) wire[wireName] = event[field];
+  const body = JSON.stringify(wire);
   const bytes = utf8Length(body);
   if (bytes > maxBytes) {
     throw new RangeError(
@@ -79,15 +84,12 @@ export function encodeAuditEvent(
 /** An event back from its wire JSON, for drop reports. */
 export function decodeAuditEvent(body: string): AuditEvent {
   const wire = JSON.parse(body) as Record<string, string | undefined>;
-  return Object.fromEntries(
-    Object.entries({
-      action: wire.action,
-      name: wire.name,
-      title: wire.title,
-      description: wire.description,
-      ipAddress: wire.ip_address,
-    }).filter(([, value]) => value !== undefined),
-  ) as unknown as AuditEvent;
+  const event: [AuditEventField, string][] = [];
+  for (const [field, wireName] of wireFields) {
+    const value = wire[wireName];
+    if (value !== undefined) event.push([field, value]);
+  }
+  return Object.fromEntries(event) as unknown as AuditEvent;
 }
 
 /** The UTF-8 size of `text`, without encoding it (the ASCII case is its length). */

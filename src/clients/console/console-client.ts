@@ -3,6 +3,7 @@ import type { CallOptions, IntegrationApiOptions } from "../integration-api/clie
 import { ConfigurationError, ResponseShapeError } from "../integration-api/errors.ts";
 import { createIntegrationApi, type IntegrationApi } from "../integration-api/http.ts";
 import { type Capabilities, capabilitiesOf } from "../sdk-api/api-selection.ts";
+import { consoleOptionParameter, startupStatusWireNames } from "./console-schema.ts";
 
 /** Options of {@link createConsoleClient}. */
 export type ConsoleClientOptions = IntegrationApiOptions;
@@ -71,7 +72,7 @@ export function createConsoleClient(options?: ConsoleClientOptions): ConsoleClie
       }
       await api.request("PUT", "/status/v1/startup", {
         ...call,
-        json: JSON.stringify(severity === undefined ? { message } : { message, severity }),
+        json: JSON.stringify(startupStatus(message, severity)),
         retry: false,
       });
     },
@@ -82,12 +83,21 @@ export function createConsoleClient(options?: ConsoleClientOptions): ConsoleClie
   };
 }
 
+/** The start-up status in its wire form (console-schema.ts); no severity for progress text. */
+function startupStatus(message: string, severity: StartupSeverity | undefined) {
+  const { message: messageName, severity: severityName } = startupStatusWireNames;
+  return severity === undefined
+    ? { [messageName]: message }
+    : { [messageName]: message, [severityName]: severity };
+}
+
 /** Reads a console option, its raw value as the body; the name travels as a query parameter. */
 function readOption(api: IntegrationApi, name: string, call: CallOptions = {}) {
   if (typeof name !== "string" || name === "") {
     throw new TypeError("option() takes the name of a console option, a non-empty string.");
   }
-  return api.request("GET", `/console/v1/option?${new URLSearchParams({ name })}`, {
+  const query = new URLSearchParams({ [consoleOptionParameter]: name });
+  return api.request("GET", `/console/v1/option?${query}`, {
     ...call,
     retry: true,
   });
