@@ -1,6 +1,7 @@
 // The user record: the base every other part of the Provisioning API (the store contract, the
 // wire mapping, the handler) builds on. It depends on nothing in the folder.
 import type { JsonValue } from "type-fest";
+import { wireNamesOf } from "../internal/wire-names.ts";
 
 /** The eight optional documented fields of a user record, in their TypeScript (camelCase) names. */
 export const userFieldNames = [
@@ -13,6 +14,12 @@ export const userFieldNames = [
   "password",
   "email",
 ] as const;
+
+/**
+ * Each documented field's wire name (`firstName` → `first_name`): the table the Provisioning API's
+ * lenient reader and writer use, by the naming rule of the Integration API's records.
+ */
+export const userWireNames = wireNamesOf(userFieldNames);
 
 /** One of the optional documented fields of a user record. */
 export type UserFieldName = (typeof userFieldNames)[number];

@@ -1,17 +1,17 @@
 import type { JsonValue } from "type-fest";
 import { ProvisioningError } from "./errors.ts";
-import { type UserFieldName, type UserPatch, userFieldNames } from "./user-record.ts";
+import {
+  type UserFieldName,
+  type UserPatch,
+  userFieldNames,
+  userWireNames,
+} from "./user-record.ts";
 
 /** How deep a value of an unknown or wrong-typed field may nest before the record is refused. */
 export const maxDepth = 64;
 
 /** TypeScript name (`firstName`) to wire name (`first_name`) for the documented fields. */
-export const wireFieldNames = Object.fromEntries(
-  userFieldNames.map((name) => [
-    name,
-    name.replace(/[A-Z]/g, (upper) => `_${upper.toLowerCase()}`),
-  ]),
-) as Record<UserFieldName, string>;
+export const wireFieldNames: Readonly<Record<UserFieldName, string>> = userWireNames;
 
 /** Wire name (`first_name`) to TypeScript name (`firstName`) for the documented fields. */
 const fieldByWireName = new Map<string, UserFieldName>(
