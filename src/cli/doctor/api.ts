@@ -11,7 +11,7 @@ import { createIntegrationApi } from "../../clients/integration-api/http.ts";
 import { capabilitiesOf } from "../../clients/sdk-api/api-selection.ts";
 import { readSdkCurrentVersion, readSdkUpdates } from "../../clients/sdk-api/sdk-version.ts";
 import { readCurrentVersion, readUpdates } from "../../clients/version/version-records.ts";
-import { connectProvisioning } from "../../testing/provisioning-target.ts";
+import { connectProvisioning } from "../../platform/provisioning-api-client.ts";
 import { type CheckResult, describeError, oneLine, result } from "./check.ts";
 import type { ProbeOptions } from "./network.ts";
 
