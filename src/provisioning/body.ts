@@ -1,10 +1,11 @@
 // Reading a create or modify body: its size, its bytes as JSON whatever the content type says,
 // and the patches it carries.
-import { declaresMoreThan } from "../internal/body-limit.ts";
+
 import type { Logger } from "../internal/logger.ts";
 import { errorResponse, ProvisioningError, payloadTooLarge } from "./errors.ts";
 import type { ProvisioningHandlerOptions } from "./handler-options.ts";
 import { headerOf } from "./headers.ts";
+import { declaresMoreThan } from "./http/body-limit.ts";
 import { bodyReadInFront, type ProvisioningRequest, type ProvisioningResponse } from "./types.ts";
 import type { UserPatch } from "./user-record.ts";
 import {

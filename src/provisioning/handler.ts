@@ -1,9 +1,9 @@
-import { createFetchEntry } from "../adapters/web/fetch-entry.ts";
 import { resolveLogger } from "../internal/logger.ts";
 import { createParserInFrontReport, readPatches } from "./body.ts";
 import { errorResponse } from "./errors.ts";
 import type { ProvisioningHandler, ProvisioningHandlerOptions } from "./handler-options.ts";
 import { fromBrowser, withHeaderRecord } from "./headers.ts";
+import { createFetchEntry } from "./http/fetch-entry.ts";
 import { createHandlerObserver } from "./observe.ts";
 import { createOperations } from "./operations.ts";
 import { createRouter, normalizeBasePath, type Route } from "./routes.ts";

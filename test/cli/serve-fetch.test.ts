@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type ServedFetch, serveFetch } from "../../src/internal/serve-fetch.ts";
+import { type ServedFetch, serveFetch } from "../../src/cli/serve-fetch.ts";
 
 let served: ServedFetch | undefined;
 afterEach(async () => {

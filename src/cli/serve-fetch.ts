@@ -5,7 +5,7 @@ import {
 } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import { readNodeBodyAsync } from "./body-limit.ts";
+import { readNodeBodyAsync } from "../provisioning/http/body-limit.ts";
 
 /** Where and how {@link serveFetch} listens. */
 export interface ServeFetchOptions {

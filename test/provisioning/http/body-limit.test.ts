@@ -1,6 +1,10 @@
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { declaresMoreThan, readNodeBodyAsync, readWebBody } from "../../src/internal/body-limit.ts";
+import {
+  declaresMoreThan,
+  readNodeBodyAsync,
+  readWebBody,
+} from "../../../src/provisioning/http/body-limit.ts";
 
 const text = (bytes: Uint8Array | undefined) =>
   bytes === undefined ? undefined : new TextDecoder().decode(bytes);
