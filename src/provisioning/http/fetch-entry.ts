@@ -8,11 +8,10 @@
 // from Bun's server or Deno's connection info, and the Node request that @hono/node-server hands
 // over beside the Web one, read as the Node adapter reads it because building a Web Request's
 // headers and body stream costs more than the rest of a create.
-import { payloadTooLarge } from "../errors.ts";
 import type { ProvisioningHandler } from "../handler-options.ts";
 import { headerOf } from "../headers.ts";
 import type { ProvisioningResponse } from "../types.ts";
-import { readNodeBodyAsync, readWebBody } from "./body-limit.ts";
+import { payloadTooLarge, readNodeBodyAsync, readWebBody } from "./body-limit.ts";
 import { nodeContextOf, remoteAddressOf } from "./runtime-context.ts";
 
 /** The parts of a handler the Web edge drives. */

@@ -5,11 +5,10 @@
 // `./provisioning` does not carry it.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
-import { payloadTooLarge } from "../errors.ts";
 import type { ProvisioningHandler } from "../handler-options.ts";
 import { headerOf } from "../headers.ts";
 import { bodyReadInFront, type ProvisioningRequest, type ProvisioningResponse } from "../types.ts";
-import { readNodeBody } from "./body-limit.ts";
+import { payloadTooLarge, readNodeBody } from "./body-limit.ts";
 
 /**
  * Builds the core's request from a Node request, for the node:http, Fastify and Koa adapters,
