@@ -2,13 +2,13 @@ import type { JsonObject } from "type-fest";
 import { ResponseShapeError } from "../integration-api/errors.ts";
 import type { ApiResponse } from "../integration-api/http.ts";
 import { readJsonObject } from "../integration-api/json-body.ts";
+import { Timestamp } from "../integration-api/timestamp.ts";
 import type {
   KotsLicense,
   LicenseField,
   SdkLicense,
   SdkLicenseFieldValue,
 } from "../license/license-records.ts";
-import { Timestamp } from "../version/timestamp.ts";
 import { decodeBody, readFlags } from "./sdk-answers.ts";
 import {
   kotsLicenseSchema,
