@@ -18,6 +18,21 @@ const violations: { rule: string; from: string; to: string }[] = [
     from: "src/sync/imports-testing.ts",
     to: "src/testing/kit.ts",
   },
+  {
+    rule: "client-imports-no-other-client",
+    from: "src/clients/version/imports-license.ts",
+    to: "src/clients/license/license-record.ts",
+  },
+  {
+    rule: "audit-pg-boss-imports-only-the-audit-event",
+    from: "src/clients/audit-pg-boss/imports-audit-client.ts",
+    to: "src/clients/audit/audit-client.ts",
+  },
+  {
+    rule: "integration-api-imports-no-client",
+    from: "src/clients/integration-api/imports-newer-layer.ts",
+    to: "src/clients/sdk-api/newer-layer.ts",
+  },
 ];
 
 /** Every import of every TypeScript file under `folder`: the importing file and where it points. */
