@@ -9,10 +9,10 @@ import {
 } from "../../clients/integration-api/errors.ts";
 import { createIntegrationApi } from "../../clients/integration-api/http.ts";
 import { capabilitiesOf } from "../../clients/sdk-api/api-selection.ts";
-import { readSdkCurrentVersion, readSdkUpdates } from "../../clients/sdk-api/sdk-version.ts";
+import { readSdkCurrentVersion, readSdkUpdates } from "../../clients/version/sdk-api-version.ts";
 import { readCurrentVersion, readUpdates } from "../../clients/version/version-records.ts";
 import { trimTrailingSlashes } from "../../internal/url.ts";
-import { connectProvisioning } from "../../testing/provisioning-target.ts";
+import { connectProvisioning } from "../../platform/provisioning-api-client.ts";
 import { type CheckResult, describeError, oneLine, result } from "./check.ts";
 import type { ProbeOptions } from "./network.ts";
 
