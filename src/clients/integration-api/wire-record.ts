@@ -2,6 +2,7 @@ import type { JsonObject, JsonValue } from "type-fest";
 import * as z from "zod/mini";
 import { snakeCase } from "../../internal/wire-names.ts";
 import { isJsonObject } from "./json-body.ts";
+import { Timestamp } from "./timestamp.ts";
 
 // One definition per Integration API record: a zod shape under the SDK's camelCase names, whose
 // field schemas decode each wire value (a timestamp codec turns text into a Timestamp). The wire
@@ -186,17 +187,14 @@ export function wireRecord<const Shape extends RecordShape>(
 }
 
 /**
- * An RFC 3339 date-time: text on the wire, a lossless `Timestamp` in the SDK (passed in as
- * `parse`, which throws on anything else). `message` is the issue's, for text or not.
+ * An RFC 3339 date-time: text on the wire, a lossless {@link Timestamp} in the SDK. `message` is
+ * the issue's, for text that is no date-time and for a value that is no text.
  */
-export function timestampCodec<T extends { readonly text: string }>(
-  parse: (text: string) => T,
-  message = "must be an RFC 3339 date-time",
-) {
-  return z.codec(z.string({ error: message }), z.custom<T>(), {
+export function timestampCodec(message = "must be an RFC 3339 date-time") {
+  return z.codec(z.string({ error: message }), z.custom<Timestamp>(), {
     decode: (text, context) => {
       try {
-        return parse(text);
+        return Timestamp.parse(text);
       } catch {
         context.issues.push({ code: "custom", message, input: text });
         return z.NEVER;

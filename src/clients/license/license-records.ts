@@ -3,8 +3,8 @@ import type * as z from "zod/mini";
 import { ResponseShapeError } from "../integration-api/errors.ts";
 import type { ApiResponse } from "../integration-api/http.ts";
 import { readJsonObject } from "../integration-api/json-body.ts";
+import type { Timestamp } from "../integration-api/timestamp.ts";
 import type { FieldProblem, RecordOf } from "../integration-api/wire-record.ts";
-import type { Timestamp } from "../version/timestamp.ts";
 import {
   type LicenseFieldRead,
   licenseFieldRecord,

@@ -1,6 +1,5 @@
 import * as z from "zod/mini";
 import { type RecordOf, timestampCodec, wireRecord } from "../integration-api/wire-record.ts";
-import { Timestamp } from "../version/timestamp.ts";
 
 // The License API's records, defined once: the client decodes with them (license-records.ts),
 // the fake License API encodes with them (src/testing/fake-license-api.ts). Wire names are the
@@ -8,7 +7,7 @@ import { Timestamp } from "../version/timestamp.ts";
 // come as `null`, read as absent. The messages are the ends of a ResponseShapeError's.
 
 const text = z.string({ error: "must be a string" });
-const date = timestampCodec(Timestamp.parse);
+const date = timestampCodec();
 /** A string, or nothing: a value of another type is read as absent. */
 const lenientText = z.codec(z.unknown(), z.optional(z.string()), {
   decode: (value) => (typeof value === "string" ? value : undefined),

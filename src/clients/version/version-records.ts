@@ -2,8 +2,8 @@ import type { JsonObject, JsonValue } from "type-fest";
 import { ResponseShapeError } from "../integration-api/errors.ts";
 import type { ApiResponse } from "../integration-api/http.ts";
 import { isJsonObject, parseJsonBody } from "../integration-api/json-body.ts";
+import type { Timestamp } from "../integration-api/timestamp.ts";
 import type { RecordOf } from "../integration-api/wire-record.ts";
-import type { Timestamp } from "./timestamp.ts";
 import { currentVersionRecord, versionUpdateRecord } from "./version-schema.ts";
 
 /**

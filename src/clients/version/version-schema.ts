@@ -1,12 +1,11 @@
 import * as z from "zod/mini";
 import { timestampCodec, wireRecord } from "../integration-api/wire-record.ts";
-import { Timestamp } from "./timestamp.ts";
 
 // The Version API's records, defined once: the client decodes with them, the fake Version API
 // encodes with them (src/testing/fake-version-api.ts), and the types of version-records.ts are
 // their outputs. Wire names are the snake_case of the names below.
 
-const timestamp = timestampCodec(Timestamp.parse);
+const timestamp = timestampCodec();
 
 const currentVersionShape = {
   /** The version label; a string even when it looks like a number ("100"). */

@@ -9,13 +9,13 @@ import type {
   IdentitySource,
   IdentityUser,
 } from "../../../src/clients/identity/identity-records.ts";
+import type { Timestamp } from "../../../src/clients/integration-api/timestamp.ts";
 import type {
   License,
   LicenseField,
   LicenseFieldValue,
   LicenseValue,
 } from "../../../src/clients/license/license-records.ts";
-import type { Timestamp } from "../../../src/clients/version/timestamp.ts";
 import type {
   CurrentVersion,
   VersionUpdate,
