@@ -111,25 +111,32 @@ export function wireRecord<const Shape extends RecordShape>(
     return key === undefined ? undefined : wire[key];
   };
 
-  const read = (wire: JsonObject): FieldsRead<Shape> => {
-    const value: [string, unknown][] = [];
+  const decodeFields = (wire: JsonObject) => {
+    // Keys are the shape's own names, never the wire's: no `__proto__` can reach a prototype.
+    const value: Record<string, unknown> = {};
     const problems: FieldProblem[] = [];
     for (const { name, wireName, schema } of fields) {
-      const optional = schema._zod.optin !== undefined;
+      const { optin } = schema._zod;
       let sent = lookUp(wire, wireName);
-      if (sent === null && nullAsAbsent && optional) sent = undefined;
+      if (sent === null && nullAsAbsent && optin !== undefined) sent = undefined;
+      // Absent and optional: left out, without decoding (an exact optional would refuse
+      // `undefined`, and a refusal costs a ZodError). A defaulted field decodes to its default.
+      if (sent === undefined && optin === "optional") continue;
       const decoded = z.safeDecode(schema, sent as never);
-      // An exact optional refuses `undefined` itself; absent, it is simply left out.
-      if (!decoded.success && sent === undefined && optional) continue;
       if (!decoded.success) {
         problems.push({ name, wireName, absent: sent === undefined, issues: decoded.error.issues });
-      } else if (decoded.data !== undefined) value.push([name, decoded.data]);
+      } else if (decoded.data !== undefined) value[name] = decoded.data;
     }
-    const refused = new Set(problems.map((problem) => problem.wireName));
+    return { value: value as Partial<RecordOf<Shape>>, problems };
+  };
+
+  const read = (wire: JsonObject): FieldsRead<Shape> => {
+    const { value, problems } = decodeFields(wire);
+    const refused = problems.map((problem) => problem.wireName);
     const extra = Object.entries(wire).filter(
-      ([key]) => !wireNames.has(key) || refused.has(key),
+      ([key]) => !wireNames.has(key) || refused.includes(key),
     ) as [string, JsonValue][];
-    return { value: Object.fromEntries(value) as Partial<RecordOf<Shape>>, problems, extra };
+    return { value, problems, extra };
   };
 
   const encode = (record: RecordOf<Shape>): JsonObject => {
@@ -155,7 +162,7 @@ export function wireRecord<const Shape extends RecordShape>(
     z.custom<RecordOf<Shape>>(),
     {
       decode: (wire, context) => {
-        const { value, problems } = read(wire);
+        const { value, problems } = decodeFields(wire);
         if (problems.length === 0) return value as RecordOf<Shape>;
         for (const problem of problems) {
           for (const issue of problem.issues) {
