@@ -56,7 +56,10 @@ export interface FieldsRead<Shape extends RecordShape> {
   value: Partial<RecordOf<Shape>>;
   /** The fields that did not decode, in the shape's order. */
   problems: FieldProblem[];
-  /** Entries outside the record and entries that did not decode, in the wire's order, as sent. */
+  /**
+   * Entries whose key is no wire name exactly, and entries that did not decode, in the wire's
+   * order, as sent.
+   */
   extra: [string, JsonValue][];
 }
 
