@@ -12,12 +12,19 @@ export const startupStatusFields = ["message", "severity"] as const;
 /** Each field's wire name. */
 export const startupStatusWireNames = /* @__PURE__ */ wireNamesOf(startupStatusFields);
 
-/** The start-up status as the platform reads it: `{ message, severity? }`, both strings. */
-export const startupStatusRecord = /* @__PURE__ */ wireRecord({
-  message: z.string(),
-  /** Absent for progress text; `"error"` is the only documented value. */
-  severity: z.exactOptional(z.string()),
-} satisfies { [Field in (typeof startupStatusFields)[number]]: z.ZodMiniType });
+function buildStartupStatusRecord() {
+  return wireRecord({
+    message: z.string(),
+    /** Absent for progress text; `"error"` is the only documented value. */
+    severity: z.exactOptional(z.string()),
+  } satisfies { [Field in (typeof startupStatusFields)[number]]: z.ZodMiniType });
+}
+
+/**
+ * The start-up status as the platform reads it: `{ message, severity? }`, both strings. Built by
+ * a pure call, so that the client's bundle, which only writes it, leaves it and zod out.
+ */
+export const startupStatusRecord = /* @__PURE__ */ buildStartupStatusRecord();
 
 /** The query parameter that names a console option (GET /console/v1/option?name=). */
 export const consoleOptionParameter = "name";
