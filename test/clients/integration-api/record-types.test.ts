@@ -4,6 +4,8 @@
 // runs the one runtime check at the end.
 import type { JsonObject } from "type-fest";
 import { expect, it } from "vitest";
+import type { AuditEventField } from "../../../src/clients/audit/audit-event-schema.ts";
+import type { AuditEvent } from "../../../src/clients/audit/index.ts";
 import type {
   IdentityGroup,
   IdentitySource,
@@ -20,6 +22,8 @@ import type {
   CurrentVersion,
   VersionUpdate,
 } from "../../../src/clients/version/version-records.ts";
+import type { FakeAuditEvent } from "../../../src/testing/fake-audit-api.ts";
+import type { FakeStartupStatus } from "../../../src/testing/fake-console-api.ts";
 import type { FakeLicense, FakeLicenseField } from "../../../src/testing/fake-license-api.ts";
 import type { FakeCurrentVersion } from "../../../src/testing/fake-version-api.ts";
 
@@ -120,6 +124,23 @@ const same = {
     Flat<HandWrittenFakeCurrentVersion>
   >,
   fakeLicense: true satisfies Same<Flat<FakeLicense>, Flat<HandWrittenFakeLicense>>,
+  // The client's AuditEvent is written by hand (its action is generic): its fields are the schema's.
+  auditEventFields: true satisfies Same<keyof AuditEvent, AuditEventField>,
+  fakeAuditEvent: true satisfies Same<
+    Flat<FakeAuditEvent>,
+    {
+      name?: string;
+      title?: string;
+      description?: string;
+      ipAddress?: string;
+      action?: string;
+      extra?: Record<string, unknown>;
+    }
+  >,
+  fakeStartupStatus: true satisfies Same<
+    Flat<FakeStartupStatus>,
+    { message: string; severity?: string }
+  >,
 };
 
 it("keeps every record's public type as it was written by hand (checked by tsc)", () => {
