@@ -72,11 +72,10 @@ export async function checkVersionApi(settings: ApiSettings): Promise<CheckResul
 function versionFailure(error: unknown, settings: ApiSettings): CheckResult {
   const title = "Version API answers";
   const url = `${settings.baseUrl}/version/v1/current`;
-  const path = new URL(settings.baseUrl).pathname;
   if (isHttpError(error)) {
     const fix =
       error.status === 404
-        ? `The Version API is not under this URL: ${settings.source} must be the API's root, scheme://host:port${path === "/" ? "" : ` (remove the path ${path})`}.`
+        ? `The Version API is not under this URL: check that ${settings.source} names the platform's Integration API and not another service.`
         : `The API refused the call (${error.status}): check that ${settings.source} names the platform's Integration API and not a proxy or another service.`;
     return result(
       "version",
