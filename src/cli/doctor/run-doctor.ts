@@ -11,7 +11,7 @@ import {
   checkVersionApi,
   probeSdkApi,
 } from "./api.ts";
-import { type CheckResult, describeError, result } from "./check.ts";
+import { type CheckResult, result } from "./check.ts";
 import {
   checkDns,
   checkTcp,
