@@ -2,6 +2,7 @@ import type { JsonObject } from "type-fest";
 import { ResponseShapeError } from "../integration-api/errors.ts";
 import type { ApiResponse } from "../integration-api/http.ts";
 import { readJsonObject } from "../integration-api/json-body.ts";
+import { Timestamp } from "../integration-api/timestamp.ts";
 import { decodeBody, readFlags } from "../sdk-api/sdk-answers.ts";
 import {
   kotsLicenseSchema,
@@ -10,7 +11,6 @@ import {
   sdkLicenseFieldsSchema,
   sdkLicenseInfoSchema,
 } from "../sdk-api/sdk-records.ts";
-import { Timestamp } from "../version/timestamp.ts";
 import type {
   KotsLicense,
   LicenseField,
