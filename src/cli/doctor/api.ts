@@ -2,10 +2,10 @@ import { hostname } from "node:os";
 import { createAuditClient } from "../../clients/audit/audit-client.ts";
 import type { TlsOptions } from "../../clients/integration-api/client-options.ts";
 import {
+  isCallTimeoutError,
   isHttpError,
   isNetworkError,
   isResponseShapeError,
-  isTimeoutError,
 } from "../../clients/integration-api/errors.ts";
 import { createIntegrationApi } from "../../clients/integration-api/http.ts";
 import { capabilitiesOf } from "../../clients/sdk-api/api-selection.ts";
@@ -91,7 +91,7 @@ function versionFailure(error: unknown, settings: ApiSettings): CheckResult {
       fix: `Something other than the Integration API answers at ${settings.baseUrl}: check the host, port and path in ${settings.source}.`,
     });
   }
-  if (isTimeoutError(error)) {
+  if (isCallTimeoutError(error)) {
     return result(
       "version",
       title,

@@ -37,7 +37,8 @@ export interface RequestDetails {
 }
 
 /**
- * The base of every error the Version and Audit clients throw or report. Use the type guards
+ * The base of every error the platform's clients throw or report (Version, Audit and
+ * `createPgBossAudit`, Identity, License, Console, App). Use the type guards
  * (`isPlatformApiError`, `isHttpError`, ...) rather than `instanceof`: they also recognise errors
  * from another copy of the package loaded in the same process.
  */
@@ -213,9 +214,13 @@ export class NetworkError extends PlatformApiError implements RequestDetails {
   }
 }
 
-/** No complete answer came within the per-attempt or the total timeout. */
-export class TimeoutError extends PlatformApiError implements RequestDetails {
-  override readonly name = "TimeoutError";
+/**
+ * No complete answer came within the per-attempt or the total timeout. Named apart from the
+ * DOMException `TimeoutError` of `AbortSignal.timeout()`: a caller's own signal rejects with
+ * that one, unchanged, and `isCallTimeoutError` tells the two apart.
+ */
+export class CallTimeoutError extends PlatformApiError implements RequestDetails {
+  override readonly name = "CallTimeoutError";
   readonly retryable = true;
   readonly method: string;
   readonly url: string;
@@ -337,8 +342,8 @@ export function isNetworkError(value: unknown): value is NetworkError {
   return kindOf(value) === "network";
 }
 
-/** Whether `value` is a {@link TimeoutError} (from any copy of this package). */
-export function isTimeoutError(value: unknown): value is TimeoutError {
+/** Whether `value` is a {@link CallTimeoutError} (from any copy of this package). */
+export function isCallTimeoutError(value: unknown): value is CallTimeoutError {
   return kindOf(value) === "timeout";
 }
 

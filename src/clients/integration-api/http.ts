@@ -10,6 +10,7 @@ import {
   normalizeOptions,
 } from "./client-options.ts";
 import {
+  CallTimeoutError,
   ConfigurationError,
   describeCause,
   HttpError,
@@ -19,7 +20,6 @@ import {
   type PlatformApiError,
   type PlatformApiKind,
   ResponseShapeError,
-  TimeoutError,
 } from "./errors.ts";
 import { retryDelayMs } from "./retry-policy.ts";
 import { selectFetch } from "./runtime-fetch.ts";
@@ -220,7 +220,7 @@ function toPlatformError(
   if (isPlatformApiError(error)) return error;
   const { method, url, attempts, api } = context;
   if (error instanceof AttemptTimeout || (error as { name?: unknown })?.name === "TimeoutError") {
-    return new TimeoutError(context);
+    return new CallTimeoutError(context);
   }
   const reason = describeCause(error);
   if (isCertificateProblem(reason)) {

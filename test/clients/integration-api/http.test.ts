@@ -2,11 +2,11 @@ import { HttpResponse, http } from "msw";
 import { describe, expect, it, vi } from "vitest";
 import pkg from "../../../package.json" with { type: "json" };
 import {
+  isCallTimeoutError,
   isConfigurationError,
   isHttpError,
   isNetworkError,
   isPlatformApiError,
-  isTimeoutError,
 } from "../../../src/clients/integration-api/errors.ts";
 import { createIntegrationApi } from "../../../src/clients/integration-api/http.ts";
 import { useMswServer } from "./msw-server.ts";
@@ -318,14 +318,14 @@ describe("the Integration API HTTP layer, at the edges of success and of its bud
     await expect(pending).rejects.toBe(reason);
   });
 
-  it("reports an injected fetch's own time-out (a TimeoutError DOMException) as a TimeoutError", async () => {
+  it("reports an injected fetch's own time-out (a TimeoutError DOMException) as a CallTimeoutError", async () => {
     const fetch = async () => {
       throw new DOMException("The operation timed out.", "TimeoutError");
     };
     const error = await createIntegrationApi({ baseUrl: base, fetch })
       .request("POST", "/audit/v1/event", { retry: false })
       .catch((caught: unknown) => caught);
-    expect(isTimeoutError(error)).toBe(true);
+    expect(isCallTimeoutError(error)).toBe(true);
     expect(error).toMatchObject({ method: "POST", attempts: 1, retryable: true });
   });
 });
