@@ -33,6 +33,16 @@ const violations: { rule: string; from: string; to: string }[] = [
     from: "src/clients/integration-api/imports-sdk-api.ts",
     to: "src/clients/sdk-api/selection.ts",
   },
+  {
+    rule: "provisioning-imports-no-adapter",
+    from: "src/provisioning/imports-adapter.ts",
+    to: "src/adapters/server.ts",
+  },
+  {
+    rule: "internal-imports-no-feature",
+    from: "src/internal/imports-feature.ts",
+    to: "src/provisioning/core.ts",
+  },
 ];
 
 /** Every import of every TypeScript file under `folder`: the importing file and where it points. */

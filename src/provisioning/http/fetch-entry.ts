@@ -10,7 +10,7 @@
 // headers and body stream costs more than the rest of a create.
 import type { ProvisioningHandler } from "../handler-options.ts";
 import { headerOf } from "../headers.ts";
-import type { ProvisioningResponse } from "../types.ts";
+import type { ProvisioningRequest, ProvisioningResponse, RequestHeaders } from "../types.ts";
 import { payloadTooLarge, readNodeBodyAsync, readWebBody } from "./body-limit.ts";
 import { nodeContextOf, remoteAddressOf } from "./runtime-context.ts";
 
@@ -47,19 +47,48 @@ export function createFetchEntry(
       if (body === undefined) return toWebResponse(payloadTooLarge);
     }
     return toWebResponse(
-      await handle({
-        method,
-        path,
-        headers,
-        body,
-        get remoteAddress() {
-          return node === undefined
-            ? remoteAddressOf(request, context)
-            : node.incoming.socket?.remoteAddress;
-        },
-      }),
+      await handle(new WebRequest(method, path, headers, body, request, context)),
     );
   };
+}
+
+/**
+ * The core's request for a Web Request. The peer address is a getter on the prototype, read when
+ * something needs it (an `authorize` guard, the span's `client.address`) and never otherwise. A
+ * class rather than an object literal with a getter: V8 builds such a literal in its runtime, not
+ * by a fast clone, and allocates the getter's closure and context on every request (bench/README.md,
+ * handler.fetch).
+ */
+class WebRequest implements ProvisioningRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: RequestHeaders;
+  readonly body: Uint8Array | undefined;
+  readonly #request: Request;
+  readonly #context: unknown;
+
+  constructor(
+    method: string,
+    path: string,
+    headers: RequestHeaders,
+    body: Uint8Array | undefined,
+    request: Request,
+    context: unknown,
+  ) {
+    this.method = method;
+    this.path = path;
+    this.headers = headers;
+    this.body = body;
+    this.#request = request;
+    this.#context = context;
+  }
+
+  get remoteAddress(): string | undefined {
+    const node = nodeContextOf(this.#context);
+    return node === undefined
+      ? remoteAddressOf(this.#request, this.#context)
+      : node.incoming.socket?.remoteAddress;
+  }
 }
 
 function toWebResponse(response: ProvisioningResponse): Response {
