@@ -182,7 +182,7 @@ async function demo(
   await audit.flush({ timeoutMs: 30_000 });
   const version = createVersionClient({ baseUrl: served.baseUrl });
   const [current, updates] = await Promise.all([version.current(), version.updates()]);
-  const inDatabase = database.count();
+  const inDatabase = await database.count();
   const inDirectory = platform.users().length;
   const received = integrationApi.auditEvents.length;
 
