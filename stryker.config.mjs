@@ -13,6 +13,7 @@ export const folders = {
   "integration-api": "src/clients/integration-api",
   ip: "src/internal/ip",
   sync: "src/sync",
+  platform: "src/platform",
 };
 
 const name = process.env.MUTATE_FOLDER ?? "provisioning";

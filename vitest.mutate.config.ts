@@ -16,8 +16,11 @@ const tests: Record<string, string[]> = {
   // The shared client layer: HTTP, errors, options, retry policy, base URL, TLS.
   "integration-api": ["test/clients/integration-api/**/*.test.ts"],
   ip: ["test/internal/ip/**/*.test.ts"],
-  // The directory sync's engine, cookie and cycle, and the platform simulator that shares them.
+  // The directory sync's cookie and cycle, and the platform simulator that shares its engine.
   sync: ["test/sync/**/*.test.ts", "test/testing/**/*.test.ts"],
+  // The platform's side of the Provisioning API: its clients, messages, delivery engine and
+  // verifier, played by the directory sync and by the testing kit's simulator and checker.
+  platform: ["test/platform/**/*.test.ts", "test/sync/**/*.test.ts", "test/testing/**/*.test.ts"],
 };
 
 /**

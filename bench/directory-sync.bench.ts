@@ -104,9 +104,9 @@ async function replay(kind: Exclude<Kind, "sync">): Promise<void> {
   };
   setInterval(sample, 10).unref();
   // The replay: the same bodies, rendered from the directory before the clock starts.
-  const { createDeliveryEngine } = await import("../src/sync/engine.ts");
-  const { connectOverNodeHttp } = await import("../src/sync/node-http-client.ts");
-  const { toWire } = await import("../src/sync/messages.ts");
+  const { createDeliveryEngine } = await import("../src/platform/delivery-engine.ts");
+  const { connectOverNodeHttp } = await import("../src/platform/node-http-client.ts");
+  const { toWire } = await import("../src/platform/messages.ts");
   const { createLdapSource } = await import("../src/ldap/ldap-source.ts");
   const { defaultMapping } = await import("../src/ldap/mapping.ts");
   const sourceOptions = {

@@ -1,10 +1,49 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { cruise, type ICruiseResult, type IForbiddenRuleType } from "dependency-cruiser";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
+
+/**
+ * One forbidden import per rule of .dependency-cruiser.json, each a tiny file under
+ * test/fixtures/layering/src/. A new rule adds one line here and one fixture file.
+ */
+const violations: { rule: string; from: string; to: string }[] = [
+  { rule: "no-circular", from: "src/cycle/a.ts", to: "src/cycle/b.ts" },
+  {
+    rule: "testing-kit-only-for-tests",
+    from: "src/sync/imports-testing.ts",
+    to: "src/testing/kit.ts",
+  },
+  {
+    rule: "client-imports-no-other-client",
+    from: "src/clients/version/imports-license.ts",
+    to: "src/clients/license/license-record.ts",
+  },
+  {
+    rule: "audit-pg-boss-imports-only-the-audit-event",
+    from: "src/clients/audit-pg-boss/imports-audit-client.ts",
+    to: "src/clients/audit/audit-client.ts",
+  },
+  {
+    rule: "integration-api-imports-no-client",
+    from: "src/clients/integration-api/imports-newer-layer.ts",
+    to: "src/clients/sdk-api/newer-layer.ts",
+  },
+  {
+    rule: "provisioning-imports-no-adapter",
+    from: "src/provisioning/imports-adapter.ts",
+    to: "src/adapters/server.ts",
+  },
+  {
+    rule: "internal-imports-no-feature",
+    from: "src/internal/imports-feature.ts",
+    to: "src/provisioning/core.ts",
+  },
+];
 
 /** Every import of every TypeScript file under `folder`: the importing file and where it points. */
 function importsUnder(folder: string): { file: string; specifier: string; target: string }[] {
@@ -40,5 +79,33 @@ describe("layering", () => {
       ({ specifier, target }) => specifier.startsWith(".") && !target.startsWith("examples"),
     );
     expect(outside).toEqual([]);
+  });
+});
+
+describe("the dependency rules of .dependency-cruiser.json (npm run check:cycles runs them on src/)", () => {
+  it("each rule reports its forbidden import in the fixture tree, and nothing else", async () => {
+    const config = JSON.parse(readFileSync(join(root, ".dependency-cruiser.json"), "utf8")) as {
+      forbidden: IForbiddenRuleType[];
+      options: { tsConfig?: unknown; [option: string]: unknown };
+    };
+    // The fixture imports by relative path only, so the project's tsconfig is not needed there.
+    const { tsConfig: _projectOnly, ...options } = config.options;
+    const { output } = await cruise(["src"], {
+      ...options,
+      baseDir: join(root, "test/fixtures/layering"),
+      validate: true,
+      ruleSet: { forbidden: config.forbidden },
+    });
+    const found = (output as ICruiseResult).summary.violations.map(({ rule, from, to }) => ({
+      rule: rule.name,
+      from,
+      to,
+    }));
+    const byRule = (a: { rule: string; from: string }, b: { rule: string; from: string }) =>
+      `${a.rule} ${a.from}`.localeCompare(`${b.rule} ${b.from}`);
+    expect(found.sort(byRule)).toEqual([...violations].sort(byRule));
+    expect(new Set(violations.map(({ rule }) => rule))).toEqual(
+      new Set(config.forbidden.map(({ name }) => name)),
+    );
   });
 });

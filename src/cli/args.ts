@@ -1,5 +1,5 @@
 import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
-import { checkReadUserTemplate } from "../testing/read-user.ts";
+import { checkReadUserTemplate } from "../platform/read-user.ts";
 import { UsageError } from "./command.ts";
 
 /**

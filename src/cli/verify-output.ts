@@ -1,4 +1,4 @@
-import { describeUserDifference, type VerifyReport } from "../testing/verify-users.ts";
+import { describeUserDifference, type VerifyReport } from "../platform/verify-users.ts";
 import { labelled } from "./table.ts";
 
 /** Differences printed one by one; the rest are counted (`sync --json` lists the first 1,000). */

@@ -1,5 +1,5 @@
 /**
- * The one place base URLs are checked, normalized and joined: the Integration API clients, the
+ * The one place base URLs are checked, normalized and joined, and trailing slashes trimmed: the Integration API clients, the
  * msw handlers and the Provisioning API target of the testing kit all read a base URL the same way.
  */
 
@@ -27,7 +27,18 @@ export function normalizeBaseUrl(value: string | URL): string {
   if (url.search !== "" || url.hash !== "") {
     throw new TypeError(`must not have a query or fragment: ${redactUrl(url.href)}`);
   }
-  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+  return `${url.origin}${trimTrailingSlashes(url.pathname)}`;
+}
+
+/**
+ * `value` without the slashes it ends with (`/ldap/auth//` is `/ldap/auth`, `/` is empty): the one
+ * trimming of base URLs, base paths and the provisioner URL. A loop rather than `/\/+$/`, whose
+ * backtracking is quadratic on a long run of slashes followed by something else.
+ */
+export function trimTrailingSlashes(value: string): string {
+  let end = value.length;
+  while (end > 0 && value.charCodeAt(end - 1) === 47 /* "/" */) end--;
+  return end === value.length ? value : value.slice(0, end);
 }
 
 /** `path` (which starts with `/`) under a base from {@link normalizeBaseUrl}. */

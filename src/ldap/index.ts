@@ -1,3 +1,12 @@
+export type { Fault } from "../platform/delivery-engine.ts";
+export {
+  type MessageKind,
+  type MessageSummary,
+  type SyncStop,
+  TargetError,
+} from "../platform/messages.ts";
+// The same verifier and report as the platform simulator's (platform-integration/testing).
+export type { UserDifference, VerifyReport } from "../platform/verify-users.ts";
 export { StateMismatchError } from "../sync/acknowledged-state.ts";
 export type {
   DeleteGuard,
@@ -9,13 +18,6 @@ export type {
   SyncMode,
   SyncTargetOptions,
 } from "../sync/directory-sync-types.ts";
-export type { Fault } from "../sync/engine.ts";
-export {
-  type MessageKind,
-  type MessageSummary,
-  type SyncStop,
-  TargetError,
-} from "../sync/messages.ts";
 export {
   type ChangeFeed,
   type DirectoryChanges,
@@ -24,8 +26,6 @@ export {
   type DirectorySource,
   type SkippedEntry,
 } from "../sync/source.ts";
-// The same verifier and report as the platform simulator's (platform-integration/testing).
-export type { UserDifference, VerifyReport } from "../testing/verify-users.ts";
 export type { DisabledAccounts } from "./active-directory.ts";
 export {
   createDirectorySync,

@@ -1,10 +1,11 @@
 // The directory sync's public shapes: its options, its report and progress, and the sync itself.
 // directory-sync.ts holds the behaviour.
+
+import type { Fault } from "../platform/delivery-engine.ts";
+import type { SyncStop } from "../platform/messages.ts";
+import type { ProvisioningTarget } from "../platform/provisioning-api-client.ts";
+import type { VerifyReport } from "../platform/verify-users.ts";
 import type { UserRecord } from "../provisioning/user-record.ts";
-import type { ProvisioningTarget } from "../testing/provisioning-target.ts";
-import type { VerifyReport } from "../testing/verify-users.ts";
-import type { Fault } from "./engine.ts";
-import type { SyncStop } from "./messages.ts";
 import type { SkippedEntry } from "./source.ts";
 
 /** Which kind of cycle ran: the first, an update against the cookie, or a full re-sync. */

@@ -1,8 +1,17 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { pemCertificates } from "../internal/pem.ts";
+import { createDeliveryEngine } from "../platform/delivery-engine.ts";
+import {
+  changedFields,
+  type OutgoingMessage,
+  type SyncStop,
+  TargetError,
+  toWire,
+} from "../platform/messages.ts";
+import { connectOverNodeHttp } from "../platform/node-http-client.ts";
+import { connectProvisioning } from "../platform/provisioning-api-client.ts";
+import { verifyUsers } from "../platform/verify-users.ts";
 import type { UserRecord } from "../provisioning/user-record.ts";
-import { connectProvisioning } from "../testing/provisioning-target.ts";
-import { verifyUsers } from "../testing/verify-users.ts";
 import { type AcknowledgedState, openState, type WireRecord } from "./acknowledged-state.ts";
 import type {
   DeleteGuardStop,
@@ -13,15 +22,6 @@ import type {
   SyncMode,
   SyncTargetOptions,
 } from "./directory-sync-types.ts";
-import { createDeliveryEngine } from "./engine.ts";
-import {
-  changedFields,
-  type OutgoingMessage,
-  type SyncStop,
-  TargetError,
-  toWire,
-} from "./messages.ts";
-import { connectOverNodeHttp } from "./node-http-client.ts";
 import {
   type DirectoryChanges,
   DirectoryError,

@@ -1,5 +1,8 @@
+import type {
+  ProvisioningAnswer,
+  ProvisioningTarget,
+} from "../platform/provisioning-api-client.ts";
 import { oneLine } from "./conformance-session.ts";
-import type { ProvisioningAnswer, ProvisioningTarget } from "./provisioning-target.ts";
 
 /** One line that says what to check, from the answer to a ping that failed. */
 export function whyPingFailed(

@@ -1,10 +1,10 @@
 import type { JsonValue } from "type-fest";
-import type { UserRecord } from "../provisioning/user-record.ts";
 import type {
   ProvisioningAnswer,
   ProvisioningCall,
   ProvisioningTarget,
-} from "./provisioning-target.ts";
+} from "../platform/provisioning-api-client.ts";
+import type { UserRecord } from "../provisioning/user-record.ts";
 
 /**
  * What a check wants of an answer: an exact status, any 2xx, anything but 2xx, or any answer at

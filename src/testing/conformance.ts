@@ -1,3 +1,16 @@
+import {
+  connectProvisioning,
+  type ProvisioningAnswer,
+  type ProvisioningClient,
+  type ProvisioningTarget,
+} from "../platform/provisioning-api-client.ts";
+import {
+  connectUserReader,
+  isReadTimeout,
+  type ReadUser,
+  type UserReader,
+} from "../platform/read-user.ts";
+import { compareUser, describeUserDifference } from "../platform/verify-users.ts";
 import { checks } from "./conformance-checks.ts";
 import { swapCheck } from "./conformance-conflicts.ts";
 import { unreachable, whyPingFailed } from "./conformance-diagnosis.ts";
@@ -9,14 +22,6 @@ import {
   type Session,
   type Want,
 } from "./conformance-session.ts";
-import {
-  connectProvisioning,
-  type ProvisioningAnswer,
-  type ProvisioningClient,
-  type ProvisioningTarget,
-} from "./provisioning-target.ts";
-import { connectUserReader, isReadTimeout, type ReadUser, type UserReader } from "./read-user.ts";
-import { compareUser, describeUserDifference } from "./verify-users.ts";
 
 /** How {@link runConformance} calls the application, and how it may look inside it. */
 export interface ConformanceOptions {

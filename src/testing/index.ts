@@ -1,3 +1,6 @@
+export type { FetchHandler, ProvisioningTarget } from "../platform/provisioning-api-client.ts";
+export type { ReadUser } from "../platform/read-user.ts";
+export type { UserDifference, VerifyReport } from "../platform/verify-users.ts";
 export {
   type ConformanceOptions,
   type ConformanceReport,
@@ -61,9 +64,7 @@ export {
   type SyncReport,
   type SyncStop,
 } from "./platform-simulator.ts";
-export type { FetchHandler, ProvisioningTarget } from "./provisioning-target.ts";
 export { type ReadableUserStore, withReadUserRoute } from "./read-route.ts";
-export type { ReadUser } from "./read-user.ts";
 export {
   createUserGenerator,
   type UserGenerator,
@@ -75,4 +76,3 @@ export {
   testUserStore,
   type UserStoreContractOptions,
 } from "./user-store-contract.ts";
-export type { UserDifference, VerifyReport } from "./verify-users.ts";

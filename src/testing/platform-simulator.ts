@@ -1,6 +1,4 @@
-import { mergeUser } from "../provisioning/merge-user.ts";
-import type { UserFieldName, UserPatch, UserRecord } from "../provisioning/user-record.ts";
-import { createDeliveryEngine, type Fault } from "../sync/engine.ts";
+import { createDeliveryEngine, type Fault } from "../platform/delivery-engine.ts";
 import {
   changedFields,
   type Delivery,
@@ -10,13 +8,18 @@ import {
   type SyncStop,
   summarize,
   toWire,
-} from "../sync/messages.ts";
-import { connectProvisioning, type ProvisioningTarget } from "./provisioning-target.ts";
-import { connectUserReader, type ReadUser } from "./read-user.ts";
-import { type VerifyReport, verifyUsers } from "./verify-users.ts";
+} from "../platform/messages.ts";
+import {
+  connectProvisioning,
+  type ProvisioningTarget,
+} from "../platform/provisioning-api-client.ts";
+import { connectUserReader, type ReadUser } from "../platform/read-user.ts";
+import { type VerifyReport, verifyUsers } from "../platform/verify-users.ts";
+import { mergeUser } from "../provisioning/merge-user.ts";
+import type { UserFieldName, UserPatch, UserRecord } from "../provisioning/user-record.ts";
 
-// The delivery loop, its messages and faults are the directory sync's (src/sync): one engine for
-// the simulator's in-memory directory and a real LDAP directory.
+// The delivery loop and its messages are the platform's side (src/platform): one engine for the
+// simulator's in-memory directory and a real LDAP directory.
 export type { Delivery, Fault, MessageKind, MessageSummary, SyncStop };
 
 /** A change in the simulated directory, as {@link PlatformSimulator.apply} takes it. */

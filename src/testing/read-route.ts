@@ -1,8 +1,8 @@
+import { toWire } from "../platform/messages.ts";
 import { errorResponse } from "../provisioning/errors.ts";
 import type { ProvisioningHandler } from "../provisioning/handler-options.ts";
 import type { ProvisioningResponse } from "../provisioning/types.ts";
 import type { UserRecord } from "../provisioning/user-record.ts";
-import { toWire } from "../sync/messages.ts";
 
 /** A store that can look one user up: `MemoryUserStore`, or any `UserStore` with a `get`. */
 export interface ReadableUserStore {

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
-import { toWire } from "../../src/sync/messages.ts";
+import { toWire } from "../../src/platform/messages.ts";
 import type { ConformanceReport } from "../../src/testing/index.ts";
 import { createFakeIo } from "../support/fake-io.ts";
 import { createReferenceProvisioning } from "../support/reference-provisioning.ts";

@@ -11,7 +11,7 @@ import { doctorCommand } from "../../src/cli/commands/doctor.ts";
 import { mockApiCommand } from "../../src/cli/commands/mock-api.ts";
 import type { CheckResult } from "../../src/cli/doctor/check.ts";
 import { run } from "../../src/cli/run.ts";
-import { createSelfSignedCertificate } from "../../src/internal/self-signed-certificate.ts";
+import { createSelfSignedCertificate } from "../../src/cli/self-signed-certificate.ts";
 import { createProvisioningHandler, MemoryUserStore } from "../../src/provisioning/index.ts";
 import { createFakeIo } from "../support/fake-io.ts";
 import { startMockApi as startAnyMockApi } from "./start-mock-api.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
-import { toWire } from "../../src/sync/messages.ts";
+import { toWire } from "../../src/platform/messages.ts";
 import { createUserGenerator } from "../../src/testing/index.ts";
 import { createFakeIo } from "../support/fake-io.ts";
 import {

@@ -1,14 +1,14 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+  createSelfSignedCertificate,
+  type SelfSignedCertificate,
+} from "../../src/cli/self-signed-certificate.ts";
 import type { IntegrationApiOptions } from "../../src/clients/integration-api/client-options.ts";
 import {
   isConfigurationError,
   isHttpError,
   isTimeoutError,
 } from "../../src/clients/integration-api/errors.ts";
-import {
-  createSelfSignedCertificate,
-  type SelfSignedCertificate,
-} from "../../src/internal/self-signed-certificate.ts";
 import { type Handler, type LocalServer, startServer } from "./integration-api/local-server.ts";
 
 /** One call of a client, and the answer that makes it succeed. */

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { joinUrl, normalizeBaseUrl, pathSegment, redactUrl } from "../../src/internal/url.ts";
+import {
+  joinUrl,
+  normalizeBaseUrl,
+  pathSegment,
+  redactUrl,
+  trimTrailingSlashes,
+} from "../../src/internal/url.ts";
 
 describe("normalizeBaseUrl and joinUrl", () => {
   it("keeps the origin and path, drops trailing slashes, and joins a path under it", () => {
@@ -51,5 +57,16 @@ describe("pathSegment", () => {
     expect(() => pathSegment("username", ".")).toThrow(RangeError);
     expect(() => pathSegment("username", "")).toThrow("username must be a non-empty string");
     expect(() => pathSegment("name", 7)).toThrow("name must be a non-empty string, got number");
+  });
+});
+
+describe("trimTrailingSlashes", () => {
+  it("drops every slash at the end and only there", () => {
+    expect(trimTrailingSlashes("/ldap/auth//")).toBe("/ldap/auth");
+    expect(trimTrailingSlashes("https://app.test/ldap/")).toBe("https://app.test/ldap");
+    expect(trimTrailingSlashes("/a//b")).toBe("/a//b");
+    expect(trimTrailingSlashes("///")).toBe("");
+    expect(trimTrailingSlashes("")).toBe("");
+    expect(trimTrailingSlashes("/a/b")).toBe("/a/b");
   });
 });

@@ -13,13 +13,13 @@ import { DatabaseSync } from "node:sqlite";
 import { Client } from "ldapts";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createDirectorySync, type DirectorySync } from "../../src/ldap/index.ts";
+import { toWire } from "../../src/platform/messages.ts";
 import {
   createProvisioningHandler,
   type UserRecord,
   type UserStore,
 } from "../../src/provisioning/index.ts";
 import { SqliteUserStore } from "../../src/stores/sqlite/index.ts";
-import { toWire } from "../../src/sync/messages.ts";
 import {
   type Person,
   peopleDn,

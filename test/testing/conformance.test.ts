@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { toWire } from "../../src/sync/messages.ts";
+import { toWire } from "../../src/platform/messages.ts";
 import { type ConformanceReport, runConformance } from "../../src/testing/index.ts";
 import {
   createReferenceProvisioning,

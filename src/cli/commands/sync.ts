@@ -2,13 +2,13 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import { pemCertificates } from "../../internal/pem.ts";
 import type { DisabledAccounts } from "../../ldap/active-directory.ts";
 import type { createDirectorySync } from "../../ldap/create-directory-sync.ts";
+import type { SyncStop } from "../../platform/messages.ts";
+import { connectUserReader } from "../../platform/read-user.ts";
+import type { VerifyReport } from "../../platform/verify-users.ts";
 import type {
   DirectorySyncProgress,
   DirectorySyncReport,
 } from "../../sync/directory-sync-types.ts";
-import type { SyncStop } from "../../sync/messages.ts";
-import { connectUserReader } from "../../testing/read-user.ts";
-import type { VerifyReport } from "../../testing/verify-users.ts";
 import { integerOption, parseTargetCommandLine } from "../args.ts";
 import { type Command, type CommandIo, UsageError } from "../command.ts";
 import { describeVerifyReport, verifiedAll } from "../verify-output.ts";

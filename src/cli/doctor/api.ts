@@ -9,9 +9,10 @@ import {
 } from "../../clients/integration-api/errors.ts";
 import { createIntegrationApi } from "../../clients/integration-api/http.ts";
 import { capabilitiesOf } from "../../clients/sdk-api/api-selection.ts";
-import { readSdkCurrentVersion, readSdkUpdates } from "../../clients/sdk-api/sdk-version.ts";
+import { readSdkCurrentVersion, readSdkUpdates } from "../../clients/version/sdk-api-version.ts";
 import { readCurrentVersion, readUpdates } from "../../clients/version/version-records.ts";
-import { connectProvisioning } from "../../testing/provisioning-target.ts";
+import { trimTrailingSlashes } from "../../internal/url.ts";
+import { connectProvisioning } from "../../platform/provisioning-api-client.ts";
 import { type CheckResult, describeError, oneLine, result } from "./check.ts";
 import type { ProbeOptions } from "./network.ts";
 
@@ -186,7 +187,7 @@ export async function checkProvisionerPing(
   { timeoutMs, signal }: ProbeOptions,
 ): Promise<CheckResult> {
   const title = "Provisioning API answers ping";
-  const url = `${provisioner.replace(/\/+$/, "")}/v1/ping`;
+  const url = `${trimTrailingSlashes(provisioner)}/v1/ping`;
   const answer = await connectProvisioning(provisioner, { timeoutMs })(
     { method: "GET", path: "/v1/ping" },
     signal,

@@ -6,6 +6,7 @@ import {
 } from "../integration-api/client-options.ts";
 import type { PlatformApiKind } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
+import type { Timestamp } from "../integration-api/timestamp.ts";
 import {
   type ApiOption,
   baseUrlFor,
@@ -29,7 +30,6 @@ import {
   sdkHistorySchema,
   sdkSupportBundleSchema,
 } from "../sdk-api/sdk-records.ts";
-import type { Timestamp } from "../version/timestamp.ts";
 
 /** Options of {@link createAppClient}. */
 export interface AppClientOptions extends IntegrationApiOptions {

@@ -13,7 +13,7 @@ import {
   requireCapability,
 } from "../sdk-api/api-selection.ts";
 import { sdkRequest } from "../sdk-api/sdk-answers.ts";
-import { readSdkCurrentVersion, readSdkUpdates } from "../sdk-api/sdk-version.ts";
+import { readSdkCurrentVersion, readSdkUpdates } from "./sdk-api-version.ts";
 import {
   type CurrentVersion,
   readCurrentVersion,

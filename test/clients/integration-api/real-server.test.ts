@@ -1,15 +1,15 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
+  createSelfSignedCertificate,
+  type SelfSignedCertificate,
+} from "../../../src/cli/self-signed-certificate.ts";
+import {
   isConfigurationError,
   isHttpError,
   isNetworkError,
   isTimeoutError,
 } from "../../../src/clients/integration-api/errors.ts";
 import { createIntegrationApi } from "../../../src/clients/integration-api/http.ts";
-import {
-  createSelfSignedCertificate,
-  type SelfSignedCertificate,
-} from "../../../src/internal/self-signed-certificate.ts";
 import { type Handler, type LocalServer, startServer } from "./local-server.ts";
 
 let certificate: SelfSignedCertificate;

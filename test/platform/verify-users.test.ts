@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import type { UserRecord } from "../../src/provisioning/index.ts";
 import {
   compareUser,
   describeUserDifference,
   maxListedDifferences,
   verifyUsers,
-} from "../../src/testing/verify-users.ts";
+} from "../../src/platform/verify-users.ts";
+import type { UserRecord } from "../../src/provisioning/index.ts";
 
 const bob: UserRecord = { uuid: "bob", username: "bob", firstName: "Bob", email: "bob@acme.test" };
 const eve: UserRecord = { uuid: "eve", username: "eve", fullName: "Ève Ångström" };

@@ -1,5 +1,4 @@
 import type { JsonValue } from "type-fest";
-import type { ProvisioningAnswer, ProvisioningClient } from "../testing/provisioning-target.ts";
 import {
   type Delivery,
   type MessageKind,
@@ -9,6 +8,7 @@ import {
   summarize,
   toRequest,
 } from "./messages.ts";
+import type { ProvisioningAnswer, ProvisioningClient } from "./provisioning-api-client.ts";
 
 /**
  * A fault to inject into the next message (or the next of one kind): `drop-request` fails the

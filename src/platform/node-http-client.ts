@@ -2,7 +2,7 @@ import { type ClientRequest, Agent as HttpAgent, request as httpRequest } from "
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { isCertificateProblem } from "../internal/certificate-problem.ts";
 import { joinUrl, normalizeBaseUrl } from "../internal/url.ts";
-import { type ProvisioningClient, parseBody } from "../testing/provisioning-target.ts";
+import { type ProvisioningClient, parseBody } from "./provisioning-api-client.ts";
 
 /** A {@link ProvisioningClient} that holds a connection open, closed by `close`. */
 export interface ClosableClient extends ProvisioningClient {
@@ -14,7 +14,7 @@ export interface ClosableClient extends ProvisioningClient {
  * sends one message at a time, and no per-call AbortSignal or Request objects. Against a
  * Provisioning API it sends several times as many messages per second as fetch, with half the
  * memory, which a sync of 100,000 users feels. Statuses come back as they are, like
- * connectProvisioning's (the testing kit's client, on fetch, for every runtime).
+ * connectProvisioning's (the client on fetch, for every runtime and for a handler in-process).
  */
 export function connectOverNodeHttp(
   target: string | URL,

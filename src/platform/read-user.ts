@@ -2,8 +2,9 @@ import type { UserRecord } from "../provisioning/user-record.ts";
 import { fromWireUser } from "./wire-user.ts";
 
 /**
- * How the testing kit reads a user back from the application, to verify what was stored (the
- * Provisioning API itself has no read endpoint):
+ * How the platform's side reads a user back from the application, to verify what was stored (the
+ * Provisioning API itself has no read endpoint): the conformance checker, the simulator's and the
+ * directory sync's `verify`:
  *
  * - a URL template such as `http://127.0.0.1:3000/ldap/auth/v1/user/{uuid}`, in which `{uuid}` is
  *   replaced by the percent-encoded uuid. The application answers 200 with the stored user as a

@@ -1,7 +1,7 @@
 import type { JsonValue } from "type-fest";
 import { type UserRecord, userFieldNames } from "../provisioning/user-record.ts";
 import { wireFieldNames } from "../provisioning/wire.ts";
-import type { ProvisioningCall } from "../testing/provisioning-target.ts";
+import type { ProvisioningCall } from "./provisioning-api-client.ts";
 
 /** The platform's calls: the four of spec 4.1, and `POST /v1/reset` before a full re-sync. */
 export type MessageKind = "ping" | "create" | "modify" | "delete" | "reset";

@@ -4,7 +4,7 @@ import { getEventListeners, once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { connectOverNodeHttp } from "../../src/sync/node-http-client.ts";
+import { connectOverNodeHttp } from "../../src/platform/node-http-client.ts";
 import { serveSelfSignedForEachTest } from "../support/self-signed-server.ts";
 
 const startSelfSigned = serveSelfSignedForEachTest();
