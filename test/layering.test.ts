@@ -21,17 +21,17 @@ const violations: { rule: string; from: string; to: string }[] = [
   {
     rule: "client-imports-no-other-client",
     from: "src/clients/version/imports-license.ts",
-    to: "src/clients/license/license-record.ts",
+    to: "src/clients/license/client.ts",
   },
   {
     rule: "audit-pg-boss-imports-only-the-audit-event",
-    from: "src/clients/audit-pg-boss/imports-audit-client.ts",
-    to: "src/clients/audit/audit-client.ts",
+    from: "src/clients/audit-pg-boss/imports-audit-buffer.ts",
+    to: "src/clients/audit/buffer.ts",
   },
   {
     rule: "integration-api-imports-no-client",
-    from: "src/clients/integration-api/imports-newer-layer.ts",
-    to: "src/clients/sdk-api/newer-layer.ts",
+    from: "src/clients/integration-api/imports-sdk-api.ts",
+    to: "src/clients/sdk-api/selection.ts",
   },
   {
     rule: "provisioning-imports-no-adapter",

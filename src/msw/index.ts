@@ -1,5 +1,5 @@
-import { type HttpHandler, http } from "msw";
-import { joinUrl, normalizeBaseUrl } from "../internal/url.ts";
+import type { HttpHandler } from "msw";
+import { joinUrl, normalizeApiBaseUrl } from "../internal/url.ts";
 import {
   createFakeIntegrationApi,
   type FakeIntegrationApi,
@@ -10,6 +10,7 @@ import {
   type FakeSdkApi,
   type FakeSdkApiOptions,
 } from "../testing/fake-sdk-api.ts";
+import { msw } from "./load-msw.ts";
 
 /** Where the handlers listen, and the fake's starting state. */
 export interface IntegrationApiHandlersOptions extends FakeIntegrationApiOptions {
@@ -81,14 +82,9 @@ export function createIntegrationApiHandlers(
   const { baseUrl, ...fakeOptions } = options;
   let base: string;
   try {
-    base = normalizeBaseUrl(baseUrl);
+    base = normalizeApiBaseUrl(baseUrl);
   } catch (error) {
     throw new TypeError(`baseUrl ${(error as Error).message}`);
-  }
-  if (base !== new URL(base).origin) {
-    throw new TypeError(
-      `baseUrl must be the Integration API base, scheme, host and port without a path: got ${base}.`,
-    );
   }
   const api = createFakeIntegrationApi(fakeOptions);
   // The fake answers an injected network error with Response.error(), which is what msw's
@@ -96,7 +92,7 @@ export function createIntegrationApiHandlers(
   const resolver = ({ request }: { request: Request }) => api.respond(request);
   return {
     api,
-    handlers: routes.map(([method, path]) => http[method](joinUrl(base, path), resolver)),
+    handlers: routes.map(([method, path]) => msw.http[method](joinUrl(base, path), resolver)),
   };
 }
 
@@ -157,19 +153,14 @@ export function createSdkApiHandlers(options: SdkApiHandlersOptions = {}): SdkAp
   const { baseUrl = "http://replicated:3000", ...fakeOptions } = options;
   let base: string;
   try {
-    base = normalizeBaseUrl(baseUrl);
+    base = normalizeApiBaseUrl(baseUrl);
   } catch (error) {
     throw new TypeError(`baseUrl ${(error as Error).message}`);
-  }
-  if (base !== new URL(base).origin) {
-    throw new TypeError(
-      `baseUrl must be the service's base, scheme, host and port without a path: got ${base}.`,
-    );
   }
   const api = createFakeSdkApi(fakeOptions);
   const resolver = ({ request }: { request: Request }) => api.respond(request);
   return {
     api,
-    handlers: sdkRoutes.map(([method, path]) => http[method](joinUrl(base, path), resolver)),
+    handlers: sdkRoutes.map(([method, path]) => msw.http[method](joinUrl(base, path), resolver)),
   };
 }

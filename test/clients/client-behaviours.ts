@@ -5,9 +5,9 @@ import {
 } from "../../src/cli/self-signed-certificate.ts";
 import type { IntegrationApiOptions } from "../../src/clients/integration-api/client-options.ts";
 import {
+  isCallTimeoutError,
   isConfigurationError,
   isHttpError,
-  isTimeoutError,
 } from "../../src/clients/integration-api/errors.ts";
 import { type Handler, type LocalServer, startServer } from "./integration-api/local-server.ts";
 
@@ -66,7 +66,7 @@ export function describeClientBehaviours(client: string, calls: ClientCall[]): v
           const error = await call
             .run({ baseUrl: server.url, timeoutMs: 50, retry: { limit: 0 } })
             .catch((caught: unknown) => caught);
-          expect(isTimeoutError(error)).toBe(true);
+          expect(isCallTimeoutError(error)).toBe(true);
         });
 
         it("rejects with an HttpError carrying the status and body of a failure", async () => {

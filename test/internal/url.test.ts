@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   joinUrl,
+  normalizeApiBaseUrl,
   normalizeBaseUrl,
   pathSegment,
   redactUrl,
@@ -38,6 +39,15 @@ describe("normalizeBaseUrl and joinUrl", () => {
     expect(error).toBeInstanceOf(TypeError);
     expect(String(error)).toContain("user name or password");
     expect(String(error)).not.toContain("s3cret");
+  });
+
+  it("takes a platform API's base URL as an origin only, naming the origin when a path is given", () => {
+    expect(normalizeApiBaseUrl("https://host.test:8443//")).toBe("https://host.test:8443");
+    expect(normalizeApiBaseUrl(new URL("HTTP://HOST.test:80/"))).toBe("http://host.test");
+    expect(() => normalizeApiBaseUrl("https://host.test/version/v1")).toThrow(
+      "without a path (the platform's APIs have none): got https://host.test/version/v1, use https://host.test",
+    );
+    expect(() => normalizeApiBaseUrl("https://host.test/a/?q")).toThrow("query or fragment");
   });
 
   it("redacts credentials from a URL for messages", () => {

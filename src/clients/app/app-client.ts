@@ -204,7 +204,7 @@ export function createAppClient(options: AppClientOptions = {}): AppClient {
   const { api: option, ...rest } = options;
   normalizeOptions(rest);
   const select = lazyApiSelection(option, rest.baseUrl, (kind) =>
-    createIntegrationApi({ ...rest, baseUrl: baseUrlFor(kind, rest.baseUrl) }),
+    createIntegrationApi({ ...rest, baseUrl: baseUrlFor(kind, rest.baseUrl) }, kind),
   );
   type Rest<T> = T extends [unknown, unknown, ...infer Tail] ? Tail : never;
   const request = (...args: Rest<Parameters<typeof sdkRequest>>) =>

@@ -95,7 +95,7 @@ export function createLicenseClient(options: LicenseClientOptions = {}): License
   const { api: option, ...rest } = options;
   normalizeOptions(rest);
   const select = lazyApiSelection(option, rest.baseUrl, (kind) =>
-    createIntegrationApi({ ...rest, baseUrl: baseUrlFor(kind, rest.baseUrl) }),
+    createIntegrationApi({ ...rest, baseUrl: baseUrlFor(kind, rest.baseUrl) }, kind),
   );
 
   async function license(call: CallOptions = {}) {

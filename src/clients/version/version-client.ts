@@ -133,7 +133,7 @@ export function createVersionClient(options: VersionClientOptions = {}): Version
   const { api: option, ...rest } = options;
   normalizeOptions(rest);
   const select = lazyApiSelection(option, rest.baseUrl, (kind) =>
-    createIntegrationApi({ ...rest, baseUrl: baseUrlFor(kind, rest.baseUrl) }),
+    createIntegrationApi({ ...rest, baseUrl: baseUrlFor(kind, rest.baseUrl) }, kind),
   );
 
   async function updates(
