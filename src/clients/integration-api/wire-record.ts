@@ -174,7 +174,6 @@ export function wireRecord<const Shape extends RecordShape>(
               code: "custom",
               input: undefined,
               path: [problem.wireName, ...issue.path],
-              params: { absent: problem.absent },
             });
           }
         }

@@ -72,6 +72,23 @@ describe("wireRecord", () => {
     // An exact match wins over a case-insensitive one.
     expect(go.read({ Name: "other", name: "exact" }).value).toMatchObject({ name: "exact" });
     expect(record.read({ RELEASE_SEQUENCE: 1 }).problems[0]?.absent).toBe(true);
+    // Without the option, null is a value like any other: refused by a string.
+    expect(record.read({ release_sequence: 1, notes: null }).problems).toMatchObject([
+      { wireName: "notes", absent: false },
+    ]);
+  });
+
+  it("leaves out a field that decodes to undefined, and a fake's undefined value", () => {
+    const lenient = wireRecord({
+      title: z.codec(z.unknown(), z.optional(z.string()), {
+        decode: (value) => (typeof value === "string" ? value : undefined),
+        encode: (value) => value,
+      }),
+    });
+    expect(Object.keys(lenient.read({ title: 5 }).value)).toEqual([]);
+    expect(Object.keys(record.toWire({ releaseSequence: 1, tags: undefined }))).toEqual([
+      "release_sequence",
+    ]);
   });
 
   it("encodes a decoded record back to its wire form, and names a fake's wire values", () => {
