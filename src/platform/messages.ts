@@ -42,7 +42,7 @@ export interface SyncStop {
   status?: number;
   /** The error body (parsed JSON when it parses), with the message's password redacted. */
   body?: JsonValue;
-  /** Set when no answer arrived: a network error, a time-out, an abort or an injected fault. */
+  /** Set when no answer arrived: a network error, a time-out, an abort, or one a test made up. */
   error?: string;
   /** Set when retrying cannot fix it: the application's certificate is not trusted. */
   fatal?: true;
@@ -129,6 +129,14 @@ export function toRequest(message: OutgoingMessage): ProvisioningCall {
         body: JSON.stringify(message.body),
       };
   }
+}
+
+/** The kind of message a request carries: the inverse of {@link toRequest}. */
+export function kindOfRequest({ method, path }: ProvisioningCall): MessageKind {
+  if (method === "GET") return "ping";
+  if (method === "DELETE") return "delete";
+  if (path === "/v1/reset") return "reset";
+  return path === "/v1/user/modify" ? "modify" : "create";
 }
 
 /** The message without values: what reports and logs may show. */

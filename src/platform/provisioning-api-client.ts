@@ -28,13 +28,12 @@ export interface ProvisioningCall {
  * undefined when empty), or `error` when no answer arrived (network error, time-out, abort), with
  * `fatal` when retrying cannot fix it (the application's certificate is not trusted).
  */
-export type ProvisioningAnswer =
+export type ProvisioningAnswer = (
   | {
       status: number;
       body: JsonValue | undefined;
       error?: undefined;
       timedOut?: undefined;
-      durationMs: number;
     }
   | {
       status?: undefined;
@@ -43,8 +42,17 @@ export type ProvisioningAnswer =
       fatal?: true;
       /** Set when no answer came within the time-out. */
       timedOut?: true;
-      durationMs: number;
-    };
+    }
+) & {
+  durationMs: number;
+  /**
+   * The answers to copies of this same request delivered just before it, oldest first: a
+   * transport that delivers at least once may send a request more than once, as the platform
+   * does. The delivery engine counts each copy as an attempt and reports each success. Absent
+   * for a request sent once, as the SDK's own clients send it.
+   */
+  copies?: ProvisioningAnswer[];
+};
 
 /** Sends one request and resolves with the answer; it never rejects. */
 export type ProvisioningClient = (
@@ -58,8 +66,9 @@ const inProcessOrigin = "http://localhost";
 const maxBodyText = 2000;
 
 /**
- * Makes the client that the simulator and the conformance suite send their calls through: plain
- * fetch, no retries, every status returned as it is, because the exact status is what they judge.
+ * Makes the client on fetch, for every runtime: the simulator's, the conformance suite's, and the
+ * directory sync's for a handler called in-process. Plain fetch, no retries, every status returned
+ * as it is, because the exact status is what they judge.
  */
 export function connectProvisioning(
   target: ProvisioningTarget,

@@ -1,9 +1,11 @@
 // The directory sync's public shapes: its options, its report and progress, and the sync itself.
 // directory-sync.ts holds the behaviour.
 
-import type { Fault } from "../platform/delivery-engine.ts";
 import type { SyncStop } from "../platform/messages.ts";
-import type { ProvisioningTarget } from "../platform/provisioning-api-client.ts";
+import type {
+  ProvisioningClient,
+  ProvisioningTarget,
+} from "../platform/provisioning-api-client.ts";
 import type { VerifyReport } from "../platform/verify-users.ts";
 import type { UserRecord } from "../provisioning/user-record.ts";
 import type { SkippedEntry } from "./source.ts";
@@ -137,6 +139,13 @@ export interface SyncTargetOptions {
    */
   allowDeletes?: number;
   onProgress?(progress: DirectorySyncProgress): void;
+  /**
+   * Wraps the client that every message is sent through, once, when the sync is created: for a
+   * test, one that loses an answer or delivers a message twice (the testing kit has one, see
+   * docs/directory-sync.md), or a log of each call. The wrapper answers every call as a client
+   * does: it resolves, never rejects.
+   */
+  wrapClient?(client: ProvisioningClient): ProvisioningClient;
 }
 
 /** A directory kept in sync with a Provisioning API: see `createDirectorySync`. */
@@ -170,8 +179,6 @@ export interface DirectorySync {
     readUser: (uuid: string) => Promise<UserRecord | undefined>,
     options?: { signal?: AbortSignal },
   ): Promise<VerifyReport>;
-  /** Injects a fault into a coming message, as the platform simulator does (for tests). */
-  injectFault(fault: Fault): void;
   /** Closes the state file and the directory connection; closing again does nothing. */
   close(): Promise<void>;
 }

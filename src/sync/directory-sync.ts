@@ -108,7 +108,8 @@ export function createSourceSync(
     { source: source.identity, target },
     { adopt: options.adoptState ?? false },
   );
-  const engine = createDeliveryEngine(http ?? connectProvisioning(options.target, { timeoutMs }));
+  const client = http ?? connectProvisioning(options.target, { timeoutMs });
+  const engine = createDeliveryEngine(options.wrapClient?.(client) ?? client);
   // The attempt count of the message a cycle stopped at, carried into the next cycle.
   let lastStop: { key: string; attempts: number } | undefined;
   // The attempt counts of the messages the last cycle held.
@@ -493,7 +494,6 @@ export function createSourceSync(
         present: usersOf(source.read({ uuidsOnly: false })),
         signal,
       }),
-    injectFault: (fault) => engine.injectFault(fault),
     async close() {
       // A second close (a test's cleanup after the test's own, a signal handler racing the end
       // of run) must not close the state file's descriptors again.

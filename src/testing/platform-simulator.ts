@@ -1,4 +1,4 @@
-import { createDeliveryEngine, type Fault } from "../platform/delivery-engine.ts";
+import { createDeliveryEngine } from "../platform/delivery-engine.ts";
 import {
   changedFields,
   type Delivery,
@@ -17,10 +17,11 @@ import { connectUserReader, type ReadUser } from "../platform/read-user.ts";
 import { type VerifyReport, verifyUsers } from "../platform/verify-users.ts";
 import { mergeUser } from "../provisioning/merge-user.ts";
 import type { UserFieldName, UserPatch, UserRecord } from "../provisioning/user-record.ts";
+import { type Fault, withFaults } from "./faults.ts";
 
 // The delivery loop and its messages are the platform's side (src/platform): one engine for the
 // simulator's in-memory directory and a real LDAP directory.
-export type { Delivery, Fault, MessageKind, MessageSummary, SyncStop };
+export type { Delivery, MessageKind, MessageSummary, SyncStop };
 
 /** A change in the simulated directory, as {@link PlatformSimulator.apply} takes it. */
 export type DirectoryChange =
@@ -95,6 +96,7 @@ export interface PlatformSimulator {
   users(): UserRecord[];
   /** Messages waiting for the next sync(); before the first sync, the initial creates. */
   readonly pending: number;
+  /** Makes a coming message fail, as {@link withFaults} does: see {@link Fault}. */
   injectFault(fault: Fault): void;
   /**
    * Runs one cycle: ping, then every pending message in order until one fails. Never rejects:
@@ -133,7 +135,8 @@ export interface PlatformSimulator {
  */
 export function createPlatformSimulator(options: PlatformSimulatorOptions): PlatformSimulator {
   const timeoutMs = options.timeoutMs ?? 30_000;
-  const engine = createDeliveryEngine(connectProvisioning(options.target, { timeoutMs }));
+  const client = withFaults(connectProvisioning(options.target, { timeoutMs }));
+  const engine = createDeliveryEngine(client);
   const directory = new Map<string, UserRecord>();
   // Users removed from the directory, which the application must no longer hold.
   const removed = new Set<string>();
@@ -249,7 +252,7 @@ export function createPlatformSimulator(options: PlatformSimulatorOptions): Plat
     get pending() {
       return initialSyncPlanned ? queue.length - head : directory.size;
     },
-    injectFault: (fault) => engine.injectFault(fault),
+    injectFault: client.injectFault,
     sync,
     reset: async (resetOptions) => {
       assertIdle();
