@@ -1,8 +1,9 @@
 import { type ClientRequest, Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { isCertificateProblem } from "../internal/certificate-problem.ts";
+import { readFailureCause } from "../internal/failure-cause.ts";
 import { joinUrl, normalizeBaseUrl } from "../internal/url.ts";
-import { type ProvisioningClient, parseBody } from "./provisioning-api-client.ts";
+import { maxAnswerBytes, type ProvisioningClient, parseBody } from "./provisioning-api-client.ts";
 
 /** A {@link ProvisioningClient} that holds a connection open, closed by `close`. */
 export interface ClosableClient extends ProvisioningClient {
@@ -72,15 +73,27 @@ export function connectOverNodeHttp(
         },
         (response) => {
           const chunks: Buffer[] = [];
-          response.on("data", (chunk: Buffer) => chunks.push(chunk));
-          response.on("error", fail);
-          response.on("end", () =>
+          let length = 0;
+          const answer = (complete: boolean) =>
             settle({
               status: response.statusCode ?? 0,
-              body: parseBody(Buffer.concat(chunks).toString("utf8")),
+              body: parseBody(Buffer.concat(chunks, length).toString("utf8"), complete),
               durationMs: elapsed(),
-            }),
-          );
+            });
+          response.on("data", (chunk: Buffer) => {
+            if (length + chunk.byteLength <= maxAnswerBytes) {
+              chunks.push(chunk);
+              length += chunk.byteLength;
+              return;
+            }
+            // A runaway body: answer with its start and drop the connection rather than read on.
+            chunks.push(chunk.subarray(0, maxAnswerBytes - length));
+            length = maxAnswerBytes;
+            answer(false);
+            response.destroy();
+          });
+          response.on("error", fail);
+          response.on("end", () => answer(true));
         },
       );
       outgoing.setTimeout(timeoutMs, () =>
@@ -110,9 +123,8 @@ export function connectOverNodeHttp(
  * the next cycle would meet the same certificate.
  */
 function describe(error: unknown): { error: string; fatal?: true } {
-  const message = error instanceof Error ? error.message : String(error);
-  const code = (error as { code?: unknown })?.code;
-  if (!isCertificateProblem(`${typeof code === "string" ? code : ""} ${message}`)) {
+  const { code, message } = readFailureCause(error);
+  if (!isCertificateProblem(`${code ?? ""} ${message}`)) {
     return { error: message };
   }
   return {

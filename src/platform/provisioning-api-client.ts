@@ -1,4 +1,6 @@
 import type { JsonValue } from "type-fest";
+import { readFailureCause } from "../internal/failure-cause.ts";
+import { readCappedText } from "../internal/read-capped-text.ts";
 import { joinUrl, normalizeBaseUrl } from "../internal/url.ts";
 
 /**
@@ -66,6 +68,13 @@ const inProcessOrigin = "http://localhost";
 const maxBodyText = 2000;
 
 /**
+ * How much of an application's answer the platform's clients read: the body is for a report (an
+ * error's reason), and a server that sends a runaway body must not exhaust the sender's memory.
+ * Past it the answer is cut off and reported as text.
+ */
+export const maxAnswerBytes = 64 * 1024;
+
+/**
  * Makes the client on fetch, for every runtime: the simulator's, the conformance suite's, and the
  * directory sync's for a handler called in-process. Plain fetch, no retries, every status returned
  * as it is, because the exact status is what they judge.
@@ -93,11 +102,12 @@ export function connectProvisioning(
               : { body: request.body, headers: { "content-type": "application/json" } }),
           }),
         );
-        return { status: response.status, text: await response.text() };
+        const { body, complete } = await readCappedText(response, maxAnswerBytes, abort);
+        return { status: response.status, text: body, complete };
       })();
       // A handler called in-process may ignore the request's signal; the race keeps the time-out.
-      const { status, text } = await raceAbort(exchange, abort);
-      return { status, body: parseBody(text), durationMs: elapsed() };
+      const { status, text, complete } = await raceAbort(exchange, abort);
+      return { status, body: parseBody(text, complete), durationMs: elapsed() };
     } catch (error) {
       return {
         error: describeFailure(error, abort, timeoutMs),
@@ -126,8 +136,14 @@ function parseBaseUrl(target: string | URL): string {
   }
 }
 
-/** The answer's body: JSON when it parses, else the text (cut at 2,000 characters), else undefined. */
-export function parseBody(text: string): JsonValue | undefined {
+/**
+ * The answer's body: JSON when it parses, else the text (cut at 2,000 characters), else undefined.
+ * A body cut off at {@link maxAnswerBytes} (`complete` false) is its text's start, marked so.
+ */
+export function parseBody(text: string, complete = true): JsonValue | undefined {
+  if (!complete) {
+    return `${text.slice(0, maxBodyText)}… (cut off: the answer is longer than ${maxAnswerBytes} bytes)`;
+  }
   if (text === "") return undefined;
   try {
     // JSON.parse defines `__proto__` as an own, plain key: no prototype is touched.
@@ -143,7 +159,5 @@ function describeFailure(error: unknown, signal: AbortSignal, timeoutMs: number)
       ? `no answer within ${timeoutMs} ms`
       : "aborted";
   }
-  // fetch rejects with "fetch failed" and keeps the useful part (ECONNREFUSED ...) in `cause`.
-  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-  return cause instanceof Error ? cause.message : String(cause);
+  return readFailureCause(error).message;
 }
