@@ -14,6 +14,13 @@ export default defineConfig({
   },
   test: {
     include: ["test/**/*.test.ts", "examples/**/*.test.ts"],
+    // Type tests (*.test-d.ts) are checked by tsc, not run: an expectTypeOf that does not hold
+    // fails the suite. tsconfig.type-tests.json gives tsc only those files and what they import.
+    typecheck: {
+      enabled: true,
+      include: ["test/**/*.test-d.ts"],
+      tsconfig: "tsconfig.type-tests.json",
+    },
     // Names each suite that will skip here, and the variable or install that enables it.
     globalSetup: ["test/support/skipped-suites.ts"],
     // Generous: CI machines are shared, and no test here measures time.

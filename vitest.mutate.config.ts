@@ -43,5 +43,7 @@ export default defineConfig({
     include,
     exclude: [...configDefaults.exclude, ...(soak[name] ?? [])],
     testTimeout: 20_000,
+    // Mutants change values, not types: the type tests would only spawn tsc for every run.
+    typecheck: { enabled: false },
   },
 });

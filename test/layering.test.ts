@@ -18,6 +18,31 @@ const violations: { rule: string; from: string; to: string }[] = [
     from: "src/sync/imports-testing.ts",
     to: "src/testing/kit.ts",
   },
+  {
+    rule: "client-imports-no-other-client",
+    from: "src/clients/version/imports-license.ts",
+    to: "src/clients/license/client.ts",
+  },
+  {
+    rule: "audit-pg-boss-imports-only-the-audit-event",
+    from: "src/clients/audit-pg-boss/imports-audit-buffer.ts",
+    to: "src/clients/audit/buffer.ts",
+  },
+  {
+    rule: "integration-api-imports-no-client",
+    from: "src/clients/integration-api/imports-sdk-api.ts",
+    to: "src/clients/sdk-api/selection.ts",
+  },
+  {
+    rule: "provisioning-imports-no-adapter",
+    from: "src/provisioning/imports-adapter.ts",
+    to: "src/adapters/server.ts",
+  },
+  {
+    rule: "internal-imports-no-feature",
+    from: "src/internal/imports-feature.ts",
+    to: "src/provisioning/core.ts",
+  },
 ];
 
 /** Every import of every TypeScript file under `folder`: the importing file and where it points. */

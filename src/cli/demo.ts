@@ -9,7 +9,6 @@ import { join } from "node:path";
 import { toNodeHandler } from "../adapters/node/index.ts";
 import { createAuditClient, defineAuditActions } from "../clients/audit/index.ts";
 import { createVersionClient } from "../clients/version/index.ts";
-import { serveFetch } from "../internal/serve-fetch.ts";
 import { createProvisioningHandler } from "../provisioning/handler.ts";
 import type { UserStore } from "../provisioning/user-store.ts";
 import { createFakeIntegrationApi } from "../testing/fake-integration-api.ts";
@@ -20,10 +19,10 @@ import {
   type MessageSummary,
   type SyncReport,
 } from "../testing/platform-simulator.ts";
-
 import { createUserGenerator } from "../testing/user-generator.ts";
 import type { CommandIo } from "./command.ts";
 import { createProgress } from "./progress.ts";
+import { serveFetch } from "./serve-fetch.ts";
 
 const actions = defineAuditActions({
   created: "directory.user.created",

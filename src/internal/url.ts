@@ -1,5 +1,5 @@
 /**
- * The one place base URLs are checked, normalized and joined: the Integration API clients, the
+ * The one place base URLs are checked, normalized and joined, and trailing slashes trimmed: the Integration API clients, the
  * msw handlers and the Provisioning API target of the testing kit all read a base URL the same way.
  */
 
@@ -27,7 +27,39 @@ export function normalizeBaseUrl(value: string | URL): string {
   if (url.search !== "" || url.hash !== "") {
     throw new TypeError(`must not have a query or fragment: ${redactUrl(url.href)}`);
   }
-  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+  return `${url.origin}${trimTrailingSlashes(url.pathname)}`;
+}
+
+/**
+ * `value` without the slashes it ends with (`/ldap/auth//` is `/ldap/auth`, `/` is empty): the one
+ * trimming of base URLs, base paths and the provisioner URL. A loop rather than `/\/+$/`, whose
+ * backtracking is quadratic on a long run of slashes followed by something else.
+ */
+export function trimTrailingSlashes(value: string): string {
+  let end = value.length;
+  while (end > 0 && value.charCodeAt(end - 1) === 47 /* "/" */) end--;
+  return end === value.length ? value : value.slice(0, end);
+}
+
+/**
+ * A base URL of one of the platform's APIs (the Integration API, the newer in-cluster SDK service,
+ * the admin console), normalized by {@link normalizeBaseUrl}: scheme, host and port, without a
+ * path. The platform gives its APIs no path (PLATFORM_INTEGRATIONAPI is an origin), and the
+ * endpoints' paths (`/version/v1/...`) start at the root, so a path here is an endpoint's URL
+ * given as the base: refused at once rather than answered 404 on every call. A Provisioning API
+ * base (the application's) may carry a path and uses {@link normalizeBaseUrl}.
+ *
+ * @throws TypeError as {@link normalizeBaseUrl} does, or naming the path and the origin to use.
+ */
+export function normalizeApiBaseUrl(value: string | URL): string {
+  const base = normalizeBaseUrl(value);
+  const { origin } = new URL(base);
+  if (base !== origin) {
+    throw new TypeError(
+      `must be the API's scheme, host and port without a path (the platform's APIs have none): got ${base}, use ${origin}`,
+    );
+  }
+  return base;
 }
 
 /** `path` (which starts with `/`) under a base from {@link normalizeBaseUrl}. */

@@ -1,5 +1,5 @@
 import { type HttpHandler, http } from "msw";
-import { joinUrl, normalizeBaseUrl } from "../internal/url.ts";
+import { joinUrl, normalizeApiBaseUrl } from "../internal/url.ts";
 import {
   createFakeIntegrationApi,
   type FakeIntegrationApi,
@@ -81,14 +81,9 @@ export function createIntegrationApiHandlers(
   const { baseUrl, ...fakeOptions } = options;
   let base: string;
   try {
-    base = normalizeBaseUrl(baseUrl);
+    base = normalizeApiBaseUrl(baseUrl);
   } catch (error) {
     throw new TypeError(`baseUrl ${(error as Error).message}`);
-  }
-  if (base !== new URL(base).origin) {
-    throw new TypeError(
-      `baseUrl must be the Integration API base, scheme, host and port without a path: got ${base}.`,
-    );
   }
   const api = createFakeIntegrationApi(fakeOptions);
   // The fake answers an injected network error with Response.error(), which is what msw's
@@ -157,14 +152,9 @@ export function createSdkApiHandlers(options: SdkApiHandlersOptions = {}): SdkAp
   const { baseUrl = "http://replicated:3000", ...fakeOptions } = options;
   let base: string;
   try {
-    base = normalizeBaseUrl(baseUrl);
+    base = normalizeApiBaseUrl(baseUrl);
   } catch (error) {
     throw new TypeError(`baseUrl ${(error as Error).message}`);
-  }
-  if (base !== new URL(base).origin) {
-    throw new TypeError(
-      `baseUrl must be the service's base, scheme, host and port without a path: got ${base}.`,
-    );
   }
   const api = createFakeSdkApi(fakeOptions);
   const resolver = ({ request }: { request: Request }) => api.respond(request);

@@ -94,15 +94,3 @@ export function errorResponse(
     body: JSON.stringify(body),
   };
 }
-
-/**
- * The answer when a body exceeds the handler's `bodyLimit`. The rest of the body stays unread, so
- * the answer closes the connection.
- */
-export const payloadTooLarge: ProvisioningResponse = {
-  ...errorResponse(
-    "payload_too_large",
-    "The body exceeds the size limit of this Provisioning API (the handler's bodyLimit)",
-  ),
-  closeConnection: true,
-};

@@ -1,9 +1,10 @@
-import { createFetchEntry } from "../adapters/web/fetch-entry.ts";
 import { resolveLogger } from "../internal/logger.ts";
 import { createParserInFrontReport, readPatches } from "./body.ts";
 import { errorResponse } from "./errors.ts";
 import type { ProvisioningHandler, ProvisioningHandlerOptions } from "./handler-options.ts";
 import { fromBrowser, withHeaderRecord } from "./headers.ts";
+import { resolveBodyLimit } from "./http/body-limit.ts";
+import { createFetchEntry } from "./http/fetch-entry.ts";
 import { createHandlerObserver } from "./observe.ts";
 import { createOperations } from "./operations.ts";
 import { createRouter, normalizeBasePath, type Route } from "./routes.ts";
@@ -21,8 +22,6 @@ const browserRefused = errorResponse(
   "forbidden",
   "A web browser sent this request (it carries Origin or Sec-Fetch-Site); the Provisioning API answers only the platform, a server. Set allowBrowsers to serve browsers",
 );
-
-const defaultBodyLimit = 1024 * 1024;
 
 /**
  * Creates the Provisioning API over a {@link UserStore}.
@@ -64,10 +63,7 @@ export function createProvisioningHandler(
 ): ProvisioningHandler {
   const { authorize, allowBrowsers = false } = options;
   const basePath = normalizeBasePath(options.basePath);
-  const bodyLimit = options.bodyLimit ?? defaultBodyLimit;
-  if (!Number.isSafeInteger(bodyLimit) || bodyLimit < 0) {
-    throw new TypeError("bodyLimit must be a non-negative integer number of bytes");
-  }
+  const bodyLimit = resolveBodyLimit(options.bodyLimit);
   const servesReset = resetServed(options);
   const router = createRouter(basePath, servesReset);
   const observer = createHandlerObserver(options.store, basePath, options.telemetry);

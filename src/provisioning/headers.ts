@@ -1,4 +1,4 @@
-import type { GuardedRequest, ProvisioningRequest, RequestHeaders } from "./types.ts";
+import type { GuardedRequest, HeaderRecord, ProvisioningRequest, RequestHeaders } from "./types.ts";
 
 /** Whether headers came as a flat `[name, value, ...]` list (Node's `req.rawHeaders`). */
 export function isHeaderList(headers: RequestHeaders): headers is readonly string[] {
@@ -39,8 +39,8 @@ function sameName(key: string, lowercase: string): boolean {
 /** The request as a guard sees it: headers always a record, repeated ones joined as Node does. */
 export function withHeaderRecord(request: ProvisioningRequest): GuardedRequest {
   const headers = request.headers;
-  if (isWebHeaders(headers)) return { ...request, headers: Object.fromEntries(headers) };
-  if (!isHeaderList(headers)) return { ...request, headers };
+  if (isWebHeaders(headers)) return guarded(request, Object.fromEntries(headers));
+  if (!isHeaderList(headers)) return guarded(request, headers);
   // No prototype: a header named __proto__ stays a header.
   const record: Record<string, string> = Object.create(null);
   for (let index = 0; index < headers.length; index += 2) {
@@ -49,7 +49,16 @@ export function withHeaderRecord(request: ProvisioningRequest): GuardedRequest {
     const seen = record[name];
     record[name] = seen === undefined ? value : `${seen}, ${value}`;
   }
-  return { ...request, headers: record };
+  return guarded(request, record);
+}
+
+/**
+ * The guard's copy of a request: its own properties, and the peer address too, which `handle`'s
+ * caller may serve from a getter (handler.fetch looks it up only when it is read), which a spread
+ * alone would leave behind.
+ */
+function guarded(request: ProvisioningRequest, headers: HeaderRecord): GuardedRequest {
+  return { ...request, remoteAddress: request.remoteAddress, headers };
 }
 
 /**

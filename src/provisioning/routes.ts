@@ -1,4 +1,5 @@
 // Routing: which operation a request target names, relative to the handler's base path.
+import { trimTrailingSlashes } from "../internal/url.ts";
 
 /** A route of the Provisioning API; `user` is `/v1/user/:uuid`. */
 export interface Route {
@@ -30,7 +31,7 @@ function fixedRoute(rest: string, reset: boolean): Route | undefined {
 
 /** The base path as the handler keeps it: empty, or a leading slash and no trailing one. */
 export function normalizeBasePath(basePath: string | undefined): string {
-  const normalized = (basePath ?? "").replace(/\/+$/, "");
+  const normalized = trimTrailingSlashes(basePath ?? "");
   if (normalized !== "" && !normalized.startsWith("/")) {
     throw new TypeError(`basePath must start with "/": "${normalized}"`);
   }

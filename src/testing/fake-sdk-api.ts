@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import { Timestamp } from "../clients/integration-api/timestamp.ts";
 import {
   kotsLicenseSchema,
   type SdkLicenseField,
@@ -13,7 +14,6 @@ import {
   sdkSupportBundleSchema,
   sdkUpdatesSchema,
 } from "../clients/sdk-api/sdk-records.ts";
-import { Timestamp } from "../clients/version/timestamp.ts";
 import type { FakeFailure } from "./fake-integration-api.ts";
 import { decodeSegment } from "./fake-responses.ts";
 import { jsonEqual } from "./json-equal.ts";

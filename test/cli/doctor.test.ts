@@ -11,7 +11,7 @@ import { doctorCommand } from "../../src/cli/commands/doctor.ts";
 import { mockApiCommand } from "../../src/cli/commands/mock-api.ts";
 import type { CheckResult } from "../../src/cli/doctor/check.ts";
 import { run } from "../../src/cli/run.ts";
-import { createSelfSignedCertificate } from "../../src/internal/self-signed-certificate.ts";
+import { createSelfSignedCertificate } from "../../src/cli/self-signed-certificate.ts";
 import { createProvisioningHandler, MemoryUserStore } from "../../src/provisioning/index.ts";
 import { createFakeIo } from "../support/fake-io.ts";
 import { startMockApi as startAnyMockApi } from "./start-mock-api.ts";
@@ -139,12 +139,13 @@ describe("doctor against mock-api over HTTP", () => {
     expect(status).toBe(1);
     expect(out).toMatch(/^CHECK +RESULT +FOUND\n/);
     // The table wraps its cells within 80 columns (the CLI's shared table), never cutting them.
+    // A path is refused by the clients' own rule, before any request.
     expect(out.replace(/\s+/g, " ")).toMatch(
-      /Version API answers FAIL GET http:\/\/\S*\/wrong\/version\/v1\/ ?current answered 404/,
+      /PLATFORM_INTEGRATIONAPI is set FAIL PLATFORM_INTEGRATIONAPI must be the API's scheme, host and port without a path .*got http:\/\/\S*\/wrong, use http:\/\/127\.0\.0\.1:\d+ /,
     );
     const fixes = out.split("\n").filter((line) => /^(FAIL|WARN) /.test(line));
     expect(fixes).toEqual([
-      "FAIL version: The Version API is not under this URL: PLATFORM_INTEGRATIONAPI must be the API's root, scheme://host:port (remove the path /wrong).",
+      "FAIL base-url: PLATFORM_INTEGRATIONAPI must be an absolute http(s) URL such as https://10.0.0.2:9880, without a user name or password, and without a path (the Integration API's root).",
     ]);
     expect(out).toMatch(/\n1 check failed\.\n$/);
   });
@@ -153,7 +154,7 @@ describe("doctor against mock-api over HTTP", () => {
     const { status, check } = await doctorJson(["--base-url", `${api.url}/x/`], {});
     expect(status).toBe(1);
     expect(check("base-url").title).toBe("--base-url is valid");
-    expect(check("version").fix).toMatch(/^The Version API is not under this URL: --base-url must/);
+    expect(check("base-url").fix).toMatch(/^--base-url must be an absolute .* without a path/);
   });
 });
 

@@ -1,14 +1,14 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { IntegrationApiOptions } from "../../src/clients/integration-api/client-options.ts";
-import {
-  isConfigurationError,
-  isHttpError,
-  isTimeoutError,
-} from "../../src/clients/integration-api/errors.ts";
 import {
   createSelfSignedCertificate,
   type SelfSignedCertificate,
-} from "../../src/internal/self-signed-certificate.ts";
+} from "../../src/cli/self-signed-certificate.ts";
+import type { IntegrationApiOptions } from "../../src/clients/integration-api/client-options.ts";
+import {
+  isCallTimeoutError,
+  isConfigurationError,
+  isHttpError,
+} from "../../src/clients/integration-api/errors.ts";
 import { type Handler, type LocalServer, startServer } from "./integration-api/local-server.ts";
 
 /** One call of a client, and the answer that makes it succeed. */
@@ -66,7 +66,7 @@ export function describeClientBehaviours(client: string, calls: ClientCall[]): v
           const error = await call
             .run({ baseUrl: server.url, timeoutMs: 50, retry: { limit: 0 } })
             .catch((caught: unknown) => caught);
-          expect(isTimeoutError(error)).toBe(true);
+          expect(isCallTimeoutError(error)).toBe(true);
         });
 
         it("rejects with an HttpError carrying the status and body of a failure", async () => {

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { joinUrl, normalizeBaseUrl, pathSegment, redactUrl } from "../../src/internal/url.ts";
+import {
+  joinUrl,
+  normalizeApiBaseUrl,
+  normalizeBaseUrl,
+  pathSegment,
+  redactUrl,
+  trimTrailingSlashes,
+} from "../../src/internal/url.ts";
 
 describe("normalizeBaseUrl and joinUrl", () => {
   it("keeps the origin and path, drops trailing slashes, and joins a path under it", () => {
@@ -34,6 +41,15 @@ describe("normalizeBaseUrl and joinUrl", () => {
     expect(String(error)).not.toContain("s3cret");
   });
 
+  it("takes a platform API's base URL as an origin only, naming the origin when a path is given", () => {
+    expect(normalizeApiBaseUrl("https://host.test:8443//")).toBe("https://host.test:8443");
+    expect(normalizeApiBaseUrl(new URL("HTTP://HOST.test:80/"))).toBe("http://host.test");
+    expect(() => normalizeApiBaseUrl("https://host.test/version/v1")).toThrow(
+      "without a path (the platform's APIs have none): got https://host.test/version/v1, use https://host.test",
+    );
+    expect(() => normalizeApiBaseUrl("https://host.test/a/?q")).toThrow("query or fragment");
+  });
+
   it("redacts credentials from a URL for messages", () => {
     expect(redactUrl("https://u:p@host.test/a?b#c")).toBe("https://host.test/a?b#c");
     expect(redactUrl("https://host.test/a@b")).toBe("https://host.test/a@b");
@@ -51,5 +67,16 @@ describe("pathSegment", () => {
     expect(() => pathSegment("username", ".")).toThrow(RangeError);
     expect(() => pathSegment("username", "")).toThrow("username must be a non-empty string");
     expect(() => pathSegment("name", 7)).toThrow("name must be a non-empty string, got number");
+  });
+});
+
+describe("trimTrailingSlashes", () => {
+  it("drops every slash at the end and only there", () => {
+    expect(trimTrailingSlashes("/ldap/auth//")).toBe("/ldap/auth");
+    expect(trimTrailingSlashes("https://app.test/ldap/")).toBe("https://app.test/ldap");
+    expect(trimTrailingSlashes("/a//b")).toBe("/a//b");
+    expect(trimTrailingSlashes("///")).toBe("");
+    expect(trimTrailingSlashes("")).toBe("");
+    expect(trimTrailingSlashes("/a/b")).toBe("/a/b");
   });
 });

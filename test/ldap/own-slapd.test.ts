@@ -431,8 +431,6 @@ describe.runIf(installed || required)("directory sync against slapd servers of i
 
 /** A CA that issued nothing slapd serves. */
 async function otherCa(): Promise<string> {
-  const { createSelfSignedCertificate } = await import(
-    "../../src/internal/self-signed-certificate.ts"
-  );
+  const { createSelfSignedCertificate } = await import("../../src/cli/self-signed-certificate.ts");
   return (await createSelfSignedCertificate()).cert;
 }

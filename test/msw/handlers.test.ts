@@ -1,7 +1,7 @@
 import { HttpResponse, http } from "msw";
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { createIntegrationApiHandlers } from "../../src/msw/index.ts";
+import { createIntegrationApiHandlers, createSdkApiHandlers } from "../../src/msw/index.ts";
 
 const baseUrl = "https://platform.test";
 const { handlers, api } = createIntegrationApiHandlers({
@@ -131,6 +131,12 @@ describe("createIntegrationApiHandlers", () => {
   it("refuses a base URL with a path, which the platform's never has", () => {
     expect(() => createIntegrationApiHandlers({ baseUrl: `${baseUrl}/api` })).toThrow(
       "without a path",
+    );
+  });
+
+  it("refuses a path for the newer API's handlers too, by the clients' own rule", () => {
+    expect(() => createSdkApiHandlers({ baseUrl: "http://replicated:3000/api/v1" })).toThrow(
+      "baseUrl must be the API's scheme, host and port without a path",
     );
   });
 });

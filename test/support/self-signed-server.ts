@@ -3,7 +3,7 @@ import type { RequestListener } from "node:http";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { afterEach } from "vitest";
-import { createSelfSignedCertificate } from "../../src/internal/self-signed-certificate.ts";
+import { createSelfSignedCertificate } from "../../src/cli/self-signed-certificate.ts";
 
 /** An https:// server on loopback: its base URL (no trailing slash) and its certificate (PEM). */
 export interface SelfSignedServer {

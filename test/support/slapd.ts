@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { createSelfSignedCertificate } from "../../src/internal/self-signed-certificate.ts";
+import { createSelfSignedCertificate } from "../../src/cli/self-signed-certificate.ts";
 import { adminDn, peopleDn, peopleLdif, suffix } from "./directory-fixture.ts";
 
 /** Where a running slapd is and how to reach it. */

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import ts from "typescript";
-import { describe, expect, expectTypeOf, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MemoryUserStore, type UserStore } from "../../src/provisioning/index.ts";
 import {
   type TestContext,
@@ -227,27 +227,7 @@ describe("testUserStore's reporting", () => {
     expect(outcomes.failed).toContain("leaves nothing of a deleted user in the database");
   });
 
-  it("hands create's own store type to destroy and read", () => {
-    class ClosableStore extends MemoryUserStore {
-      closed = false;
-      close(): void {
-        this.closed = true;
-      }
-    }
-    const options: UserStoreContractOptions<ClosableStore> = {
-      describe,
-      it,
-      create: () => new ClosableStore(),
-      // The README's line, without a cast.
-      destroy: (store) => store.close(),
-      read: (store, uuid) => store.get(uuid),
-    };
-    expectTypeOf(options.destroy).parameter(0).toEqualTypeOf<ClosableStore>();
-    expectTypeOf(testUserStore<ClosableStore>)
-      .parameter(0)
-      .toEqualTypeOf(options);
-  });
-
+  // That destroy and read get create's own store type: user-store-contract.test-d.ts.
   it("closes each store it made with destroy, after the check, whatever its outcome", async () => {
     const made: MemoryUserStore[] = [];
     const destroyed: MemoryUserStore[] = [];

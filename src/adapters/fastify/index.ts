@@ -1,7 +1,7 @@
 import type { Readable } from "node:stream";
 import type { FastifyPluginCallback } from "fastify";
-import { answerNodeRequest } from "../../internal/node-request.ts";
 import type { ProvisioningHandler } from "../../provisioning/handler-options.ts";
+import { answerNodeRequest } from "../../provisioning/http/node-request.ts";
 
 /**
  * A Fastify plugin that serves a Provisioning handler. It imports nothing from Fastify at run

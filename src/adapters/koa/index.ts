@@ -1,6 +1,6 @@
 import type { Middleware } from "koa";
-import { answerNodeRequest } from "../../internal/node-request.ts";
 import type { ProvisioningHandler } from "../../provisioning/handler-options.ts";
+import { answerNodeRequest } from "../../provisioning/http/node-request.ts";
 
 /**
  * A Koa middleware that serves a Provisioning handler; other paths go on to `next`, body unread.

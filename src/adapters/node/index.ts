@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { readNodeRequest, writeNodeResponse } from "../../internal/node-request.ts";
-import { errorResponse, payloadTooLarge } from "../../provisioning/errors.ts";
+import { errorResponse } from "../../provisioning/errors.ts";
 import type { ProvisioningHandler } from "../../provisioning/handler-options.ts";
+import { payloadTooLarge } from "../../provisioning/http/body-limit.ts";
+import { readNodeRequest, writeNodeResponse } from "../../provisioning/http/node-request.ts";
 import type { ProvisioningResponse } from "../../provisioning/types.ts";
 
 /**

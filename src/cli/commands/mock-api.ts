@@ -1,7 +1,5 @@
 import { writeFile } from "node:fs/promises";
 import { resolve as resolvePath } from "node:path";
-import { createSelfSignedCertificate } from "../../internal/self-signed-certificate.ts";
-import { type ServedFetch, serveFetch } from "../../internal/serve-fetch.ts";
 import type { FakeAuditEvent } from "../../testing/fake-audit-api.ts";
 import { type FakeIdentityUser, fakeIdentityDefaults } from "../../testing/fake-identity-api.ts";
 import { createFakeIntegrationApi } from "../../testing/fake-integration-api.ts";
@@ -14,6 +12,8 @@ import {
 import type { FakeUpdateInit } from "../../testing/fake-version-api.ts";
 import { integerOption, parseCommandArgs } from "../args.ts";
 import { type Command, type CommandIo, UsageError } from "../command.ts";
+import { createSelfSignedCertificate } from "../self-signed-certificate.ts";
+import { type ServedFetch, serveFetch } from "../serve-fetch.ts";
 
 const usage = `Usage: platform-integration mock-api [options]
 

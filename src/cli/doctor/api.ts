@@ -2,15 +2,16 @@ import { hostname } from "node:os";
 import { createAuditClient } from "../../clients/audit/audit-client.ts";
 import type { TlsOptions } from "../../clients/integration-api/client-options.ts";
 import {
+  isCallTimeoutError,
   isHttpError,
   isNetworkError,
   isResponseShapeError,
-  isTimeoutError,
 } from "../../clients/integration-api/errors.ts";
 import { createIntegrationApi } from "../../clients/integration-api/http.ts";
 import { capabilitiesOf } from "../../clients/sdk-api/api-selection.ts";
-import { readSdkCurrentVersion, readSdkUpdates } from "../../clients/sdk-api/sdk-version.ts";
+import { readSdkCurrentVersion, readSdkUpdates } from "../../clients/version/sdk-api-version.ts";
 import { readCurrentVersion, readUpdates } from "../../clients/version/version-records.ts";
+import { trimTrailingSlashes } from "../../internal/url.ts";
 import { connectProvisioning } from "../../platform/provisioning-api-client.ts";
 import { type CheckResult, describeError, oneLine, result } from "./check.ts";
 import type { ProbeOptions } from "./network.ts";
@@ -72,11 +73,10 @@ export async function checkVersionApi(settings: ApiSettings): Promise<CheckResul
 function versionFailure(error: unknown, settings: ApiSettings): CheckResult {
   const title = "Version API answers";
   const url = `${settings.baseUrl}/version/v1/current`;
-  const path = new URL(settings.baseUrl).pathname;
   if (isHttpError(error)) {
     const fix =
       error.status === 404
-        ? `The Version API is not under this URL: ${settings.source} must be the API's root, scheme://host:port${path === "/" ? "" : ` (remove the path ${path})`}.`
+        ? `The Version API is not under this URL: check that ${settings.source} names the platform's Integration API and not another service.`
         : `The API refused the call (${error.status}): check that ${settings.source} names the platform's Integration API and not a proxy or another service.`;
     return result(
       "version",
@@ -91,7 +91,7 @@ function versionFailure(error: unknown, settings: ApiSettings): CheckResult {
       fix: `Something other than the Integration API answers at ${settings.baseUrl}: check the host, port and path in ${settings.source}.`,
     });
   }
-  if (isTimeoutError(error)) {
+  if (isCallTimeoutError(error)) {
     return result(
       "version",
       title,
@@ -186,7 +186,7 @@ export async function checkProvisionerPing(
   { timeoutMs, signal }: ProbeOptions,
 ): Promise<CheckResult> {
   const title = "Provisioning API answers ping";
-  const url = `${provisioner.replace(/\/+$/, "")}/v1/ping`;
+  const url = `${trimTrailingSlashes(provisioner)}/v1/ping`;
   const answer = await connectProvisioning(provisioner, { timeoutMs })(
     { method: "GET", path: "/v1/ping" },
     signal,

@@ -1,5 +1,6 @@
-import { baseUrlVariable, resolveBaseUrl } from "../../clients/integration-api/base-url.ts";
+import { baseUrlVariable } from "../../clients/integration-api/base-url.ts";
 import type { TlsOptions } from "../../clients/integration-api/client-options.ts";
+import { normalizeApiBaseUrl } from "../../internal/url.ts";
 import {
   type ApiSettings,
   apiResult,
@@ -10,7 +11,7 @@ import {
   checkVersionApi,
   probeSdkApi,
 } from "./api.ts";
-import { type CheckResult, describeError, result } from "./check.ts";
+import { type CheckResult, result } from "./check.ts";
 import {
   checkDns,
   checkTcp,
@@ -122,17 +123,23 @@ function checkBaseUrl(options: DoctorOptions): {
   const source = options.baseUrl === undefined ? baseUrlVariable : "--base-url";
   const title = options.baseUrl === undefined ? `${baseUrlVariable} is set` : "--base-url is valid";
   const raw = options.baseUrl ?? options.env[baseUrlVariable];
+  if (raw === undefined || raw.trim() === "") {
+    const fix = `Set ${baseUrlVariable} to the Integration API's URL: the platform sets it in the application's container; outside it, run "platform-integration mock-api" and use the URL it prints.`;
+    return {
+      result: result("base-url", title, "fail", `${source} is not set`, { fix }),
+      source,
+    };
+  }
   try {
-    const url = resolveBaseUrl(raw === undefined || raw.trim() === "" ? undefined : raw);
-    const path = new URL(url).pathname;
-    const note = path === "/" ? "" : ` (with the path ${path}: the platform's URL has none)`;
-    return { result: result("base-url", title, "pass", `${url}${note}`), url, source };
+    // The clients' own rule (an origin, without a path), named after where the value came from.
+    const url = normalizeApiBaseUrl(raw);
+    return { result: result("base-url", title, "pass", url), url, source };
   } catch (error) {
-    const fix =
-      raw === undefined || raw.trim() === ""
-        ? `Set ${baseUrlVariable} to the Integration API's URL: the platform sets it in the application's container; outside it, run "platform-integration mock-api" and use the URL it prints.`
-        : `${source} must be an absolute http(s) URL such as https://10.0.0.2:9880, without a user name or password.`;
-    return { result: result("base-url", title, "fail", describeError(error), { fix }), source };
+    const fix = `${source} must be an absolute http(s) URL such as https://10.0.0.2:9880, without a user name or password, and without a path (the Integration API's root).`;
+    return {
+      result: result("base-url", title, "fail", `${source} ${(error as Error).message}`, { fix }),
+      source,
+    };
   }
 }
 

@@ -6,6 +6,7 @@ import {
 } from "../integration-api/client-options.ts";
 import type { PlatformApiKind } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
+import type { Timestamp } from "../integration-api/timestamp.ts";
 import {
   type ApiOption,
   baseUrlFor,
@@ -29,7 +30,6 @@ import {
   sdkHistorySchema,
   sdkSupportBundleSchema,
 } from "../sdk-api/sdk-records.ts";
-import type { Timestamp } from "../version/timestamp.ts";
 
 /** Options of {@link createAppClient}. */
 export interface AppClientOptions extends IntegrationApiOptions {
@@ -204,7 +204,7 @@ export function createAppClient(options: AppClientOptions = {}): AppClient {
   const { api: option, ...rest } = options;
   normalizeOptions(rest);
   const select = lazyApiSelection(option, rest.baseUrl, (kind) =>
-    createIntegrationApi({ ...rest, baseUrl: baseUrlFor(kind, rest.baseUrl) }),
+    createIntegrationApi({ ...rest, baseUrl: baseUrlFor(kind, rest.baseUrl) }, kind),
   );
   type Rest<T> = T extends [unknown, unknown, ...infer Tail] ? Tail : never;
   const request = (...args: Rest<Parameters<typeof sdkRequest>>) =>

@@ -1,7 +1,7 @@
 export * from "../integration-api/public.ts";
+export { Timestamp } from "../integration-api/timestamp.ts";
 export type { ApiOption, Capabilities } from "../sdk-api/api-selection.ts";
 export type { ReadFlags, WriteResult } from "../sdk-api/sdk-answers.ts";
-export { Timestamp } from "../version/timestamp.ts";
 export {
   type AppClient,
   type AppClientOptions,

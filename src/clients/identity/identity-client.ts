@@ -62,7 +62,7 @@ export interface IdentityClient {
    * body this client produces. Counting failures and locking accounts is the application's job.
    *
    * @throws ConfigurationError when no source is given and the platform has several.
-   * @throws HttpError for any answer but 200 and 401; NetworkError, TimeoutError as any call.
+   * @throws HttpError for any answer but 200 and 401; NetworkError, CallTimeoutError as any call.
    */
   login(credentials: Credentials, options?: IdentityCallOptions): Promise<LoginResult>;
   /**
@@ -78,7 +78,7 @@ const sourcesCacheMs = 60_000;
 
 /**
  * Creates a client of the platform's Identity API, with the TLS, time-out, retry and error
- * behaviour of the Version and Audit clients. Users synced through the Provisioning API arrive
+ * behaviour of every other client of the platform. Users synced through the Provisioning API arrive
  * without passwords: log them in here.
  *
  * @example

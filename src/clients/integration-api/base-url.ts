@@ -1,4 +1,4 @@
-import { normalizeBaseUrl } from "../../internal/url.ts";
+import { normalizeApiBaseUrl } from "../../internal/url.ts";
 import { ConfigurationError } from "./errors.ts";
 
 /** The environment variable in which the platform gives the application its Integration API URL. */
@@ -10,8 +10,9 @@ interface RuntimeGlobals {
 }
 
 /**
- * The Integration API's base URL, normalized by `normalizeBaseUrl`: the `baseUrl` option, else the
- * environment variable, read now rather than at import so that a value set later is seen.
+ * The base URL of the platform's API, checked and normalized by `normalizeApiBaseUrl` (an origin,
+ * without a path): the `baseUrl` option, else the environment variable, read now rather than at
+ * import so that a value set later is seen.
  * Runtimes without `process` (Workers) read nothing and need the option.
  */
 export function resolveBaseUrl(option: string | URL | undefined): string {
@@ -24,7 +25,7 @@ export function resolveBaseUrl(option: string | URL | undefined): string {
   }
   if (value === lastValue) return lastBaseUrl;
   try {
-    lastBaseUrl = normalizeBaseUrl(value);
+    lastBaseUrl = normalizeApiBaseUrl(value);
   } catch (error) {
     throw new ConfigurationError(`${source} ${(error as Error).message}`);
   }

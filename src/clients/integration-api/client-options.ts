@@ -47,8 +47,9 @@ export interface RetryOptions {
 /** Options of the Integration API clients; each is read once, when the client is created. */
 export interface IntegrationApiOptions {
   /**
-   * The Integration API's base URL (scheme, host, port and an optional path). Default: the
-   * PLATFORM_INTEGRATIONAPI environment variable, read at each call.
+   * The Integration API's base URL: scheme, host and port, without a path (the platform's never
+   * has one; a path is refused with a `ConfigurationError`). Default: the PLATFORM_INTEGRATIONAPI
+   * environment variable, read at each call.
    */
   baseUrl?: string | URL | undefined;
   /**

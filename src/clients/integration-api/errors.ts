@@ -30,10 +30,16 @@ export interface RequestDetails {
   url: string;
   /** How many attempts were made, retries included. */
   attempts: number;
+  /**
+   * Which API the client talks to, so that the message names what to check in that mode
+   * (default `"integration"`).
+   */
+  api?: PlatformApiKind | undefined;
 }
 
 /**
- * The base of every error the Version and Audit clients throw or report. Use the type guards
+ * The base of every error the platform's clients throw or report (Version, Audit and
+ * `createPgBossAudit`, Identity, License, Console, App). Use the type guards
  * (`isPlatformApiError`, `isHttpError`, ...) rather than `instanceof`: they also recognise errors
  * from another copy of the package loaded in the same process.
  */
@@ -132,6 +138,31 @@ export const apiTitles: Record<PlatformApiKind, string> = {
   kots: "the admin console's compatibility license endpoint",
 };
 
+/**
+ * Where each API's address comes from, as messages tell the user to check it: the variable and
+ * defaults that src/clients/sdk-api/api-selection.ts reads.
+ */
+const addressSources: Record<PlatformApiKind, string> = {
+  integration: "PLATFORM_INTEGRATIONAPI",
+  sdk: "the baseUrl option (else PLATFORM_SDK_API, else http://replicated:3000)",
+  kots: "the baseUrl option (else http://kotsadm:3000)",
+};
+
+/** The short names of the APIs in the advice of a message. */
+const shortTitles: Record<PlatformApiKind, string> = {
+  integration: "the Integration API",
+  sdk: "the platform's SDK service",
+  kots: "the admin console",
+};
+
+function addressOf(api: PlatformApiKind | undefined): string {
+  return addressSources[api ?? "integration"];
+}
+
+function titleOf(api: PlatformApiKind | undefined): string {
+  return shortTitles[api ?? "integration"];
+}
+
 /** The Integration API answered with a status outside 2xx, after any retries. */
 export class HttpError extends PlatformApiError implements RequestDetails {
   override readonly name = "HttpError";
@@ -149,7 +180,7 @@ export class HttpError extends PlatformApiError implements RequestDetails {
   constructor(details: RequestDetails & { status: number; headers: Headers; body: string }) {
     const { method, url, attempts, status } = details;
     super(
-      `${method} ${url} answered ${status}${attemptsText(attempts)}. ${hint(status, details.headers)}`,
+      `${method} ${url} answered ${status}${attemptsText(attempts)}. ${hint(status, details.headers, details.api)}`,
     );
     mark(this, "http");
     this.retryable = isRetryableStatus(status);
@@ -175,7 +206,7 @@ export class NetworkError extends PlatformApiError implements RequestDetails {
     const { code, message } = readFailureCause(cause);
     const reason = code ?? message;
     super(
-      `${method} ${url} failed before an answer${reason ? ` (${reason})` : ""}${attemptsText(attempts)}. Check PLATFORM_INTEGRATIONAPI and that the Integration API is reachable from here.`,
+      `${method} ${url} failed before an answer${reason ? ` (${reason})` : ""}${attemptsText(attempts)}. Check ${addressOf(details.api)} and that ${titleOf(details.api)} is reachable from here.`,
       { cause },
     );
     mark(this, "network");
@@ -185,9 +216,13 @@ export class NetworkError extends PlatformApiError implements RequestDetails {
   }
 }
 
-/** No complete answer came within the per-attempt or the total timeout. */
-export class TimeoutError extends PlatformApiError implements RequestDetails {
-  override readonly name = "TimeoutError";
+/**
+ * No complete answer came within the per-attempt or the total timeout. Named apart from the
+ * DOMException `TimeoutError` of `AbortSignal.timeout()`: a caller's own signal rejects with
+ * that one, unchanged, and `isCallTimeoutError` tells the two apart.
+ */
+export class CallTimeoutError extends PlatformApiError implements RequestDetails {
+  override readonly name = "CallTimeoutError";
   readonly retryable = true;
   readonly method: string;
   readonly url: string;
@@ -201,7 +236,7 @@ export class TimeoutError extends PlatformApiError implements RequestDetails {
     const advice =
       method === "PUT" && url.includes("/version/v1/")
         ? "The platform may still be applying it: check the current version before trying again."
-        : "Check that the Integration API is reachable, or raise timeoutMs / totalTimeoutMs.";
+        : `Check that ${titleOf(details.api)} is reachable, or raise timeoutMs / totalTimeoutMs.`;
     super(`${method} ${url} timed out (${limits})${attemptsText(attempts)}. ${advice}`);
     mark(this, "timeout");
     this.method = method;
@@ -222,12 +257,19 @@ export class ResponseShapeError extends PlatformApiError {
   readonly body: string;
 
   constructor(
-    details: { method: string; url: string; status: number; headers: Headers; body: string },
+    details: {
+      method: string;
+      url: string;
+      status: number;
+      headers: Headers;
+      body: string;
+      api?: PlatformApiKind | undefined;
+    },
     problem: string,
   ) {
     const { method, url, status } = details;
     super(
-      `${method} ${url} answered ${status} with an unexpected body: ${problem}. The raw body is on error.body; check that PLATFORM_INTEGRATIONAPI points at the platform's Integration API.`,
+      `${method} ${url} answered ${status} with an unexpected body: ${problem}. The raw body is on error.body; check that ${addressOf(details.api)} points at ${apiTitles[details.api ?? "integration"]}.`,
     );
     mark(this, "response-shape");
     this.method = method;
@@ -302,8 +344,8 @@ export function isNetworkError(value: unknown): value is NetworkError {
   return kindOf(value) === "network";
 }
 
-/** Whether `value` is a {@link TimeoutError} (from any copy of this package). */
-export function isTimeoutError(value: unknown): value is TimeoutError {
+/** Whether `value` is a {@link CallTimeoutError} (from any copy of this package). */
+export function isCallTimeoutError(value: unknown): value is CallTimeoutError {
   return kindOf(value) === "timeout";
 }
 
@@ -316,16 +358,21 @@ function attemptsText(attempts: number): string {
   return attempts > 1 ? ` after ${attempts} attempts` : "";
 }
 
-function hint(status: number, headers: Headers): string {
+function hint(status: number, headers: Headers, api: PlatformApiKind | undefined): string {
+  const title = titleOf(api);
   if (status >= 300 && status < 400) {
     const location = headers.get("location");
-    return `It redirects${location === null ? "" : ` to ${redactUrl(location)}`}, which this client never follows (a POST would arrive as a GET, or at another server): point PLATFORM_INTEGRATIONAPI at the Integration API itself.`;
+    return `It redirects${location === null ? "" : ` to ${redactUrl(location)}`}, which this client never follows (a POST would arrive as a GET, or at another server): point ${addressOf(api)} at ${title} itself.`;
   }
   if (isRetryableStatus(status)) {
-    return "The Integration API is overloaded or failing; the call can be retried later.";
+    return `${capitalize(title)} is overloaded or failing; the call can be retried later.`;
   }
   if (status === 404) {
-    return "Check that PLATFORM_INTEGRATIONAPI is the Integration API's base URL, without a path.";
+    return `Check ${addressOf(api)}: it must be the base URL of ${title}.`;
   }
-  return "The Integration API rejected the request; its answer is on error.body.";
+  return `${capitalize(title)} rejected the request; its answer is on error.body.`;
+}
+
+function capitalize(text: string): string {
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
 }

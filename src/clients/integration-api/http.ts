@@ -12,14 +12,15 @@ import {
   normalizeOptions,
 } from "./client-options.ts";
 import {
+  CallTimeoutError,
   ConfigurationError,
   HttpError,
   isHttpError,
   isPlatformApiError,
   NetworkError,
   type PlatformApiError,
+  type PlatformApiKind,
   ResponseShapeError,
-  TimeoutError,
 } from "./errors.ts";
 import { retryDelayMs } from "./retry-policy.ts";
 import { selectFetch } from "./runtime-fetch.ts";
@@ -34,6 +35,8 @@ export interface ApiResponse {
   status: number;
   headers: Headers;
   body: string;
+  /** The API that answered, which a `ResponseShapeError` built from this answer names. */
+  api?: PlatformApiKind;
 }
 
 /** What a request needs beyond {@link CallOptions}. */
@@ -72,9 +75,13 @@ class AttemptTimeout extends Error {}
  * base URL at call time, never follows a redirect (a 3xx is a failed call: following it would
  * turn an audit POST into a GET), bounds each attempt by `timeoutMs` and the whole call by
  * `totalTimeoutMs`, retries under the retry policy, and maps every failure to the package's
- * error family.
+ * error family. `api` (default `"integration"`) is the API behind the base URL, which the errors'
+ * messages name with what to check.
  */
-export function createIntegrationApi(input?: IntegrationApiOptions): IntegrationApi {
+export function createIntegrationApi(
+  input?: IntegrationApiOptions,
+  api: PlatformApiKind = "integration",
+): IntegrationApi {
   const options = normalizeOptions(input);
   const injectedFetch = selectFetch(options);
   const telemetry = createClientTelemetry();
@@ -163,13 +170,13 @@ export function createIntegrationApi(input?: IntegrationApiOptions): Integration
           if (received.status >= 200 && received.status < 300) {
             if (!complete) {
               throw new ResponseShapeError(
-                { method, url, ...received },
+                { method, url, api, ...received },
                 `it is longer than maxResponseBytes (${options.maxResponseBytes} bytes) and was cut off there (raise maxResponseBytes if such an answer is legitimate)`,
               );
             }
-            return { method, url, ...received };
+            return { method, url, api, ...received };
           }
-          error = new HttpError({ method, url, attempts, ...received });
+          error = new HttpError({ method, url, attempts, api, ...received });
         } catch (caught) {
           // An abort by the caller is theirs, not a failure of the API: it surfaces as its reason.
           if (signal?.aborted) throw signal.reason;
@@ -177,6 +184,7 @@ export function createIntegrationApi(input?: IntegrationApiOptions): Integration
             method,
             url,
             attempts,
+            api,
             timeoutMs: attemptTimeoutMs,
             totalTimeoutMs: options.totalTimeoutMs,
             tls: options.tls !== undefined,
@@ -204,15 +212,16 @@ function toPlatformError(
     method: string;
     url: string;
     attempts: number;
+    api: PlatformApiKind;
     timeoutMs: number;
     totalTimeoutMs: number;
     tls: boolean;
   },
 ): PlatformApiError {
   if (isPlatformApiError(error)) return error;
-  const { method, url, attempts } = context;
+  const { method, url, attempts, api } = context;
   if (error instanceof AttemptTimeout || (error as { name?: unknown })?.name === "TimeoutError") {
-    return new TimeoutError(context);
+    return new CallTimeoutError(context);
   }
   const { code, message } = readFailureCause(error);
   const reason = code ?? message;
@@ -228,5 +237,5 @@ function toPlatformError(
   }
   // Whatever else fetch or an injected fetch throws, or a body cut off mid-read, is a failure
   // to reach the API.
-  return new NetworkError({ method, url, attempts }, error);
+  return new NetworkError({ method, url, attempts, api }, error);
 }

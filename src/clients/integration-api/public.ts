@@ -1,4 +1,5 @@
-// What both ./version and ./audit export of the shared layer: the error family and the options.
+// What every client entry (./version, ./audit, ./audit-pg-boss, ./identity, ./license, ./console,
+// ./app) exports of the shared layer: the error family and the options.
 
 export type { LogFields, Logger } from "../../internal/logger.ts";
 export type {
@@ -8,15 +9,16 @@ export type {
   TlsOptions,
 } from "./client-options.ts";
 export {
+  CallTimeoutError,
   ConfigurationError,
   HttpError,
+  isCallTimeoutError,
   isConfigurationError,
   isHttpError,
   isNetworkError,
   isPlatformApiError,
   isReadOnlyModeError,
   isResponseShapeError,
-  isTimeoutError,
   isUnsupportedOperationError,
   NetworkError,
   PlatformApiError,
@@ -24,6 +26,5 @@ export {
   ReadOnlyModeError,
   type RequestDetails,
   ResponseShapeError,
-  TimeoutError,
   UnsupportedOperationError,
 } from "./errors.ts";

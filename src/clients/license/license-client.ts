@@ -16,7 +16,6 @@ import {
   requireCapability,
 } from "../sdk-api/api-selection.ts";
 import { sdkRequest } from "../sdk-api/sdk-answers.ts";
-import { readKotsLicense, readSdkLicense, readSdkLicenseField } from "../sdk-api/sdk-license.ts";
 import {
   type KotsLicense,
   type License,
@@ -26,6 +25,7 @@ import {
   type SdkLicense,
   type SdkLicenseFieldValue,
 } from "./license-records.ts";
+import { readKotsLicense, readSdkLicense, readSdkLicenseField } from "./sdk-api-license.ts";
 
 /** Options of {@link createLicenseClient}. */
 export interface LicenseClientOptions extends IntegrationApiOptions {
@@ -95,7 +95,7 @@ export function createLicenseClient(options: LicenseClientOptions = {}): License
   const { api: option, ...rest } = options;
   normalizeOptions(rest);
   const select = lazyApiSelection(option, rest.baseUrl, (kind) =>
-    createIntegrationApi({ ...rest, baseUrl: baseUrlFor(kind, rest.baseUrl) }),
+    createIntegrationApi({ ...rest, baseUrl: baseUrlFor(kind, rest.baseUrl) }, kind),
   );
 
   async function license(call: CallOptions = {}) {

@@ -2,7 +2,7 @@ import type { JsonObject, JsonValue } from "type-fest";
 import { ResponseShapeError } from "../integration-api/errors.ts";
 import type { ApiResponse } from "../integration-api/http.ts";
 import { isJsonObject, readJsonObject } from "../integration-api/json-body.ts";
-import { Timestamp } from "../version/timestamp.ts";
+import { Timestamp } from "../integration-api/timestamp.ts";
 
 /**
  * A license field's value. The platform sends an Integer field as a JSON number in the license

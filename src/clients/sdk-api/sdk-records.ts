@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { Timestamp } from "../version/timestamp.ts";
+import { Timestamp } from "../integration-api/timestamp.ts";
 
 // One zod schema per record of the newer in-cluster API (and of the admin console's
 // compatibility license endpoint): the record's type, its decoding in the clients and its

@@ -1,6 +1,6 @@
 export * from "../integration-api/public.ts";
+export { Timestamp } from "../integration-api/timestamp.ts";
 export type { ApiOption, Capabilities } from "../sdk-api/api-selection.ts";
-export { Timestamp } from "./timestamp.ts";
 export {
   type ApplyResult,
   type CurrentVersionOf,

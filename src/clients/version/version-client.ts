@@ -13,7 +13,7 @@ import {
   requireCapability,
 } from "../sdk-api/api-selection.ts";
 import { sdkRequest } from "../sdk-api/sdk-answers.ts";
-import { readSdkCurrentVersion, readSdkUpdates } from "../sdk-api/sdk-version.ts";
+import { readSdkCurrentVersion, readSdkUpdates } from "./sdk-api-version.ts";
 import {
   type CurrentVersion,
   readCurrentVersion,
@@ -133,7 +133,7 @@ export function createVersionClient(options: VersionClientOptions = {}): Version
   const { api: option, ...rest } = options;
   normalizeOptions(rest);
   const select = lazyApiSelection(option, rest.baseUrl, (kind) =>
-    createIntegrationApi({ ...rest, baseUrl: baseUrlFor(kind, rest.baseUrl) }),
+    createIntegrationApi({ ...rest, baseUrl: baseUrlFor(kind, rest.baseUrl) }, kind),
   );
 
   async function updates(

@@ -2,7 +2,7 @@ import type { JsonObject, JsonValue } from "type-fest";
 import { ResponseShapeError } from "../integration-api/errors.ts";
 import type { ApiResponse } from "../integration-api/http.ts";
 import { isJsonObject, parseJsonBody } from "../integration-api/json-body.ts";
-import { Timestamp } from "./timestamp.ts";
+import { Timestamp } from "../integration-api/timestamp.ts";
 
 /** The version of the application now running (GET /version/v1/current). */
 export interface CurrentVersion {

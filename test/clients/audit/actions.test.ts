@@ -1,18 +1,15 @@
-import { describe, expect, expectTypeOf, it } from "vitest";
-import { type AuditActionOf, defineAuditActions } from "../../../src/clients/audit/index.ts";
+import { describe, expect, it } from "vitest";
+import { defineAuditActions } from "../../../src/clients/audit/index.ts";
 
 describe("defineAuditActions", () => {
-  it("returns a frozen catalogue whose values keep their literal types", () => {
+  // The literal types: actions.test-d.ts.
+  it("returns a frozen catalogue of the names given", () => {
     const actions = defineAuditActions({
       userLogin: "user.login.success",
       reportExport: "report.export",
     });
     expect(actions).toEqual({ userLogin: "user.login.success", reportExport: "report.export" });
     expect(Object.isFrozen(actions)).toBe(true);
-    expectTypeOf(actions.userLogin).toEqualTypeOf<"user.login.success">();
-    expectTypeOf<AuditActionOf<typeof actions>>().toEqualTypeOf<
-      "user.login.success" | "report.export"
-    >();
   });
 
   it.each([

@@ -3,10 +3,10 @@ import { describe, expect, it } from "vitest";
 import {
   createConsoleClient,
   fetchPlatformCa,
+  isCallTimeoutError,
   isConfigurationError,
   isHttpError,
   isResponseShapeError,
-  isTimeoutError,
 } from "../../../src/clients/console/index.ts";
 import { createIntegrationApiHandlers } from "../../../src/msw/index.ts";
 import { useMswServer } from "../integration-api/msw-server.ts";
@@ -64,7 +64,7 @@ describe("setStartupStatus()", () => {
     const error = await createConsoleClient({ baseUrl, timeoutMs: 20 })
       .setStartupStatus("starting")
       .catch((caught: unknown) => caught);
-    expect(isTimeoutError(error)).toBe(true);
+    expect(isCallTimeoutError(error)).toBe(true);
     expect((error as Error).message).not.toContain("current version");
   });
 });

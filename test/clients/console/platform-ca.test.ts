@@ -1,14 +1,14 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
+  createSelfSignedCertificate,
+  type SelfSignedCertificate,
+} from "../../../src/cli/self-signed-certificate.ts";
+import { serveFetch } from "../../../src/cli/serve-fetch.ts";
+import {
   createConsoleClient,
   fetchPlatformCa,
   isConfigurationError,
 } from "../../../src/clients/console/index.ts";
-import {
-  createSelfSignedCertificate,
-  type SelfSignedCertificate,
-} from "../../../src/internal/self-signed-certificate.ts";
-import { serveFetch } from "../../../src/internal/serve-fetch.ts";
 import { createFakeIntegrationApi } from "../../../src/testing/index.ts";
 
 // Real HTTPS servers, no msw: msw would intercept node:https and answer instead of the server.

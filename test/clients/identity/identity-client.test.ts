@@ -4,10 +4,10 @@ import { describe, expect, it } from "vitest";
 import {
   createIdentityClient,
   type IdentityClientOptions,
+  isCallTimeoutError,
   isConfigurationError,
   isHttpError,
   isResponseShapeError,
-  isTimeoutError,
 } from "../../../src/clients/identity/index.ts";
 import { createIntegrationApiHandlers } from "../../../src/msw/index.ts";
 import { fakeIdentityDefaults } from "../../../src/testing/index.ts";
@@ -465,7 +465,7 @@ describe("the password stays secret", () => {
         logger.warn(String(caught), { caught });
         return caught;
       });
-    expect(isTimeoutError(error)).toBe(true);
+    expect(isCallTimeoutError(error)).toBe(true);
     expectNoPassword(error, lines);
   });
 });

@@ -16,10 +16,27 @@ function onRuntime<T>(globals: { process?: unknown; Deno?: unknown }, body: () =
 afterEach(() => vi.unstubAllEnvs());
 
 describe("resolveBaseUrl", () => {
-  it("prefers the option, trims trailing slashes and keeps a path", () => {
+  it("prefers the option and trims trailing slashes", () => {
     vi.stubEnv("PLATFORM_INTEGRATIONAPI", "https://from-env.test");
-    expect(resolveBaseUrl("https://option.test:8443/api//")).toBe("https://option.test:8443/api");
+    expect(resolveBaseUrl("https://option.test:8443//")).toBe("https://option.test:8443");
     expect(resolveBaseUrl(new URL("http://option.test/"))).toBe("http://option.test");
+  });
+
+  it("refuses a path, from the option or the variable, naming where it came from", () => {
+    expect(() => resolveBaseUrl("https://option.test/api")).toThrow(
+      "the baseUrl option must be the API's scheme, host and port without a path",
+    );
+    vi.stubEnv("PLATFORM_INTEGRATIONAPI", "https://env.test/version/v1/");
+    const error = (() => {
+      try {
+        return resolveBaseUrl(undefined);
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect(isConfigurationError(error)).toBe(true);
+    expect(String(error)).toContain("the PLATFORM_INTEGRATIONAPI environment variable must be");
+    expect(String(error)).toContain("got https://env.test/version/v1, use https://env.test");
   });
 
   it("reads the variable on every call", () => {

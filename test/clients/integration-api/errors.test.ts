@@ -25,7 +25,7 @@ describe("the error family", () => {
       new errors.ConfigurationError("no base URL"),
       new errors.HttpError({ ...details, status: 400, headers: new Headers(), body: "bad" }),
       new errors.NetworkError(details, new Error("boom")),
-      new errors.TimeoutError({
+      new errors.CallTimeoutError({
         ...details,
         timeoutMs: 10,
         totalTimeoutMs: Number.POSITIVE_INFINITY,
@@ -39,7 +39,7 @@ describe("the error family", () => {
       errors.isConfigurationError,
       errors.isHttpError,
       errors.isNetworkError,
-      errors.isTimeoutError,
+      errors.isCallTimeoutError,
       errors.isResponseShapeError,
     ];
     expect(made.map((error) => guards.map((guard) => guard(error)))).toEqual(
@@ -52,7 +52,7 @@ describe("the error family", () => {
       "ConfigurationError",
       "HttpError",
       "NetworkError",
-      "TimeoutError",
+      "CallTimeoutError",
       "ResponseShapeError",
     ]);
   });
@@ -68,6 +68,10 @@ describe("the error family", () => {
       expect(errors.isPlatformApiError(value)).toBe(false);
       expect(errors.isHttpError(value)).toBe(false);
     }
+    // The DOMException of AbortSignal.timeout() is the caller's, not the client's time-out.
+    const domTimeout = new DOMException("The operation timed out.", "TimeoutError");
+    expect(errors.isCallTimeoutError(domTimeout)).toBe(false);
+    expect(errors.isPlatformApiError(domTimeout)).toBe(false);
   });
 
   it("keeps the brand out of enumerable properties and JSON", () => {

@@ -4,9 +4,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { normalizeOptions } from "../../../src/clients/integration-api/client-options.ts";
 import {
+  isCallTimeoutError,
   isHttpError,
   isResponseShapeError,
-  isTimeoutError,
 } from "../../../src/clients/integration-api/errors.ts";
 import { createIntegrationApi } from "../../../src/clients/integration-api/http.ts";
 import { createVersionClient } from "../../../src/clients/version/index.ts";
@@ -147,7 +147,7 @@ describe("an answer that never ends", () => {
     const error = await createIntegrationApi({ baseUrl: server.url, timeoutMs: 300 })
       .request("GET", "/version/v1/current", { retry: false })
       .catch((caught: unknown) => caught);
-    expect(isTimeoutError(error)).toBe(true);
+    expect(isCallTimeoutError(error)).toBe(true);
   });
 
   // Wrong implementation: a body read that relies on fetch honouring its signal.
@@ -170,7 +170,7 @@ describe("an answer that never ends", () => {
     })
       .request("GET", "/version/v1/current", { retry: true })
       .catch((caught: unknown) => caught);
-    expect(isTimeoutError(error)).toBe(true);
+    expect(isCallTimeoutError(error)).toBe(true);
   });
 });
 

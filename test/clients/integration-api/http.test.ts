@@ -2,11 +2,11 @@ import { HttpResponse, http } from "msw";
 import { describe, expect, it, vi } from "vitest";
 import pkg from "../../../package.json" with { type: "json" };
 import {
+  isCallTimeoutError,
   isConfigurationError,
   isHttpError,
   isNetworkError,
   isPlatformApiError,
-  isTimeoutError,
 } from "../../../src/clients/integration-api/errors.ts";
 import { createIntegrationApi } from "../../../src/clients/integration-api/http.ts";
 import { useMswServer } from "./msw-server.ts";
@@ -38,16 +38,30 @@ describe("the Integration API HTTP layer", () => {
     expect(requests[0]?.headers.get("user-agent")).toBe(`platform-integration/${pkg.version}`);
   });
 
-  it("joins paths whether or not the base URL ends with a slash, keeping a base path", async () => {
-    const requests = sequence("get", `${base}/prefix/version/v1/current`, () =>
-      HttpResponse.json({}),
-    );
-    for (const baseUrl of [`${base}/prefix`, `${base}/prefix/`, new URL(`${base}/prefix//`)]) {
+  it("joins paths whether or not the base URL ends with slashes", async () => {
+    const requests = sequence("get", `${base}/version/v1/current`, () => HttpResponse.json({}));
+    for (const baseUrl of [base, `${base}/`, new URL(`${base}//`)]) {
       await createIntegrationApi({ baseUrl }).request("GET", "/version/v1/current", {
         retry: true,
       });
     }
     expect(requests).toHaveLength(3);
+  });
+
+  it("refuses a base URL with a path before any request, naming the origin to use", async () => {
+    const requests = sequence("get", `${base}/prefix/version/v1/current`, () =>
+      HttpResponse.json({}),
+    );
+    const call = createIntegrationApi({ baseUrl: `${base}/version/v1` }).request(
+      "GET",
+      "/version/v1/current",
+      { retry: true },
+    );
+    const error = await call.catch((caught: unknown) => caught);
+    expect(isConfigurationError(error)).toBe(true);
+    expect(String(error)).toContain(`without a path`);
+    expect(String(error)).toContain(`use ${base}`);
+    expect(requests).toHaveLength(0);
   });
 
   it("reads PLATFORM_INTEGRATIONAPI at call time, not when the client is made", async () => {
@@ -304,14 +318,14 @@ describe("the Integration API HTTP layer, at the edges of success and of its bud
     await expect(pending).rejects.toBe(reason);
   });
 
-  it("reports an injected fetch's own time-out (a TimeoutError DOMException) as a TimeoutError", async () => {
+  it("reports an injected fetch's own time-out (a TimeoutError DOMException) as a CallTimeoutError", async () => {
     const fetch = async () => {
       throw new DOMException("The operation timed out.", "TimeoutError");
     };
     const error = await createIntegrationApi({ baseUrl: base, fetch })
       .request("POST", "/audit/v1/event", { retry: false })
       .catch((caught: unknown) => caught);
-    expect(isTimeoutError(error)).toBe(true);
+    expect(isCallTimeoutError(error)).toBe(true);
     expect(error).toMatchObject({ method: "POST", attempts: 1, retryable: true });
   });
 });

@@ -1,15 +1,15 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
+  createSelfSignedCertificate,
+  type SelfSignedCertificate,
+} from "../../../src/cli/self-signed-certificate.ts";
+import {
+  isCallTimeoutError,
   isConfigurationError,
   isHttpError,
   isNetworkError,
-  isTimeoutError,
 } from "../../../src/clients/integration-api/errors.ts";
 import { createIntegrationApi } from "../../../src/clients/integration-api/http.ts";
-import {
-  createSelfSignedCertificate,
-  type SelfSignedCertificate,
-} from "../../../src/internal/self-signed-certificate.ts";
 import { type Handler, type LocalServer, startServer } from "./local-server.ts";
 
 let certificate: SelfSignedCertificate;
@@ -162,7 +162,7 @@ describe("timeouts against a real server", () => {
     })
       .request("GET", "/version/v1/current", { retry: true })
       .catch((caught: unknown) => caught);
-    expect(isTimeoutError(error)).toBe(true);
+    expect(isCallTimeoutError(error)).toBe(true);
     expect(error).toMatchObject({ attempts: 3 });
     expect(requests).toBe(3);
     expect((error as Error).message).toContain("400 ms per attempt");
@@ -180,7 +180,7 @@ describe("timeouts against a real server", () => {
     })
       .request("GET", "/version/v1/current", { retry: true })
       .catch((caught: unknown) => caught);
-    expect(isTimeoutError(error)).toBe(true);
+    expect(isCallTimeoutError(error)).toBe(true);
   });
 
   it("times out a body that stalls after the headers", async () => {
@@ -195,7 +195,7 @@ describe("timeouts against a real server", () => {
     })
       .request("GET", "/version/v1/updates", { retry: true })
       .catch((caught: unknown) => caught);
-    expect(isTimeoutError(error)).toBe(true);
+    expect(isCallTimeoutError(error)).toBe(true);
   });
 
   it("says that a timed-out PUT may still be running", async () => {
@@ -203,7 +203,7 @@ describe("timeouts against a real server", () => {
     const error = await createIntegrationApi({ baseUrl: server.url })
       .request("PUT", "/version/v1/52", { retry: false, timeoutMs: 50 })
       .catch((caught: unknown) => caught);
-    expect(isTimeoutError(error)).toBe(true);
+    expect(isCallTimeoutError(error)).toBe(true);
     expect((error as Error).message).toContain("may still be applying it");
   });
 

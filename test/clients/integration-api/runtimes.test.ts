@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSelfSignedCertificate } from "../../../src/cli/self-signed-certificate.ts";
 import { createIntegrationApi } from "../../../src/clients/integration-api/http.ts";
-import { createSelfSignedCertificate } from "../../../src/internal/self-signed-certificate.ts";
 import { hasRuntime, runModule } from "./child-process.ts";
 import { type LocalServer, startServer } from "./local-server.ts";
 
@@ -83,7 +83,7 @@ describe.each(["node", "bun", "deno"] as const)("self-signed certificates on %s"
     async () => {
       const result = await runModule(
         `
-      const { createSelfSignedCertificate } = await import(src + "internal/self-signed-certificate.ts");
+      const { createSelfSignedCertificate } = await import(src + "cli/self-signed-certificate.ts");
       const { key, cert } = await createSelfSignedCertificate();
       console.log(JSON.stringify({ key, cert }));
       `,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createSelfSignedCertificate } from "../../../src/internal/self-signed-certificate.ts";
+import { createSelfSignedCertificate } from "../../../src/cli/self-signed-certificate.ts";
 import { runModule } from "../integration-api/child-process.ts";
 import { type LocalServer, startServer } from "../integration-api/local-server.ts";
 

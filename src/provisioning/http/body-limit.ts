@@ -1,7 +1,44 @@
-// The one home of the body-size rule, for the Provisioning API's Web path (handler.fetch), its Node
-// adapters (node:http, Express, Fastify, Koa) and the CLI's local servers: a declared
-// Content-Length over the limit is refused before reading; a body without one is read until it
-// passes the limit, then refused. Callers answer 413 and close the connection.
+// The one home of the body-size rule: the limit's default and its check (`bodyLimit`), the
+// reading of a body up to it, and the answer past it. The Provisioning API's Web edge
+// (handler.fetch), its Node edge (node:http, Express, Fastify, Koa), the core's check of a body an
+// adapter hands over, and the CLI's local servers all go through it: a declared Content-Length
+// over the limit is refused before reading; a body without one is read until it passes the limit,
+// then refused with 413 `payload_too_large`, and the connection closes.
+import { errorResponse } from "../errors.ts";
+import { headerOf } from "../headers.ts";
+import type { ProvisioningRequest, ProvisioningResponse } from "../types.ts";
+
+/** The limit when none is given: 1 MiB. */
+export const defaultBodyLimit = 1024 * 1024;
+
+/**
+ * A `bodyLimit` option, checked, or the default when it is absent.
+ *
+ * @throws TypeError when it is not a non-negative safe integer.
+ */
+export function resolveBodyLimit(bodyLimit: number | undefined): number {
+  const limit = bodyLimit ?? defaultBodyLimit;
+  if (!Number.isSafeInteger(limit) || limit < 0) {
+    throw new TypeError("bodyLimit must be a non-negative integer number of bytes");
+  }
+  return limit;
+}
+
+/**
+ * The answer to a body over the limit of `server` (what the message names): 413
+ * `payload_too_large`. The rest of the body stays unread, so the answer closes the connection.
+ */
+export function bodyTooLarge(server: string): ProvisioningResponse {
+  return {
+    ...errorResponse("payload_too_large", `The body exceeds the size limit of ${server}`),
+    closeConnection: true,
+  };
+}
+
+/** The Provisioning API's answer when a body exceeds the handler's `bodyLimit`. */
+export const payloadTooLarge: ProvisioningResponse = bodyTooLarge(
+  "this Provisioning API (the handler's bodyLimit)",
+);
 
 /**
  * What the reader needs of a Node body stream (an IncomingMessage, Fastify's payload), declared
@@ -16,6 +53,16 @@ export interface NodeBodyStream {
 /** Whether a declared Content-Length exceeds `limit` bytes. */
 export function declaresMoreThan(contentLength: string | null | undefined, limit: number): boolean {
   return contentLength != null && Number(contentLength) > limit;
+}
+
+/**
+ * Whether a request handed to the core keeps to `limit`: its bytes, or, for a body a framework
+ * parsed in front (whose parser may have had a looser limit), its declared Content-Length.
+ */
+export function withinBodyLimit(request: ProvisioningRequest, limit: number): boolean {
+  return request.json === undefined
+    ? (request.body?.byteLength ?? 0) <= limit
+    : !declaresMoreThan(headerOf(request.headers, "content-length"), limit);
 }
 
 /** Joins chunks into one array, without a copy when there is one chunk. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Timestamp } from "../../../src/clients/version/timestamp.ts";
+import { Timestamp } from "../../../src/clients/integration-api/timestamp.ts";
 
 describe("Timestamp", () => {
   it("keeps the platform's seven fractional digits and the original text", () => {

@@ -2,21 +2,21 @@ import type { JsonObject } from "type-fest";
 import { ResponseShapeError } from "../integration-api/errors.ts";
 import type { ApiResponse } from "../integration-api/http.ts";
 import { readJsonObject } from "../integration-api/json-body.ts";
-import type {
-  KotsLicense,
-  LicenseField,
-  SdkLicense,
-  SdkLicenseFieldValue,
-} from "../license/license-records.ts";
-import { Timestamp } from "../version/timestamp.ts";
-import { decodeBody, readFlags } from "./sdk-answers.ts";
+import { Timestamp } from "../integration-api/timestamp.ts";
+import { decodeBody, readFlags } from "../sdk-api/sdk-answers.ts";
 import {
   kotsLicenseSchema,
   type SdkLicenseField,
   sdkLicenseFieldSchema,
   sdkLicenseFieldsSchema,
   sdkLicenseInfoSchema,
-} from "./sdk-records.ts";
+} from "../sdk-api/sdk-records.ts";
+import type {
+  KotsLicense,
+  LicenseField,
+  SdkLicense,
+  SdkLicenseFieldValue,
+} from "./license-records.ts";
 
 /** The entries of GET /api/v1/license/fields (or of the info's `entitlements`) as fields. */
 function toFields(fields: Record<string, SdkLicenseField>): LicenseField[] {

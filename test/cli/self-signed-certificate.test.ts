@@ -8,7 +8,7 @@ import {
   integer,
   oid,
   tlv,
-} from "../../src/internal/self-signed-certificate.ts";
+} from "../../src/cli/self-signed-certificate.ts";
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex");
 

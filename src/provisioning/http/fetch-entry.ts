@@ -1,41 +1,28 @@
-// The Web-standard adapter behind `handler.fetch`: a Request in, a Response out, the peer address
-// from what Bun.serve, Deno.serve and @hono/node-server pass beside the request. Like the Node adapters, it reads the
-// body up to the limit and hands plain data to the core.
-import { type NodeBodyStream, readNodeBodyAsync, readWebBody } from "../../internal/body-limit.ts";
-import { payloadTooLarge } from "../../provisioning/errors.ts";
-import type { ProvisioningHandler } from "../../provisioning/handler-options.ts";
-import { headerOf } from "../../provisioning/headers.ts";
-import type { ProvisioningResponse } from "../../provisioning/types.ts";
+// The Provisioning API's Web edge: `handler.fetch`, a Request in, a Response out, over the
+// plain-data core. It reads the body up to the limit (body-limit.ts) and hands plain data to
+// `handle`, as the Node adapters do through node-request.ts.
+//
+// It lives in the core, not in src/adapters, because `handler.fetch` is the core's own member:
+// Bun.serve, Deno.serve, Workers, Hono and Next.js take it as it is, with no adapter to import. So
+// what those servers pass beside the request stays here too (runtime-context.ts): the peer address
+// from Bun's server or Deno's connection info, and the Node request that @hono/node-server hands
+// over beside the Web one, read as the Node adapter reads it because building a Web Request's
+// headers and body stream costs more than the rest of a create.
+import type { ProvisioningHandler } from "../handler-options.ts";
+import { headerOf } from "../headers.ts";
+import type { ProvisioningRequest, ProvisioningResponse, RequestHeaders } from "../types.ts";
+import { payloadTooLarge, readNodeBodyAsync, readWebBody } from "./body-limit.ts";
+import { nodeContextOf, remoteAddressOf } from "./runtime-context.ts";
 
-/** The parts of a handler the Web adapter drives. */
+/** The parts of a handler the Web edge drives. */
 export type FetchCore = Pick<ProvisioningHandler, "handle" | "owns" | "bodyLimit">;
 
 /**
- * What a Node server that speaks fetch passes beside the request: @hono/node-server (and Hono's
- * `mount` after it) hands over the Node request as `incoming`.
- */
-interface NodeContext {
-  incoming: NodeBodyStream & {
-    rawHeaders: readonly string[];
-    /** The request target as it came on the wire, dot segments unresolved. */
-    url?: string | undefined;
-    /** Whether anything (a middleware before the API) has started reading the body. */
-    readableDidRead?: boolean;
-    socket?: { remoteAddress?: string | undefined };
-  };
-}
-
-function nodeContextOf(context: unknown): NodeContext | undefined {
-  const incoming = (context as Partial<NodeContext> | null | undefined)?.incoming;
-  return Array.isArray(incoming?.rawHeaders) ? (context as NodeContext) : undefined;
-}
-
-/**
  * Builds `handler.fetch` over the core. The peer address is looked up when something reads it
- * (an `authorize` guard, the span's `client.address`), and not at all when nothing does. On a Node server that passes
- * its Node request beside the Web one, the headers are read from its raw list, as the Node
- * adapter does (building the Request's `Headers` would cost more than the rest of a create), and
- * so is the body while nothing has read it yet.
+ * (an `authorize` guard, the span's `client.address`), and not at all when nothing does. On a Node
+ * server that passes its Node request beside the Web one, the headers are read from its raw list,
+ * as the Node adapter does (building the Request's `Headers` would cost more than the rest of a
+ * create), and so is the body while nothing has read it yet.
  */
 export function createFetchEntry(
   core: FetchCore,
@@ -60,19 +47,48 @@ export function createFetchEntry(
       if (body === undefined) return toWebResponse(payloadTooLarge);
     }
     return toWebResponse(
-      await handle({
-        method,
-        path,
-        headers,
-        body,
-        get remoteAddress() {
-          return node === undefined
-            ? remoteAddressOf(request, context)
-            : node.incoming.socket?.remoteAddress;
-        },
-      }),
+      await handle(new WebRequest(method, path, headers, body, request, context)),
     );
   };
+}
+
+/**
+ * The core's request for a Web Request. The peer address is a getter on the prototype, read when
+ * something needs it (an `authorize` guard, the span's `client.address`) and never otherwise. A
+ * class rather than an object literal with a getter: V8 builds such a literal in its runtime, not
+ * by a fast clone, and allocates the getter's closure and context on every request (bench/README.md,
+ * handler.fetch).
+ */
+class WebRequest implements ProvisioningRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: RequestHeaders;
+  readonly body: Uint8Array | undefined;
+  readonly #request: Request;
+  readonly #context: unknown;
+
+  constructor(
+    method: string,
+    path: string,
+    headers: RequestHeaders,
+    body: Uint8Array | undefined,
+    request: Request,
+    context: unknown,
+  ) {
+    this.method = method;
+    this.path = path;
+    this.headers = headers;
+    this.body = body;
+    this.#request = request;
+    this.#context = context;
+  }
+
+  get remoteAddress(): string | undefined {
+    const node = nodeContextOf(this.#context);
+    return node === undefined
+      ? remoteAddressOf(this.#request, this.#context)
+      : node.incoming.socket?.remoteAddress;
+  }
 }
 
 function toWebResponse(response: ProvisioningResponse): Response {
@@ -80,23 +96,6 @@ function toWebResponse(response: ProvisioningResponse): Response {
     ? { ...response.headers, connection: "close" }
     : response.headers;
   return new Response(response.body ?? null, { status: response.status, headers });
-}
-
-/** The peer address from fetch's second argument: explicit, Deno.serve's info, or Bun's server. */
-function remoteAddressOf(request: Request, context: unknown): string | undefined {
-  if (typeof context !== "object" || context === null) return undefined;
-  const given = context as {
-    remoteAddress?: unknown;
-    remoteAddr?: { hostname?: unknown };
-    requestIP?: unknown;
-  };
-  if (typeof given.remoteAddress === "string") return given.remoteAddress;
-  if (typeof given.remoteAddr?.hostname === "string") return given.remoteAddr.hostname;
-  if (typeof given.requestIP === "function") {
-    const address: unknown = given.requestIP(request)?.address;
-    return typeof address === "string" ? address : undefined;
-  }
-  return undefined;
 }
 
 const userSegment = "/v1/user/";

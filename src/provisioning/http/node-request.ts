@@ -1,14 +1,14 @@
+// The Provisioning API's Node edge: a Node request read into the core's plain-data request, and the
+// core's answer written on a Node response. The node:http (Express), Fastify and Koa adapters are
+// each a page on top of it. It sits in the core beside the Web edge (fetch-entry.ts) so that both
+// edges read bodies through the one body limit; only the Node adapters import it, so
+// `./provisioning` does not carry it.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
-import { payloadTooLarge } from "../provisioning/errors.ts";
-import type { ProvisioningHandler } from "../provisioning/handler-options.ts";
-import { headerOf } from "../provisioning/headers.ts";
-import {
-  bodyReadInFront,
-  type ProvisioningRequest,
-  type ProvisioningResponse,
-} from "../provisioning/types.ts";
-import { readNodeBody } from "./body-limit.ts";
+import type { ProvisioningHandler } from "../handler-options.ts";
+import { headerOf } from "../headers.ts";
+import { bodyReadInFront, type ProvisioningRequest, type ProvisioningResponse } from "../types.ts";
+import { payloadTooLarge, readNodeBody } from "./body-limit.ts";
 
 /**
  * Builds the core's request from a Node request, for the node:http, Fastify and Koa adapters,

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type ServedFetch, serveFetch } from "../../src/internal/serve-fetch.ts";
+import { type ServedFetch, serveFetch } from "../../src/cli/serve-fetch.ts";
+import { defaultBodyLimit } from "../../src/provisioning/http/body-limit.ts";
 
 let served: ServedFetch | undefined;
 afterEach(async () => {
@@ -9,7 +10,7 @@ afterEach(async () => {
 
 const serve = async (
   handler: (request: Request) => Promise<Response>,
-  options: { maxBodyBytes?: number; onError?: (error: unknown) => void } = {},
+  options: { bodyLimit?: number; onError?: (error: unknown) => void } = {},
 ) => {
   served = await serveFetch(handler, { host: "127.0.0.1", port: 0, ...options });
   return served.baseUrl;
@@ -65,10 +66,11 @@ describe("serveFetch", () => {
         calls += 1;
         return new Response(null, { status: 204 });
       },
-      { maxBodyBytes: 8 },
+      { bodyLimit: 8 },
     );
     const declared = await fetch(baseUrl, { method: "POST", body: "0123456789" });
     expect(declared.status).toBe(413);
+    expect(declared.headers.get("connection")).toBe("close");
     expect(await declared.json()).toMatchObject({ error: "payload_too_large" });
     const streamed = await fetch(baseUrl, {
       method: "POST",
@@ -84,5 +86,18 @@ describe("serveFetch", () => {
     expect(streamed.status).toBe(413);
     expect((await fetch(baseUrl, { method: "POST", body: "01234567" })).status).toBe(204);
     expect(calls).toBe(1);
+  });
+
+  it("holds bodies to the Provisioning API's default limit when given none", async () => {
+    const baseUrl = await serve(async (request) => {
+      await request.arrayBuffer();
+      return new Response(null, { status: 204 });
+    });
+    const post = (size: number) =>
+      fetch(baseUrl, { method: "POST", body: new Uint8Array(size) }).then(
+        (answer) => answer.status,
+      );
+    expect(await post(defaultBodyLimit)).toBe(204);
+    expect(await post(defaultBodyLimit + 1)).toBe(413);
   });
 });

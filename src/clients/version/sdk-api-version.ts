@@ -3,15 +3,15 @@ import * as z from "zod/mini";
 import { ResponseShapeError } from "../integration-api/errors.ts";
 import type { ApiResponse } from "../integration-api/http.ts";
 import { isJsonObject, parseJsonBody } from "../integration-api/json-body.ts";
+import { decodeBody, readFlags } from "../sdk-api/sdk-answers.ts";
+import { sdkAppInfoSchema, sdkUpdateSchema } from "../sdk-api/sdk-records.ts";
 import {
   type InvalidVersionUpdate,
   type SdkCurrentVersion,
   type SdkVersionUpdate,
   toUpdateList,
   type VersionUpdateList,
-} from "../version/version-records.ts";
-import { decodeBody, readFlags } from "./sdk-answers.ts";
-import { sdkAppInfoSchema, sdkUpdateSchema } from "./sdk-records.ts";
+} from "./version-records.ts";
 
 /** GET /api/v1/app/info read as the running version. */
 export function readSdkCurrentVersion(response: ApiResponse): SdkCurrentVersion {

@@ -5,7 +5,12 @@ import {
 } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import { readNodeBodyAsync } from "./body-limit.ts";
+import {
+  bodyTooLarge,
+  readNodeBodyAsync,
+  resolveBodyLimit,
+} from "../provisioning/http/body-limit.ts";
+import { writeNodeResponse } from "../provisioning/http/node-request.ts";
 
 /** Where and how {@link serveFetch} listens. */
 export interface ServeFetchOptions {
@@ -14,8 +19,8 @@ export interface ServeFetchOptions {
   port: number;
   /** Serve HTTPS with this key and certificate (PEM). */
   tls?: { key: string; cert: string };
-  /** Request bodies above this many bytes answer 413 (default 1 MiB). */
-  maxBodyBytes?: number;
+  /** Request bodies above this many bytes answer 413; the Provisioning API's default (1 MiB). */
+  bodyLimit?: number;
   /** Receives an error the handler threw; the client gets a 500. */
   onError?: (error: unknown) => void;
 }
@@ -36,7 +41,8 @@ export async function serveFetch(
   handler: (request: Request) => Promise<Response>,
   options: ServeFetchOptions,
 ): Promise<ServedFetch> {
-  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const bodyLimit = resolveBodyLimit(options.bodyLimit);
+  const tooLarge = bodyTooLarge(`this server (${bodyLimit} bytes)`);
   let baseUrl = "";
   const listener = (incoming: IncomingMessage, outgoing: ServerResponse) => {
     void respond(incoming, outgoing).catch((error: unknown) => {
@@ -49,13 +55,9 @@ export async function serveFetch(
     });
   };
   const respond = async (incoming: IncomingMessage, outgoing: ServerResponse) => {
-    const body = await readNodeBodyAsync(
-      incoming,
-      incoming.headers["content-length"],
-      maxBodyBytes,
-    );
+    const body = await readNodeBodyAsync(incoming, incoming.headers["content-length"], bodyLimit);
     if (body === undefined) {
-      sendJson(outgoing, 413, "payload_too_large", `The body exceeds ${maxBodyBytes} bytes.`);
+      writeNodeResponse(outgoing, tooLarge);
       return;
     }
     const method = incoming.method ?? "GET";
