@@ -17,7 +17,7 @@ import {
   type DirectoryChange,
   type MessageKind,
   type MessageSummary,
-  type SyncReport,
+  type SimulatorSyncReport,
 } from "../testing/platform-simulator.ts";
 import { createUserGenerator } from "../testing/user-generator.ts";
 import type { CommandIo } from "./command.ts";
@@ -280,7 +280,7 @@ async function listen(listener: ReturnType<typeof toNodeHandler>) {
 
 const silent = { update() {}, finish() {} };
 
-function expectCompleted(report: SyncReport, what: string): SyncReport {
+function expectCompleted(report: SimulatorSyncReport, what: string): SimulatorSyncReport {
   if (report.completed) return report;
   const stop = report.stoppedAt;
   const answer = stop?.error ?? `status ${stop?.status} ${JSON.stringify(stop?.body ?? "")}`;
@@ -289,7 +289,7 @@ function expectCompleted(report: SyncReport, what: string): SyncReport {
   );
 }
 
-function expectStopped(report: SyncReport, what: string) {
+function expectStopped(report: SimulatorSyncReport, what: string) {
   if (report.stoppedAt === undefined) {
     throw new DemoFailure(`${what} did not stop the sync, as it should have.`);
   }
@@ -297,7 +297,7 @@ function expectStopped(report: SyncReport, what: string) {
 }
 
 /** The cycle's first message after the ping: the one it stopped at, sent again. */
-function expectResumed(report: SyncReport, message: MessageSummary) {
+function expectResumed(report: SimulatorSyncReport, message: MessageSummary) {
   const resumed = report.delivered[1];
   if (
     resumed === undefined ||
@@ -318,11 +318,11 @@ function describe({ kind, uuid }: { kind: string; uuid?: string | undefined }): 
   return uuid === undefined ? kind : `${kind} ${uuid.length > 9 ? `${uuid.slice(0, 8)}…` : uuid}`;
 }
 
-function delivered(report: SyncReport): number {
+function delivered(report: SimulatorSyncReport): number {
   return report.delivered.filter(({ message }) => message.kind !== "ping").length;
 }
 
-function rate(report: SyncReport, unit: string): string {
+function rate(report: SimulatorSyncReport, unit: string): string {
   const seconds = Math.max(report.durationMs, 1) / 1000;
   return `${seconds.toFixed(2)} s (${number(Math.round(delivered(report) / seconds))} ${unit}/s)`;
 }

@@ -7,8 +7,8 @@ export {
 export type {
   FetchHandler,
   ProvisioningAnswer,
+  ProvisioningApiClient,
   ProvisioningCall,
-  ProvisioningClient,
   ProvisioningTarget,
 } from "../platform/provisioning-api-client.ts";
 // The same verifier and report as the platform simulator's (platform-integration/testing).

@@ -7,7 +7,7 @@ import {
   summarize,
   toRequest,
 } from "./messages.ts";
-import type { ProvisioningAnswer, ProvisioningClient } from "./provisioning-api-client.ts";
+import type { ProvisioningAnswer, ProvisioningApiClient } from "./provisioning-api-client.ts";
 
 /** What the caller of {@link DeliveryEngine.runCycle} hooks into. */
 export interface CycleHooks<Message extends OutgoingMessage = OutgoingMessage> {
@@ -62,7 +62,7 @@ export interface DeliveryEngine {
  * `acknowledge`. A client that delivers a request more than once says so in the answer's
  * `copies`; each copy counts as an attempt.
  */
-export function createDeliveryEngine(send: ProvisioningClient): DeliveryEngine {
+export function createDeliveryEngine(send: ProvisioningApiClient): DeliveryEngine {
   /** Sends a message; each copy delivered, with its attempt number, oldest first. */
   const deliver = async (message: OutgoingMessage, signal?: AbortSignal) => {
     const answer = await send(toRequest(message), signal);

@@ -1,6 +1,4 @@
 import type { JsonValue } from "type-fest";
-import { type UserRecord, userFieldNames } from "../provisioning/user-record.ts";
-import { wireFieldNames } from "../provisioning/wire.ts";
 import type { ProvisioningCall } from "./provisioning-api-client.ts";
 
 /** The platform's calls: the four of spec 4.1, and `POST /v1/reset` before a full re-sync. */
@@ -67,19 +65,6 @@ export const successStatus: Record<MessageKind, number> = {
   delete: 204,
   reset: 204,
 };
-
-/** The user as the platform sends it: snake_case names, undocumented fields as they came. */
-export function toWire(user: UserRecord): Record<string, JsonValue> {
-  // Object.fromEntries keeps an undocumented field named `__proto__` an own, plain key.
-  return Object.fromEntries([
-    ["uuid", user.uuid],
-    ...userFieldNames.flatMap((name) => {
-      const value = user[name];
-      return value === undefined ? [] : [[wireFieldNames[name], value]];
-    }),
-    ...Object.entries(user.extra ?? {}),
-  ]);
-}
 
 /**
  * The body of a modify from one wire record to the next: uuid and the fields whose value differs,

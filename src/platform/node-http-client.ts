@@ -3,10 +3,14 @@ import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { isCertificateProblem } from "../internal/certificate-problem.ts";
 import { readFailureCause } from "../internal/failure-cause.ts";
 import { joinUrl, normalizeBaseUrl } from "../internal/url.ts";
-import { maxAnswerBytes, type ProvisioningClient, parseBody } from "./provisioning-api-client.ts";
+import {
+  maxAnswerBytes,
+  type ProvisioningApiClient,
+  parseBody,
+} from "./provisioning-api-client.ts";
 
-/** A {@link ProvisioningClient} that holds a connection open, closed by `close`. */
-export interface ClosableClient extends ProvisioningClient {
+/** A {@link ProvisioningApiClient} that holds a connection open, closed by `close`. */
+export interface ClosableClient extends ProvisioningApiClient {
   close(): void;
 }
 
@@ -48,11 +52,11 @@ export function connectOverNodeHttp(
     watched.set(signal, abort);
     signal.addEventListener("abort", abort);
   };
-  const client = (call: Parameters<ProvisioningClient>[0], signal?: AbortSignal) =>
-    new Promise<Awaited<ReturnType<ProvisioningClient>>>((resolve) => {
+  const client = (call: Parameters<ProvisioningApiClient>[0], signal?: AbortSignal) =>
+    new Promise<Awaited<ReturnType<ProvisioningApiClient>>>((resolve) => {
       const started = performance.now();
       const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
-      const settle = (answer: Awaited<ReturnType<ProvisioningClient>>) => {
+      const settle = (answer: Awaited<ReturnType<ProvisioningApiClient>>) => {
         inFlight.delete(outgoing);
         resolve(answer);
       };

@@ -57,7 +57,7 @@ export type ProvisioningAnswer = (
 };
 
 /** Sends one request and resolves with the answer; it never rejects. */
-export type ProvisioningClient = (
+export type ProvisioningApiClient = (
   request: ProvisioningCall,
   signal?: AbortSignal,
 ) => Promise<ProvisioningAnswer>;
@@ -82,7 +82,7 @@ export const maxAnswerBytes = 64 * 1024;
 export function connectProvisioning(
   target: ProvisioningTarget,
   { timeoutMs }: { timeoutMs: number },
-): ProvisioningClient {
+): ProvisioningApiClient {
   const handler = typeof target === "object" && !(target instanceof URL) ? target : undefined;
   const base = handler ? inProcessOrigin : parseBaseUrl(target as string | URL);
   const send = handler ? (request: Request) => handler.fetch(request) : fetch;

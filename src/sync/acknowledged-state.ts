@@ -28,8 +28,9 @@ export class StateMismatchError extends Error {
 }
 
 /**
- * The sync's cookie: for each user the application acknowledged, the record it holds, so that a
- * cycle sends only what changed since. One SQLite row per user. Each acknowledgement is written
+ * The sync's acknowledged state (what the platform calls its cookie): for each user the
+ * application acknowledged, the record it holds, so that a cycle sends only what changed since.
+ * One SQLite row per user. Each acknowledgement is written
  * before the next message goes, so a killed process resumes where it stopped: at worst it resends
  * the one message that was in flight. It is appended to a journal beside the database (one
  * `write`, a few microseconds, where a SQLite commit costs tens) and folded into the database

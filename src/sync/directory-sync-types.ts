@@ -3,14 +3,14 @@
 
 import type { SyncStop } from "../platform/messages.ts";
 import type {
-  ProvisioningClient,
+  ProvisioningApiClient,
   ProvisioningTarget,
 } from "../platform/provisioning-api-client.ts";
 import type { VerifyReport } from "../platform/verify-users.ts";
 import type { UserRecord } from "../provisioning/user-record.ts";
 import type { SkippedEntry } from "./source.ts";
 
-/** Which kind of cycle ran: the first, an update against the cookie, or a full re-sync. */
+/** Which kind of cycle ran: the first, an update against the acknowledged state, or a full re-sync. */
 export type SyncMode = "initial" | "update" | "full";
 
 /**
@@ -112,7 +112,10 @@ export interface DeleteGuard {
 export interface SyncTargetOptions {
   /** The Provisioning API's base URL (it may carry a path), or a handler called in-process. */
   target: ProvisioningTarget;
-  /** The SQLite file that holds the cookie (created when missing; `:memory:` for tests). */
+  /**
+   * The SQLite file that holds the acknowledged state, what the application holds and the Content
+   * Sync cookie (created when missing; `:memory:` for tests).
+   */
   state: string;
   /**
    * The application serves `POST /v1/reset` (the release's `identity.enable_reset_request`): a
@@ -145,7 +148,7 @@ export interface SyncTargetOptions {
    * docs/directory-sync.md), or a log of each call. The wrapper answers every call as a client
    * does: it resolves, never rejects.
    */
-  wrapClient?(client: ProvisioningClient): ProvisioningClient;
+  wrapClient?(client: ProvisioningApiClient): ProvisioningApiClient;
 }
 
 /** A directory kept in sync with a Provisioning API: see `createDirectorySync`. */

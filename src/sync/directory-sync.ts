@@ -6,11 +6,11 @@ import {
   type OutgoingMessage,
   type SyncStop,
   TargetError,
-  toWire,
 } from "../platform/messages.ts";
 import { connectOverNodeHttp } from "../platform/node-http-client.ts";
 import { connectProvisioning } from "../platform/provisioning-api-client.ts";
 import { verifyUsers } from "../platform/verify-users.ts";
+import { toWireUser } from "../platform/wire-user.ts";
 import type { UserRecord } from "../provisioning/user-record.ts";
 import { type AcknowledgedState, openState, type WireRecord } from "./acknowledged-state.ts";
 import type {
@@ -82,7 +82,7 @@ export function stagingUsername(uuid: string): string {
 
 /**
  * A sync from any {@link DirectorySource}: each cycle compares the directory with the records
- * the application acknowledged (the cookie, in a SQLite file) and sends the difference through
+ * the application acknowledged (the acknowledged state, in a SQLite file) and sends the difference through
  * the platform's delivery engine.
  */
 export function createSourceSync(
@@ -128,14 +128,14 @@ export function createSourceSync(
   };
 
   const runCycle = async (
-    cookie: AcknowledgedState,
+    acknowledged: AcknowledgedState,
     directory: DirectorySource,
     signal?: AbortSignal,
   ): Promise<DirectorySyncReport> => {
     const startedAt = performance.now();
-    const mode: SyncMode = cookie.resyncRequested
+    const mode: SyncMode = acknowledged.resyncRequested
       ? "full"
-      : cookie.count() === 0
+      : acknowledged.count() === 0
         ? "initial"
         : "update";
     const progress: DirectorySyncProgress = {
@@ -157,8 +157,8 @@ export function createSourceSync(
     };
     let read: DirectoryRead = "full";
     let readNote: string | undefined;
-    // The cookie to keep if every message of this cycle is acknowledged.
-    let nextCookie: string | undefined;
+    // The Content Sync cookie to keep if every message of this cycle is acknowledged.
+    let nextChangeCookie: string | undefined;
     const resume = <M extends Omit<OutgoingMessage, "attempts">>(
       message: M,
     ): M & { attempts: number } => {
@@ -184,16 +184,16 @@ export function createSourceSync(
     let deferred = false;
     const refusals: SyncStop[] = [];
     const messageFor = (user: UserRecord): Planned | undefined => {
-      const now = toWire(user);
-      const before = cookie.get(user.uuid);
+      const now = toWireUser(user);
+      const before = acknowledged.get(user.uuid);
       let message: Planned;
       if (before === undefined || before === null) {
         message = resume({ kind: "create", uuid: user.uuid, body: now });
       } else {
-        const changed = changedFields(before, cookie.protect(now, before));
+        const changed = changedFields(before, acknowledged.protect(now, before));
         if (changed === undefined) {
           // An earlier version's password digest, rewritten without a message: unchanged.
-          if (cookie.outdated(before)) cookie.acknowledge(now);
+          if (acknowledged.outdated(before)) acknowledged.acknowledge(now);
           progress.unchanged++;
           return undefined;
         }
@@ -217,7 +217,7 @@ export function createSourceSync(
     const guardDeletes = (deletes: number) => {
       const guard = options.deleteGuard;
       if (deletes === 0 || guard === false || deletes <= (options.allowDeletes ?? 0)) return;
-      const held = cookie.count();
+      const held = acknowledged.count();
       const maxDeletes = guard?.maxDeletes ?? defaultMaxDeletes;
       const maxPercent = guard?.maxPercent ?? defaultMaxPercent;
       const allow = `If they are meant, allow them: allowDeletes: ${deletes} (sync --allow-deletes ${deletes}).`;
@@ -238,21 +238,21 @@ export function createSourceSync(
 
     /** Deletes for the acknowledged users the scan did not see, once the guard lets them. */
     function* deletesForUnseen(alsoDeleted = 0): Generator<Planned> {
-      guardDeletes(cookie.unseenCount() + alsoDeleted);
-      for (const uuid of cookie.unseen()) yield resume({ kind: "delete", uuid });
+      guardDeletes(acknowledged.unseenCount() + alsoDeleted);
+      for (const uuid of acknowledged.unseen()) yield resume({ kind: "delete", uuid });
     }
 
-    /** An update cycle from the changes since the cookie: deletes first, then the changed. */
+    /** An update cycle from the changes since the Content Sync cookie: deletes first, then the changed. */
     function* planChanges(changes: DirectoryChanges): Generator<Planned> {
       const deleted = [...new Set(changes.deleted)].filter(
-        (uuid) => cookie.get(uuid) !== undefined,
+        (uuid) => acknowledged.get(uuid) !== undefined,
       );
       if (changes.present) {
-        cookie.beginScan();
-        cookie.markSeen(changes.present);
-        cookie.markSeen(changes.changed.map((user) => user.uuid));
+        acknowledged.beginScan();
+        acknowledged.markSeen(changes.present);
+        acknowledged.markSeen(changes.changed.map((user) => user.uuid));
         // A user both deleted and not present counts once.
-        cookie.markSeen(deleted);
+        acknowledged.markSeen(deleted);
         yield* deletesForUnseen(deleted.length);
       } else guardDeletes(deleted.length);
       for (const uuid of deleted) yield resume({ kind: "delete", uuid });
@@ -268,38 +268,38 @@ export function createSourceSync(
 
     async function* plan(): AsyncGenerator<Planned> {
       const feed = directory.changes;
-      const kept = cookie.changeCookie;
+      const kept = acknowledged.changeCookie;
       if (mode === "update" && feed && kept?.scope === feed.scope) {
         const changes = await feed.changesSince(kept.cookie, { signal });
         if ("note" in changes) readNote = changes.note;
         else {
           read = changes.read ?? "content-sync";
-          nextCookie = changes.cookie;
+          nextChangeCookie = changes.cookie;
           yield* planChanges(changes);
           return;
         }
       }
       if (feed) {
-        cookie.changeCookie = undefined;
-        // The cookie of a full read is taken before it, so that it covers what the read sees. It
+        acknowledged.changeCookie = undefined;
+        // The Content Sync cookie of a full read is taken before it, so that it covers what the read sees. It
         // costs a read of every entry's uuid (a fifth of a 100,000-user initial sync), so only an
         // update cycle takes one: the initial sync and a full re-sync send their first message at
         // once, and the update cycle after them reads the whole directory once more for it.
         if (mode === "update") {
           const now = await feed.cookieNow({ signal });
-          if ("cookie" in now) nextCookie = now.cookie;
+          if ("cookie" in now) nextChangeCookie = now.cookie;
           else if (now.note !== undefined) readNote ??= now.note;
         }
       }
-      if (cookie.resyncRequested) {
+      if (acknowledged.resyncRequested) {
         if (options.resetRequest) yield resume({ kind: "reset" });
-        else cookie.forgetContents();
+        else acknowledged.forgetContents();
       }
-      if (cookie.count() > 0) {
-        cookie.beginScan();
+      if (acknowledged.count() > 0) {
+        acknowledged.beginScan();
         let total = 0;
         for await (const page of directory.read({ uuidsOnly: true, signal })) {
-          cookie.markSeen(page.users.map((user) => user.uuid));
+          acknowledged.markSeen(page.users.map((user) => user.uuid));
           total += page.users.length;
         }
         progress.total = total;
@@ -322,7 +322,7 @@ export function createSourceSync(
       for await (const message of messages) {
         const uuid = message.uuid;
         if (uuid !== undefined && refused.has(uuid)) {
-          // Left for the next cycle's diff, which no cookie of this cycle may pass.
+          // Left for the next cycle's diff, which no Content Sync cookie of this cycle may pass.
           deferred = true;
           continue;
         }
@@ -354,7 +354,7 @@ export function createSourceSync(
         const staging = stagings > 0 ? nextStaging() : undefined;
         if (staging === undefined) return;
         yield staging;
-        if (cookie.get(staging.uuid as string)?.username !== staging.staging) return;
+        if (acknowledged.get(staging.uuid as string)?.username !== staging.staging) return;
       }
     }
 
@@ -364,7 +364,7 @@ export function createSourceSync(
         const wanted = message.record?.username;
         if (stop.status !== 409) continue;
         if (typeof wanted !== "string") continue;
-        const holder = cookie.holderOf(wanted, uuid);
+        const holder = acknowledged.holderOf(wanted, uuid);
         const held = holder === undefined ? undefined : refused.get(holder);
         // The holder is refused too, and its own message takes it off that username.
         if (holder === undefined || held?.stop.status !== 409) continue;
@@ -383,16 +383,16 @@ export function createSourceSync(
 
     const acknowledge = (message: Planned) => {
       if (message.staging !== undefined) {
-        cookie.rename(message.uuid as string, message.staging);
+        acknowledged.rename(message.uuid as string, message.staging);
         return;
       }
       refused.delete(message.uuid as string);
-      if (message.kind === "reset") cookie.forgetContents();
+      if (message.kind === "reset") acknowledged.forgetContents();
       else if (message.kind === "delete") {
-        cookie.forget(message.uuid as string);
+        acknowledged.forget(message.uuid as string);
         progress.deleted++;
       } else {
-        cookie.acknowledge(message.record as WireRecord);
+        acknowledged.acknowledge(message.record as WireRecord);
         progress[message.kind === "create" ? "created" : "modified"]++;
       }
       options.onProgress?.({ ...progress });
@@ -413,7 +413,7 @@ export function createSourceSync(
       const { read: _read, total: _total, ...counts } = progress;
       if (read !== "full" && completed) {
         // Every user the application holds that needed no message, not only those the server sent.
-        counts.unchanged = cookie.count() - counts.created - counts.modified;
+        counts.unchanged = acknowledged.count() - counts.created - counts.modified;
       }
       return {
         completed,
@@ -455,8 +455,8 @@ export function createSourceSync(
       // Content Sync cookie is kept only then, so that a held message is read again.
       const completed = outcome.completed && refused.size === 0 && !deferred;
       const scope = directory.changes?.scope;
-      if (completed && nextCookie !== undefined && scope !== undefined) {
-        cookie.changeCookie = { scope, cookie: nextCookie };
+      if (completed && nextChangeCookie !== undefined && scope !== undefined) {
+        acknowledged.changeCookie = { scope, cookie: nextChangeCookie };
       }
       lastStop = outcome.stoppedAt && {
         key: keyOf(outcome.stoppedAt.message),

@@ -3,7 +3,7 @@
 import { kindOfRequest, type MessageKind, successStatus } from "../platform/messages.ts";
 import type {
   ProvisioningAnswer,
-  ProvisioningClient,
+  ProvisioningApiClient,
 } from "../platform/provisioning-api-client.ts";
 
 /**
@@ -21,7 +21,7 @@ export interface Fault {
 }
 
 /** A client of a Provisioning API whose next calls can be made to fail: see {@link withFaults}. */
-export interface FaultyClient extends ProvisioningClient {
+export interface FaultyClient extends ProvisioningApiClient {
   /** Queues a fault for the next matching call, however much later it comes. */
   injectFault(fault: Fault): void;
 }
@@ -40,7 +40,7 @@ export interface FaultyClient extends ProvisioningClient {
  * expect((await sync.syncOnce()).stoppedAt?.error).toMatch(/dropped/);
  * ```
  */
-export function withFaults(client: ProvisioningClient): FaultyClient {
+export function withFaults(client: ProvisioningApiClient): FaultyClient {
   const faults: (Fault & { times: number })[] = [];
 
   const takeFault = (kind: MessageKind): Fault["type"] | undefined => {
@@ -51,7 +51,7 @@ export function withFaults(client: ProvisioningClient): FaultyClient {
     return fault.type;
   };
 
-  const faulty: ProvisioningClient = async (request, signal) => {
+  const faulty: ProvisioningApiClient = async (request, signal) => {
     const kind = kindOfRequest(request);
     const fault = takeFault(kind);
     if (fault === "drop-request") {

@@ -1,8 +1,8 @@
 export type {
   FetchHandler,
   ProvisioningAnswer,
+  ProvisioningApiClient,
   ProvisioningCall,
-  ProvisioningClient,
   ProvisioningTarget,
 } from "../platform/provisioning-api-client.ts";
 export type { ReadUser } from "../platform/read-user.ts";
@@ -66,8 +66,8 @@ export {
   type MessageSummary,
   type PlatformSimulator,
   type PlatformSimulatorOptions,
-  type SyncProgress,
-  type SyncReport,
+  type SimulatorSyncProgress,
+  type SimulatorSyncReport,
   type SyncStop,
 } from "./platform-simulator.ts";
 export { type ReadableUserStore, withReadUserRoute } from "./read-route.ts";

@@ -8,7 +8,7 @@ import { connectOverNodeHttp } from "../../src/platform/node-http-client.ts";
 import {
   connectProvisioning,
   maxAnswerBytes,
-  type ProvisioningClient,
+  type ProvisioningApiClient,
 } from "../../src/platform/provisioning-api-client.ts";
 
 const servers: Server[] = [];
@@ -60,7 +60,7 @@ async function largeJsonServer(bytes: number) {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, body };
 }
 
-const clients: [string, (url: string) => ProvisioningClient & { close?(): void }][] = [
+const clients: [string, (url: string) => ProvisioningApiClient & { close?(): void }][] = [
   ["connectProvisioning (fetch)", (url) => connectProvisioning(url, { timeoutMs: 30_000 })],
   ["connectOverNodeHttp", (url) => connectOverNodeHttp(url, { timeoutMs: 30_000 })],
 ];

@@ -1,15 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { type MessageKind, toRequest } from "../../src/platform/messages.ts";
 import type {
+  ProvisioningApiClient,
   ProvisioningCall,
-  ProvisioningClient,
 } from "../../src/platform/provisioning-api-client.ts";
 import { withFaults } from "../../src/testing/faults.ts";
 
 /** A client that answers each call with `status` (201 to a create, 204 to the rest by default). */
 function recordingClient(status?: (call: ProvisioningCall) => number) {
   const calls: string[] = [];
-  const client: ProvisioningClient = async (call) => {
+  const client: ProvisioningApiClient = async (call) => {
     calls.push(`${call.method} ${call.path}`);
     const ok = call.path === "/v1/user/create" ? 201 : 204;
     return { status: status?.(call) ?? ok, body: undefined, durationMs: 1 };
