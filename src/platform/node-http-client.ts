@@ -41,7 +41,8 @@ export function connectOverNodeHttp(
   const send = secure ? httpsRequest : httpRequest;
   // A signal ends the requests in flight through one listener of its own, not one per request:
   // the sync passes its cycle's signal with every message, and Node's handling of a request's
-  // `signal` option cost 6-7 % of a sync's rate (30,000 users, 8 rounds: 3.23 s against 3.03 s).
+  // `signal` option cost a measurable share of a sync's rate (bench/README.md, "A signal on
+  // every request").
   const inFlight = new Set<ClientRequest>();
   const watched = new Map<AbortSignal, () => void>();
   const watch = (signal: AbortSignal) => {
