@@ -1,3 +1,8 @@
+// The directory sync's cycle: what to send (the directory diffed against the acknowledged
+// state, or the Content Sync changes since the last completed cycle), in which order (deletes,
+// then the directory's order, refused users' messages held and retried, username swaps staged),
+// and what the report says. The delivery is the platform's engine's (src/platform), the delete
+// guard delete-guard.ts's, which answers refuse a user refusal.ts's.
 import { setTimeout as sleep } from "node:timers/promises";
 import { pemCertificates } from "../internal/pem.ts";
 import { createDeliveryEngine } from "../platform/delivery-engine.ts";
@@ -13,6 +18,7 @@ import { verifyUsers } from "../platform/verify-users.ts";
 import { toWireUser } from "../platform/wire-user.ts";
 import type { UserRecord } from "../provisioning/user-record.ts";
 import { type AcknowledgedState, openState, type WireRecord } from "./acknowledged-state.ts";
+import { checkDeleteGuard, DeleteGuardError } from "./delete-guard.ts";
 import type {
   DeleteGuardStop,
   DirectoryRead,
@@ -22,6 +28,7 @@ import type {
   SyncMode,
   SyncTargetOptions,
 } from "./directory-sync-types.ts";
+import { isRefusal, stagingUsername } from "./refusal.ts";
 import {
   type DirectoryChanges,
   DirectoryError,
@@ -32,53 +39,6 @@ import {
 
 const maxSkippedListed = 100;
 const maxRefusalsListed = 100;
-
-/** The delete guard's default thresholds (docs/directory-sync.md). */
-const defaultMaxDeletes = 500;
-const defaultMaxPercent = 20;
-/** Below this many deletes, the percentage does not trip the guard (deleting every user does). */
-const percentFloor = 20;
-
-/**
- * Answers that concern the request or the application rather than the user: an application that
- * answers them to one message would answer them to the next, so they stop the cycle as a 5xx does.
- */
-const stopStatuses = new Set([401, 403, 405, 407, 408, 429]);
-
-/**
- * Whether an answer refuses this user's message (a 4xx to a create, modify or delete, such as a
- * 409 for a username another user holds): the sync goes on with the other users. Any other
- * failure (a 5xx, a network error, a time-out, 401, 403, 405, 407, 408, 429, another 2xx) stops the
- * cycle.
- */
-function isRefusal(message: OutgoingMessage, stop: SyncStop): boolean {
-  const { status } = stop;
-  return (
-    message.uuid !== undefined &&
-    (message.kind === "create" || message.kind === "modify" || message.kind === "delete") &&
-    status !== undefined &&
-    status >= 400 &&
-    status < 500 &&
-    !stopStatuses.has(status)
-  );
-}
-
-/** Thrown inside a cycle's plan when the delete guard stops it: nothing is sent. */
-class DeleteGuardError extends Error {
-  readonly stop: DeleteGuardStop;
-  constructor(stop: DeleteGuardStop) {
-    super(stop.message);
-    this.stop = stop;
-  }
-}
-
-/**
- * The username a user is moved to for a moment when two users swap usernames (or more rotate
- * them) within one cycle and the application keeps usernames unique: `sync-tmp-<uuid>`.
- */
-export function stagingUsername(uuid: string): string {
-  return `sync-tmp-${uuid}`;
-}
 
 /**
  * A sync from any {@link DirectorySource}: each cycle compares the directory with the records
@@ -210,31 +170,8 @@ export function createSourceSync(
       skipped += entries.length;
       skippedEntries.push(...entries.slice(0, maxSkippedListed - skippedEntries.length));
     };
-    /**
-     * The delete guard: throws when `deletes` (of the users the application holds) is more than
-     * it lets a cycle send, before any is sent.
-     */
-    const guardDeletes = (deletes: number) => {
-      const guard = options.deleteGuard;
-      if (deletes === 0 || guard === false || deletes <= (options.allowDeletes ?? 0)) return;
-      const held = acknowledged.count();
-      const maxDeletes = guard?.maxDeletes ?? defaultMaxDeletes;
-      const maxPercent = guard?.maxPercent ?? defaultMaxPercent;
-      const allow = `If they are meant, allow them: allowDeletes: ${deletes} (sync --allow-deletes ${deletes}).`;
-      let why: string | undefined;
-      if (deletes >= held) {
-        why =
-          `The directory returned none of the ${held} users the application holds: refusing to ` +
-          "delete them all. Check the base DN and the filter.";
-      } else if (deletes > maxDeletes) {
-        why = `This cycle would delete ${deletes} of the ${held} users the application holds, more than ${maxDeletes}: no delete was sent. Check the base DN and the filter.`;
-      } else if (deletes >= percentFloor && deletes * 100 > held * maxPercent) {
-        why = `This cycle would delete ${deletes} of the ${held} users the application holds, more than ${maxPercent} %: no delete was sent. Check the base DN and the filter.`;
-      }
-      if (why !== undefined) {
-        throw new DeleteGuardError({ deletes, held, message: `${why} ${allow}` });
-      }
-    };
+    const guardDeletes = (deletes: number) =>
+      checkDeleteGuard(deletes, () => acknowledged.count(), options);
 
     /** Deletes for the acknowledged users the scan did not see, once the guard lets them. */
     function* deletesForUnseen(alsoDeleted = 0): Generator<Planned> {
