@@ -1,3 +1,5 @@
+import { join } from "node:path";
+import type { Plugin } from "esbuild";
 import { defineConfig, type Options } from "tsup";
 import { exportNames, sourceOf } from "./entry-points.ts";
 import pkg from "./package.json" with { type: "json" };
@@ -25,9 +27,28 @@ export const common: Options = {
   define: { __SDK_VERSION__: JSON.stringify(pkg.version) },
 };
 
+/**
+ * The CommonJS build's own loaders, where the ES build awaits a module at the top level (which
+ * CommonJS cannot): src/msw/load-msw.ts becomes src/msw/require-msw.ts.
+ */
+export const commonJsLoaders: Plugin = {
+  name: "commonjs-loaders",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/load-msw\.ts$/ }, (args) => ({
+      path: join(args.resolveDir, "require-msw.ts"),
+    }));
+  },
+};
+
 export default defineConfig([
   // The bin is an ES module only: `npx` and the `bin` field run it as one, so a CommonJS copy of
   // the CLI would only weigh on every install.
   { ...common, entry: { ...library, ...bin }, format: ["esm"], dts: { entry: library } },
-  { ...common, entry: library, format: ["cjs"], dts: { entry: library } },
+  {
+    ...common,
+    entry: library,
+    format: ["cjs"],
+    dts: { entry: library },
+    esbuildPlugins: [commonJsLoaders],
+  },
 ]);

@@ -86,7 +86,7 @@ async function serve(): Promise<void> {
   server.listen(0, "127.0.0.1", () => {
     process.stdout.write(`${(server.address() as AddressInfo).port}\n`);
   });
-  process.on("message", () => process.send?.(store.list().length));
+  process.on("message", async () => process.send?.(await store.count()));
 }
 
 /** One measured replay, configured by environment variables. */

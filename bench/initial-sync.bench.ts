@@ -94,7 +94,7 @@ async function listenerOf(
     const store = new MemoryUserStore();
     return {
       listener: toNodeHandler(createProvisioningHandler({ store })),
-      count: () => store.list().length,
+      count: () => store.count(),
     };
   }
   if (kind === "pg") {
@@ -102,7 +102,7 @@ async function listenerOf(
     const store = new PostgresUserStore({ pool: await pgPool(), table: target });
     return {
       listener: toNodeHandler(createProvisioningHandler({ store })),
-      count: async () => (await store.list()).length,
+      count: () => store.count(),
     };
   }
   const { SqliteUserStore } = await import("platform-integration/sqlite");

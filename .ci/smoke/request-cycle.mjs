@@ -36,14 +36,14 @@ try {
   await expectStatus("GET", "/v1/ping", undefined, 204);
   await expectStatus("POST", "/v1/user/create", { uuid, username: "zoe", first_name: "Zoë" }, 201);
   await expectStatus("POST", "/v1/user/modify", { uuid, email: "zoe@example.com" }, 204);
-  const user = store.get(uuid);
+  const user = await store.get(uuid);
   if (user?.firstName !== "Zoë" || user.email !== "zoe@example.com") {
     throw new Error(`the store holds ${JSON.stringify(user)}`);
   }
   await expectStatus("DELETE", `/v1/user/${encodeURIComponent(uuid)}`, undefined, 204);
   await expectStatus("DELETE", `/v1/user/${encodeURIComponent(uuid)}`, undefined, 204);
   await expectStatus("GET", "/v1/nowhere", undefined, 404);
-  if (store.list().length !== 0) throw new Error("the delete left the user in the store");
+  if ((await store.list()).length !== 0) throw new Error("the delete left the user in the store");
 } finally {
   await stop();
 }

@@ -44,7 +44,7 @@ it("serves the Provisioning API over HTTP to the platform simulator while msw is
   platform.addUser({ uuid: "u-1", username: "ann", email: "ann@example.test" });
   const report = await platform.sync();
   expect(report.completed).toBe(true);
-  expect(store.get("u-1")).toMatchObject({ username: "ann" });
+  expect(await store.get("u-1")).toMatchObject({ username: "ann" });
   // The app's hook audited the new user through the (mocked) Integration API.
   await audit.flush();
   expect(api.auditEvents).toContainEqual(expect.objectContaining({ action: "user.provisioned" }));

@@ -48,7 +48,7 @@ describe("the Next.js route handler", () => {
 
   it("ends a simulated sync with the directory's users in the store", async () => {
     const platform = await syncDirectory(nextRoute);
-    expect(byUuid(store.list())).toEqual(byUuid(platform.users()));
+    expect(byUuid(await store.list())).toEqual(byUuid(platform.users()));
   });
 
   it("answers HEAD on ping, and 404 outside the API under its folder", async () => {

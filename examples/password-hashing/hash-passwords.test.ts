@@ -25,9 +25,9 @@ describe("hashClearTextPassword as the provisioning transform", () => {
       password: "password123",
     });
     expect(created.status).toBe(201);
-    const user = store.get("97e86d2d")!;
+    const user = (await store.get("97e86d2d"))!;
     expect(user.passwordFormat).toBe(scryptFormat);
-    expect(JSON.stringify(store.list())).not.toContain("password123");
+    expect(JSON.stringify(await store.list())).not.toContain("password123");
     expect(await verifyPassword(user, "password123")).toBe(true);
     expect(await verifyPassword(user, "password124")).toBe(false);
   });
@@ -35,21 +35,21 @@ describe("hashClearTextPassword as the provisioning transform", () => {
   it("keeps the hash through a modify without a password, and rehashes a new one", async () => {
     const { store, send } = setUp();
     await send("/v1/user/create", { uuid: "u1", password: "first" });
-    const firstHash = store.get("u1")!.password;
+    const firstHash = (await store.get("u1"))!.password;
     expect((await send("/v1/user/modify", { uuid: "u1", email: "u1@x.test" })).status).toBe(204);
-    expect(store.get("u1")!.password).toBe(firstHash);
+    expect((await store.get("u1"))!.password).toBe(firstHash);
     await send("/v1/user/modify", { uuid: "u1", password: "newpassword456" });
-    expect(await verifyPassword(store.get("u1")!, "newpassword456")).toBe(true);
-    expect(await verifyPassword(store.get("u1")!, "first")).toBe(false);
+    expect(await verifyPassword((await store.get("u1"))!, "newpassword456")).toBe(true);
+    expect(await verifyPassword((await store.get("u1"))!, "first")).toBe(false);
   });
 
   it("hashes a redelivered message again, and the password still verifies", async () => {
     const { store, send } = setUp();
     await send("/v1/user/create", { uuid: "u1", password: "s3cret" });
-    const before = store.get("u1")!.password;
+    const before = (await store.get("u1"))!.password;
     await send("/v1/user/create", { uuid: "u1", password: "s3cret" });
-    expect(store.get("u1")!.password).not.toBe(before);
-    expect(await verifyPassword(store.get("u1")!, "s3cret")).toBe(true);
+    expect((await store.get("u1"))!.password).not.toBe(before);
+    expect(await verifyPassword((await store.get("u1"))!, "s3cret")).toBe(true);
   });
 
   it("stores a password the directory already hashed as sent, and treats 'plain' as clear text", async () => {
@@ -59,9 +59,12 @@ describe("hashClearTextPassword as the provisioning transform", () => {
       password: "$2b$10$abc",
       password_format: "bcrypt",
     });
-    expect(store.get("u1")).toMatchObject({ password: "$2b$10$abc", passwordFormat: "bcrypt" });
-    expect(await verifyPassword(store.get("u1")!, "$2b$10$abc")).toBe(false);
+    expect(await store.get("u1")).toMatchObject({
+      password: "$2b$10$abc",
+      passwordFormat: "bcrypt",
+    });
+    expect(await verifyPassword((await store.get("u1"))!, "$2b$10$abc")).toBe(false);
     await send("/v1/user/create", { uuid: "u2", password: "pw", password_format: "PLAIN" });
-    expect(await verifyPassword(store.get("u2")!, "pw")).toBe(true);
+    expect(await verifyPassword((await store.get("u2"))!, "pw")).toBe(true);
   });
 });

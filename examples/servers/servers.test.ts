@@ -61,7 +61,7 @@ describe.each(servers)("%s", (_name, start, greeting) => {
       body: JSON.stringify({ uuid: "with-photo", thumbnail_photo: photo }),
     });
     expect(created.status).toBe(201);
-    expect(store.get("with-photo")?.extra).toEqual({ thumbnail_photo: photo });
+    expect((await store.get("with-photo"))?.extra).toEqual({ thumbnail_photo: photo });
     const unknown = await fetch(`${url}/v2/nothing`);
     expect([unknown.status, ((await unknown.json()) as { error: string }).error]).toEqual([
       404,
@@ -72,7 +72,7 @@ describe.each(servers)("%s", (_name, start, greeting) => {
   it("ends a simulated sync with the directory's users in the store", async () => {
     const { url, store } = await serve(start);
     const platform = await syncDirectory(url);
-    expect(byUuid(store.list())).toEqual(byUuid(platform.users()));
+    expect(byUuid(await store.list())).toEqual(byUuid(platform.users()));
   });
 
   it("serves the application's own page beside the API, and stops", async () => {

@@ -155,6 +155,9 @@ async function demo(
     `   Next cycle: the same ${first} again (attempt ${again.attempt}), answered ${again.status}; ` +
       "applying it twice changes nothing.",
   );
+  // The handler reports a change to onChange once per delivery (at least once, so that a hook
+  // that failed sees it again): the redelivered message is audited a second time.
+  out("   Its onChange hook runs again (at least once per change): one audit event more.");
   out(`   ${count(delivered(redelivered), "message")} delivered.`);
   out();
 
@@ -181,7 +184,7 @@ async function demo(
   await audit.flush({ timeoutMs: 30_000 });
   const version = createVersionClient({ baseUrl: served.baseUrl });
   const [current, updates] = await Promise.all([version.current(), version.updates()]);
-  const inDatabase = database.count();
+  const inDatabase = await database.count();
   const inDirectory = platform.users().length;
   const received = integrationApi.auditEvents.length;
 
@@ -194,7 +197,7 @@ async function demo(
     [
       "audit events recorded",
       number(received),
-      `received by the Integration API; ${number(recorded)} recorded, ${dropped} dropped`,
+      `${number(users)} created + ${round.length} changed + ${joined} joined + 1 redelivered`,
     ],
     [
       "running version",
@@ -222,6 +225,13 @@ async function demo(
   }
   if (received + dropped !== recorded) {
     throw new DemoFailure(`${recorded - received - dropped} audit events are unaccounted for.`);
+  }
+  // One event per change stored, and one more for the message delivered twice.
+  const story = users + round.length + joined + 1;
+  if (received !== story) {
+    throw new DemoFailure(
+      `The audit log holds ${received} events where the story adds up to ${story}.`,
+    );
   }
   return 0;
 }

@@ -1,4 +1,4 @@
-import { type HttpHandler, http } from "msw";
+import type { HttpHandler } from "msw";
 import { joinUrl, normalizeApiBaseUrl } from "../internal/url.ts";
 import {
   createFakeIntegrationApi,
@@ -10,6 +10,7 @@ import {
   type FakeSdkApi,
   type FakeSdkApiOptions,
 } from "../testing/fake-sdk-api.ts";
+import { msw } from "./load-msw.ts";
 
 /** Where the handlers listen, and the fake's starting state. */
 export interface IntegrationApiHandlersOptions extends FakeIntegrationApiOptions {
@@ -91,7 +92,7 @@ export function createIntegrationApiHandlers(
   const resolver = ({ request }: { request: Request }) => api.respond(request);
   return {
     api,
-    handlers: routes.map(([method, path]) => http[method](joinUrl(base, path), resolver)),
+    handlers: routes.map(([method, path]) => msw.http[method](joinUrl(base, path), resolver)),
   };
 }
 
@@ -160,6 +161,6 @@ export function createSdkApiHandlers(options: SdkApiHandlersOptions = {}): SdkAp
   const resolver = ({ request }: { request: Request }) => api.respond(request);
   return {
     api,
-    handlers: sdkRoutes.map(([method, path]) => http[method](joinUrl(base, path), resolver)),
+    handlers: sdkRoutes.map(([method, path]) => msw.http[method](joinUrl(base, path), resolver)),
   };
 }

@@ -48,4 +48,4 @@ export {
   userFieldNames,
 } from "./user-record.ts";
 export { userRecordSchema } from "./user-record-schema.ts";
-export type { UserStore } from "./user-store.ts";
+export type { UserReadOptions, UserStore, UserStoreReads } from "./user-store.ts";

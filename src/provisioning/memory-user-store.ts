@@ -7,6 +7,7 @@ import type {
   ReleaseOutcome,
 } from "./quarantine-store.ts";
 import {
+  awaitedRead,
   type OnDelete,
   type StoreRulesOptions,
   storeRules,
@@ -16,7 +17,7 @@ import {
 } from "./store-rules.ts";
 import { isUserConflict } from "./user-conflict-error.ts";
 import type { UpsertResult, UserFieldName, UserPatch, UserRecord } from "./user-record.ts";
-import type { UserStore } from "./user-store.ts";
+import type { UserReadOptions, UserStore, UserStoreReads } from "./user-store.ts";
 
 /** Options of {@link MemoryUserStore}: unique fields and what a delete does. */
 export type MemoryUserStoreOptions = StoreRulesOptions;
@@ -30,7 +31,7 @@ export type MemoryUserStoreOptions = StoreRulesOptions;
  * const store = new MemoryUserStore({ unique: ["username", "email"], onDelete: "deactivate" });
  * ```
  */
-export class MemoryUserStore implements UserStore, QuarantineMethods {
+export class MemoryUserStore implements UserStore, UserStoreReads, QuarantineMethods {
   readonly #users = new Map<string, UserRecord>();
   readonly #unique: UniqueField[];
   readonly #onDelete: OnDelete;
@@ -72,21 +73,27 @@ export class MemoryUserStore implements UserStore, QuarantineMethods {
   }
 
   /** The stored user with this uuid (deactivated ones too), as a copy, or undefined. */
-  get(uuid: string): UserRecord | undefined {
-    const user = this.#users.get(uuid);
-    return user && copy(user);
+  get(uuid: string): Promise<UserRecord | undefined> {
+    return awaitedRead("store.get(uuid)", () => {
+      const user = this.#users.get(uuid);
+      return user && copy(user);
+    });
   }
 
   /** Every stored user, as copies, in insertion order; deactivated ones only when asked. */
-  list({ includeDeactivated = false }: { includeDeactivated?: boolean } = {}): UserRecord[] {
-    return [...this.#users.values()]
-      .filter((user) => includeDeactivated || user.deactivatedAt === undefined)
-      .map(copy);
+  list(options: UserReadOptions = {}): Promise<UserRecord[]> {
+    return awaitedRead("store.list()", () => this.#list(options).map(copy));
   }
 
-  /** How many users are stored; deactivated ones only when asked. */
-  count(options: { includeDeactivated?: boolean } = {}): number {
-    return this.list(options).length;
+  /** How many users {@link list} would return with the same options. */
+  count(options: UserReadOptions = {}): Promise<number> {
+    return awaitedRead("store.count()", () => this.#list(options).length);
+  }
+
+  #list({ includeDeactivated = false }: UserReadOptions): UserRecord[] {
+    return [...this.#users.values()].filter(
+      (user) => includeDeactivated || user.deactivatedAt === undefined,
+    );
   }
 
   async keepQuarantined(entry: QuarantineEntry): Promise<QuarantinedEntry> {

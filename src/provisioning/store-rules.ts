@@ -71,3 +71,20 @@ export function uniqueValue(field: UniqueField, value: string): string {
 export function uniqueConflict(field: UniqueField, cause?: unknown): UserConflictError {
   return new UserConflictError(`the ${field} is already held by another user`, { field, cause });
 }
+
+/**
+ * A bundled store's read as a promise (a synchronous failure rejects it), made to throw when
+ * serialized: `res.json(store.list())` without `await` would otherwise send `{}`, the JSON of a
+ * promise, silently. The TypeError names the fix; awaiting the promise is unchanged.
+ */
+export function awaitedRead<T>(call: string, read: () => T | Promise<T>): Promise<T> {
+  const promise = (async () => read())();
+  Object.defineProperty(promise, "toJSON", {
+    value() {
+      throw new TypeError(
+        `${call} returns a promise: await it before serializing it (res.json(await ${call}))`,
+      );
+    },
+  });
+  return promise;
+}

@@ -1,5 +1,5 @@
 import type { QuarantineMethods } from "./quarantine-store.ts";
-import type { UpsertResult, UserPatch } from "./user-record.ts";
+import type { UpsertResult, UserPatch, UserRecord } from "./user-record.ts";
 
 /**
  * Where the Provisioning API keeps users. Implement it over any database.
@@ -24,4 +24,28 @@ export interface UserStore extends Partial<QuarantineMethods> {
    * it only when the application opts in with its `reset` option.
    */
   reset?(): Promise<void>;
+}
+
+/** Which users {@link UserStoreReads.list} and {@link UserStoreReads.count} take in. */
+export interface UserReadOptions {
+  /** Deactivated users too (a store with `onDelete: "deactivate"`). Default false. */
+  includeDeactivated?: boolean | undefined;
+}
+
+/**
+ * The reads of every bundled store (`MemoryUserStore`, `SqliteUserStore`, `PostgresUserStore`),
+ * one shape whatever the database: each returns a promise, so swapping stores changes no call
+ * site. Await them: `res.json(await store.list())`. The handler needs none of them; they are for
+ * the application's own pages and checks. A returned record is the caller's to change.
+ */
+export interface UserStoreReads {
+  /** The stored user with this uuid (a deactivated one too), or undefined. */
+  get(uuid: string): Promise<UserRecord | undefined>;
+  /**
+   * Every stored user, deactivated ones only when asked. The order is the store's: creation order
+   * in MemoryUserStore and SqliteUserStore, by uuid in PostgresUserStore.
+   */
+  list(options?: UserReadOptions): Promise<UserRecord[]>;
+  /** How many users `list` would return with the same options. */
+  count(options?: UserReadOptions): Promise<number>;
 }

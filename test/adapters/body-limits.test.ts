@@ -95,7 +95,7 @@ describe.each(setups)("%s", (_name, build) => {
       body: JSON.stringify({ uuid: "with-photo", thumbnail_photo: photo }),
     });
     expect(response.status).toBe(201);
-    expect(store.get("with-photo")?.extra).toEqual({ thumbnail_photo: photo });
+    expect((await store.get("with-photo"))?.extra).toEqual({ thumbnail_photo: photo });
   });
 
   it("answers 413 past bodyLimit and closes the connection", async () => {
@@ -115,6 +115,6 @@ describe.each(setups)("%s", (_name, build) => {
     expect(res.headers.connection).toBe("close");
     expect(JSON.parse(body)).toMatchObject({ error: "payload_too_large" });
     req.destroy();
-    expect(store.list()).toEqual([]);
+    expect(await store.list()).toEqual([]);
   });
 });

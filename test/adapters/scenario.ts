@@ -84,7 +84,7 @@ async function scenario(url: string, store: MemoryUserStore, options: ScenarioOp
   expect((await call("POST", "/v1/user/create/", JSON.stringify(bob))).status).toBe(201);
   const modify = { uuid: bob.uuid, password: "newpassword456", department: "R&D" };
   expect((await call("POST", "/v1/user/modify", JSON.stringify(modify))).status).toBe(204);
-  expect(store.get(bob.uuid)).toEqual({
+  expect(await store.get(bob.uuid)).toEqual({
     uuid: bob.uuid,
     username: "bob",
     firstName: "Bob",
@@ -98,11 +98,11 @@ async function scenario(url: string, store: MemoryUserStore, options: ScenarioOp
   expect((await call("POST", "/v1/user/modify", missing)).status).toBe(204);
   const many = JSON.stringify([{ uuid: "a1" }, { uuid: "a2", full_name: "A Two" }]);
   expect((await call("POST", "/v1/user/create?batch=1", many, {})).status).toBe(201);
-  expect(store.list().map((user) => user.uuid)).toEqual([bob.uuid, odd, "a1", "a2"]);
+  expect((await store.list()).map((user) => user.uuid)).toEqual([bob.uuid, odd, "a1", "a2"]);
 
   expect((await call("DELETE", `/v1/user/${encodeURIComponent(odd)}`)).status).toBe(204);
   expect((await call("DELETE", `/v1/user/${encodeURIComponent(odd)}`)).status).toBe(204);
-  expect(store.get(odd)).toBeUndefined();
+  expect(await store.get(odd)).toBeUndefined();
 
   const unknown = await call("GET", "/v1/unknown");
   if (options.passesOn) expect(unknown.status).toBe(404);
@@ -137,8 +137,8 @@ async function scenario(url: string, store: MemoryUserStore, options: ScenarioOp
     await expectError(badJson, 400, "invalid_json");
     await expectError(tooLarge, 413, "payload_too_large");
   }
-  expect(store.get("big")).toBeUndefined();
+  expect(await store.get("big")).toBeUndefined();
 
   expect((await call("POST", "/v1/reset")).status).toBe(204);
-  expect(store.list()).toEqual([]);
+  expect(await store.list()).toEqual([]);
 }

@@ -19,14 +19,14 @@ async function serve({ missing404 = false, noisy = false } = {}) {
   const server = await startServer(async (request) => {
     const uuid = /\/v1\/user\/([^/]+)$/.exec(new URL(request.url).pathname)?.[1];
     if (request.method === "GET" && uuid) {
-      const user = app.store.get(decodeURIComponent(uuid));
+      const user = await app.store.get(decodeURIComponent(uuid));
       return user ? Response.json(toWireUser(user)) : new Response(null, { status: 404 });
     }
     if (
       missing404 &&
       request.method === "DELETE" &&
       uuid &&
-      !app.store.get(decodeURIComponent(uuid))
+      !(await app.store.get(decodeURIComponent(uuid)))
     ) {
       return noisy
         ? new Response("<html>\n<body>\r\nNo such user\u001b[31m</body>\n</html>", { status: 404 })
@@ -137,11 +137,11 @@ describe("platform-integration conformance", () => {
 
   it("on Ctrl-C, stops after the check under way and deletes the users it created", async () => {
     const app = createReferenceProvisioning();
-    let interrupt = () => {};
+    let interrupt = async () => {};
     const server = await startServer(async (request) => {
       if (!request.url.endsWith("/v1/user/modify")) return app.fetch(request);
       // The first modify never gets an answer: the check is under way, with its user stored.
-      interrupt();
+      await interrupt();
       return new Promise<Response>(() => {});
     });
     const bin = new URL("../../src/cli/index.ts", import.meta.url).pathname;
@@ -150,16 +150,16 @@ describe("platform-integration conformance", () => {
     child.stdout.on("data", (chunk) => {
       out += chunk;
     });
-    interrupt = () => {
-      interrupt = () => {};
-      expect(app.store.list()).not.toEqual([]);
+    interrupt = async () => {
+      interrupt = async () => {};
+      expect(await app.store.list()).not.toEqual([]);
       child.kill("SIGINT");
     };
     const [code] = await once(child, "exit");
     expect(code).toBe(1);
     expect(out).toMatch(/^FAIL +status only +modify answers 204 and updates$/m);
     expect(out).toMatch(/checks passed, 1 failed \(interrupted\)\.\n/);
-    expect(app.store.list()).toEqual([]);
+    expect(await app.store.list()).toEqual([]);
   });
 
   it("says in --help what it may leave behind and how test users look", async () => {

@@ -35,7 +35,7 @@ describe("platform-integration simulate", () => {
     expect(io.out).toMatch(/\nMESSAGE +DELIVERED +MEAN +SLOWEST\nping +2 +/);
     expect(io.out).toMatch(/\nSync completed: the application acknowledged all 50 messages\.\n/);
     expect(io.out).toMatch(/\nWhat the application stored was not verified: see --read-user\.\n$/);
-    for (const user of app.store.list()) {
+    for (const user of await app.store.list()) {
       expect(user.uuid).toMatch(/^simulate-/);
       expect(user.username).toMatch(/^simulate-/);
       expect(user.email).toMatch(/@([a-z]+\.)?example\.invalid$/);
@@ -46,7 +46,7 @@ describe("platform-integration simulate", () => {
     const { app, url } = await serve(async (request) => {
       const uuid = /\/v1\/user\/([^/]+)$/.exec(new URL(request.url).pathname)?.[1];
       if (request.method !== "GET" || uuid === undefined) return undefined;
-      const user = app.store.get(decodeURIComponent(uuid));
+      const user = await app.store.get(decodeURIComponent(uuid));
       return user ? Response.json(toWireUser(user)) : new Response(null, { status: 404 });
     });
     const io = createFakeIo();
@@ -65,7 +65,7 @@ describe("platform-integration simulate", () => {
       const path = new URL(request.url).pathname;
       const uuid = /\/v1\/user\/([^/]+)$/.exec(path)?.[1];
       if (request.method === "GET" && uuid !== undefined) {
-        const user = app?.store.get(decodeURIComponent(uuid));
+        const user = await app?.store.get(decodeURIComponent(uuid));
         return user ? Response.json(toWireUser(user)) : new Response(null, { status: 404 });
       }
       if (path.endsWith("/modify"))
@@ -105,7 +105,7 @@ describe("platform-integration simulate", () => {
     const second = await serve();
     await run(["simulate", first.url, "--users", "15", "--seed", "abc"], createFakeIo());
     await run(["simulate", second.url, "--users", "15", "--seed", "abc"], createFakeIo());
-    expect(second.app.store.list()).toEqual(first.app.store.list());
+    expect(await second.app.store.list()).toEqual(await first.app.store.list());
   });
 
   it("exits 1 and says where the sync stopped and why, without printing a password", async () => {

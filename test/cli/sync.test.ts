@@ -1,6 +1,6 @@
 // The sync command's command line and its failures without a directory; the runs against a real
 // slapd are in test/ldap/slapd.test.ts.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -90,6 +90,35 @@ describe("platform-integration sync", () => {
     expect(io.out).toMatch(
       /The directory could not be read: LDAP ldap:\/\/127\.0\.0\.1:1: .*ECONNREFUSED/,
     );
+    // Catches: a state file created on start and left behind by a run that stored nothing.
+    expect(readdirSync(folder)).toEqual([]);
+  });
+
+  it("leaves no state file behind when it stops at the application's ping", async () => {
+    const server = await startServer(() => Promise.resolve(new Response(null, { status: 503 })));
+    const io = createFakeIo();
+    const state = join(folder, "state.sqlite");
+    expect(await run(["sync", server.url, ...required, "--state", state, "--once"], io)).toBe(1);
+    expect(readdirSync(folder)).toEqual([]);
+  });
+
+  it("leaves no state file behind when the command line is refused", async () => {
+    const io = createFakeIo();
+    const argv = ["sync", "http://127.0.0.1:1", "--ldap-url", "ldaps://h", "--base-dn", "dc=x"];
+    const state = join(folder, "state.sqlite");
+    expect(await run([...argv, "--start-tls", "--state", state], io)).toBe(2);
+    expect(readdirSync(folder)).toEqual([]);
+  });
+
+  // Catches: a cleanup that removes whatever file is at --state, a previous run's acknowledgements.
+  it("keeps a state file that was there before a run that fails", async () => {
+    const state = join(folder, "state.sqlite");
+    writeFileSync(state, "");
+    const io = createFakeIo();
+    expect(
+      await run(["sync", "http://127.0.0.1:1", ...required, "--state", state, "--once"], io),
+    ).toBe(1);
+    expect(existsSync(state)).toBe(true);
   });
 
   it("prints one JSON report per cycle with --json", async () => {

@@ -197,7 +197,7 @@ describe.runIf(url || required)("directory sync against a real Samba AD DC", () 
       nonUsers: systemAccounts.length,
       skipped: 0,
     });
-    const held = app.store.list();
+    const held = await app.store.list();
     expect(held.map((user) => user.uuid).sort()).toEqual(
       people.map((object) => object.guid).sort(),
     );
@@ -206,10 +206,10 @@ describe.runIf(url || required)("directory sync against a real Samba AD DC", () 
       held.filter((user) => /\$$|^Contact|^krbtgt$|^Guest$/.test(user.username ?? "")),
     ).toEqual([]);
     for (const object of people.filter((object) => object.kind === "user")) {
-      expect(app.store.get(object.guid)).toEqual(expectedUser(object));
+      expect(await app.store.get(object.guid)).toEqual(expectedUser(object));
     }
     expect(
-      app.store.get(objects.find((object) => object.cn === "svc-reader")?.guid as string),
+      await app.store.get(objects.find((object) => object.cn === "svc-reader")?.guid as string),
     ).toMatchObject({ username: "svc-reader" });
   });
 
@@ -229,7 +229,7 @@ describe.runIf(url || required)("directory sync against a real Samba AD DC", () 
       await replace(bert.dn, "sn", "Renamed");
       const dora = await addUser(ou, "t-dora", { disabled: true });
       const whileDisabled = await sync.syncOnce();
-      const heldWhileDisabled = app.store.list();
+      const heldWhileDisabled = await app.store.list();
       await setDisabled(bert.dn, false);
       await setDisabled(dora.dn, false);
       const enabled = await sync.syncOnce();
@@ -250,8 +250,8 @@ describe.runIf(url || required)("directory sync against a real Samba AD DC", () 
       });
       expect(heldWhileDisabled.find((user) => user.uuid === dora.uuid)).toBeUndefined();
       expect(enabled).toMatchObject({ completed: true, created: 1, modified: 1, disabled: 0 });
-      expect(app.store.get(bert.uuid)).toMatchObject({ lastName: "Renamed" });
-      expect(app.store.get(dora.uuid)).toMatchObject({ username: "t-dora" });
+      expect(await app.store.get(bert.uuid)).toMatchObject({ lastName: "Renamed" });
+      expect(await app.store.get(dora.uuid)).toMatchObject({ username: "t-dora" });
     });
 
     it('is sent as any user with "sync"', async () => {
@@ -268,7 +268,7 @@ describe.runIf(url || required)("directory sync against a real Samba AD DC", () 
       expect(whileDisabled).toMatchObject({ created: 0, modified: 0, deleted: 1, disabled: 2 });
       expect(heldWhileDisabled.map((user) => user.username)).toEqual(["t-anna"]);
       expect(enabled).toMatchObject({ created: 2, deleted: 0 });
-      expect(app.store.get(bert.uuid)).toMatchObject({ lastName: "Renamed" });
+      expect(await app.store.get(bert.uuid)).toMatchObject({ lastName: "Renamed" });
     });
   });
 
@@ -357,12 +357,12 @@ describe.runIf(url || required)("directory sync against a real Samba AD DC", () 
       expect(report.readNote).toBeUndefined();
       // Every field as a full read maps it, not only the attributes DirSync sent; the disabled
       // account kept as it was.
-      const kept = app.store.get(cyd.uuid) as UserRecord;
+      const kept = (await app.store.get(cyd.uuid)) as UserRecord;
       expect(kept).toMatchObject({ username: "t-cyd" });
-      expect(app.store.list().sort(byUuid)).toEqual(
+      expect((await app.store.list()).sort(byUuid)).toEqual(
         [...(await directoryView(ou)), kept].sort(byUuid),
       );
-      expect(app.store.get(dan.uuid)).toBeUndefined();
+      expect(await app.store.get(dan.uuid)).toBeUndefined();
       expect(await sync.syncOnce()).toMatchObject({
         completed: true,
         read: "dirsync",
@@ -392,7 +392,7 @@ describe.runIf(url || required)("directory sync against a real Samba AD DC", () 
         read: "dirsync",
         modified: 1,
       });
-      expect(app.store.get(users[0].uuid)).toMatchObject({ lastName: "Changed" });
+      expect(await app.store.get(users[0].uuid)).toMatchObject({ lastName: "Changed" });
     });
 
     it("reads in full, and says why, when the account may not use DirSync", async () => {
@@ -403,7 +403,7 @@ describe.runIf(url || required)("directory sync against a real Samba AD DC", () 
       await replace(users[0].dn, "sn", "Changed");
       const report = await sync.syncOnce();
       expect(report).toMatchObject({ completed: true, read: "full", modified: 1 });
-      expect(app.store.get(users[0].uuid)).toMatchObject({ lastName: "Changed" });
+      expect(await app.store.get(users[0].uuid)).toMatchObject({ lastName: "Changed" });
     });
 
     it("reads in full, and says why, when the account cannot see deletions", async () => {
@@ -413,7 +413,7 @@ describe.runIf(url || required)("directory sync against a real Samba AD DC", () 
       await admin.del(users[0].dn);
       const report = await sync.syncOnce();
       expect(report).toMatchObject({ completed: true, read: "full", deleted: 1 });
-      expect(app.store.list()).toHaveLength(4);
+      expect(await app.store.list()).toHaveLength(4);
     });
 
     it("reads in full, and says why, when another domain controller answers", async () => {
@@ -478,11 +478,11 @@ describe.runIf(url || required)("directory sync against a real Samba AD DC", () 
     expect(wrong.err).toMatch(/"keep", "sync" or "delete"/);
     const text = await runCli(app.url, ou, state);
     expect(text.out).toMatch(/Active Directory: 1 disabled accounts, 0 system accounts left out/);
-    expect(app.store.list().map((user) => user.uuid)).toEqual([enabled.uuid]);
+    expect((await app.store.list()).map((user) => user.uuid)).toEqual([enabled.uuid]);
     const json = await runCli(app.url, ou, [...state, "--json", "--disabled-accounts", "sync"]);
     expect(json.code).toBe(0);
     expect(JSON.parse(json.out)).toMatchObject({ completed: true, created: 1, disabled: 1 });
-    expect(app.store.get(disabled.uuid)).toMatchObject({ username: "t-cli2" });
+    expect(await app.store.get(disabled.uuid)).toMatchObject({ username: "t-cli2" });
   });
 
   it("connects with StartTLS on the plain port, Samba refusing a plain simple bind", async () => {
@@ -504,7 +504,7 @@ describe.runIf(url || required)("directory sync against a real Samba AD DC", () 
       ldap: { url: startTlsUrl, bindDn, password, tls: { ca }, startTls: true },
     });
     expect(await upgraded.syncOnce()).toMatchObject({ completed: true, created: 1 });
-    expect(app.store.get(someone.uuid)).toMatchObject({ username: "t-tls" });
+    expect(await app.store.get(someone.uuid)).toMatchObject({ username: "t-tls" });
   });
 
   it("syncs every user of a filter of yours, the disabled with 'sync', over LDAPS with the domain's CA", async () => {
@@ -523,6 +523,8 @@ describe.runIf(url || required)("directory sync against a real Samba AD DC", () 
       failed: 0,
       disabled: generatedUsers.filter((user) => (user.userAccountControl as number) & 2).length,
     });
-    expect(app.store.list().sort(byUuid)).toEqual(generatedUsers.map(expectedUser).sort(byUuid));
+    expect((await app.store.list()).sort(byUuid)).toEqual(
+      generatedUsers.map(expectedUser).sort(byUuid),
+    );
   });
 });

@@ -126,7 +126,7 @@ describe.runIf(wanted)("a Content Sync cycle with an entry it cannot map (slapd)
       skipped: 0,
     });
     await root.close();
-    expect(store.get(entryUUID)?.lastName).toBe("Unseen");
+    expect((await store.get(entryUUID))?.lastName).toBe("Unseen");
     expect(keptCookie(state)).not.toBe(before);
   }, 120_000);
 });

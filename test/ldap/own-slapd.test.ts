@@ -103,7 +103,7 @@ describe.runIf(installed || required)("directory sync against slapd servers of i
         created: held,
         skipped: fallback ? 0 : 1,
       });
-      const uuids = app.store.list().map((user) => user.uuid);
+      const uuids = (await app.store.list()).map((user) => user.uuid);
       expect(uuids).toContain("100000");
       for (let cycle = 0; cycle < 2; cycle++) {
         app.paths.length = 0;
@@ -154,12 +154,7 @@ describe.runIf(installed || required)("directory sync against slapd servers of i
           mapping: { uuid },
         });
         expect(await sync.syncOnce()).toMatchObject({ completed: true, created: 4 });
-        expect(
-          app.store
-            .list()
-            .map((user) => user.uuid)
-            .sort(),
-        ).toEqual(
+        expect((await app.store.list()).map((user) => user.uuid).sort()).toEqual(
           [
             activeDirectoryEntry.guid,
             "221100ff-4433-6655-7788-99aabbccddee",
@@ -333,7 +328,7 @@ describe.runIf(installed || required)("directory sync against slapd servers of i
       const resumed = await run(["--once", "--json"]);
       expect(resumed.code).toBe(0);
       expect(JSON.parse(resumed.out)).toMatchObject({ completed: true });
-      expect(store.list()).toHaveLength(4);
+      expect(await store.list()).toHaveLength(4);
     });
   });
 
@@ -372,12 +367,11 @@ describe.runIf(installed || required)("directory sync against slapd servers of i
         /create 100002 \(attempt 1\): status 422 \{"error":"employee on hold"\}/,
       );
       expect(first.code).toBe(1);
-      expect(
-        store
-          .list()
-          .map((user) => user.uuid)
-          .sort(),
-      ).toEqual(["100000", "100001", "100003"]);
+      expect((await store.list()).map((user) => user.uuid).sort()).toEqual([
+        "100000",
+        "100001",
+        "100003",
+      ]);
       refusing = "";
       expect((await sync([])).code).toBe(0);
       for (const uid of ["user0", "user1"]) await slapd.admin.del(`uid=${uid},${slapd.peopleDn}`);
@@ -387,15 +381,10 @@ describe.runIf(installed || required)("directory sync against slapd servers of i
       );
       expect(guarded.out).toMatch(/sync --allow-deletes 2/);
       expect(guarded.code).toBe(1);
-      expect(store.list()).toHaveLength(4);
+      expect(await store.list()).toHaveLength(4);
       const allowed = await sync(["--max-deletes", "1", "--allow-deletes", "2"]);
       expect(allowed.code).toBe(0);
-      expect(
-        store
-          .list()
-          .map((user) => user.uuid)
-          .sort(),
-      ).toEqual(["100002", "100003"]);
+      expect((await store.list()).map((user) => user.uuid).sort()).toEqual(["100002", "100003"]);
     });
   });
 

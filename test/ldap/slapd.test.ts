@@ -246,7 +246,7 @@ describe.runIf(url || required)("directory sync against a real slapd", () => {
       const expected = Array.from({ length: peopleCount }, (_, index) =>
         expectedUser(person(index), { passwords: true }),
       );
-      const stored = (app.store as SqliteUserStore).list();
+      const stored = await (app.store as SqliteUserStore).list();
       expect(stored.sort(byUuid)).toEqual(expected.sort(byUuid));
       // What the fixture holds: non-ASCII names, users without mail, a second mail and uid.
       expect(stored.some((user) => user.lastName === "Ångström")).toBe(true);
@@ -322,10 +322,12 @@ describe.runIf(url || required)("directory sync against a real slapd", () => {
       ]),
     );
     const now = await readBack(unit.dn);
-    expect((app.store as SqliteUserStore).list().sort(byUuid)).toEqual(
+    expect((await (app.store as SqliteUserStore).list()).sort(byUuid)).toEqual(
       now.map((someone) => expectedUser(someone)).sort(byUuid),
     );
-    expect((app.store as SqliteUserStore).get(renamed.entryUUID)?.username).toBe("renamed-4");
+    expect((await (app.store as SqliteUserStore).get(renamed.entryUUID))?.username).toBe(
+      "renamed-4",
+    );
   }, 120_000);
 
   it.each(readers)(
@@ -400,7 +402,7 @@ describe.runIf(url || required)("directory sync against a real slapd", () => {
       filter: "(sAMAccountName=*)",
     });
     expect(await sync.syncOnce()).toMatchObject({ completed: true, created: 1 });
-    expect((app.store as SqliteUserStore).list()).toEqual([recordedAdUser]);
+    expect(await (app.store as SqliteUserStore).list()).toEqual([recordedAdUser]);
   });
 
   it.each(readers)(
@@ -458,9 +460,9 @@ describe.runIf(url || required)("directory sync against a real slapd", () => {
     const unit = await createUnit(5);
     const store = track(new SqliteUserStore(":memory:"));
     const app = await startApp(store);
-    const reader = createServer((request, response) => {
+    const reader = createServer(async (request, response) => {
       const uuid = decodeURIComponent((request.url as string).slice("/users/".length));
-      const user = store.get(uuid);
+      const user = await store.get(uuid);
       // The application keeps its own spelling of one user's name: a difference to report.
       if (user && uuid === unit.people[2]?.entryUUID) user.firstName = "Someone Else";
       response.writeHead(user ? 200 : 404, { "content-type": "application/json" });
@@ -529,7 +531,7 @@ describe.runIf(url || required)("directory sync against a real slapd", () => {
       { uuid: first.entryUUID, first_name: "Première" },
       { uuid: second.entryUUID, first_name: "Seconde" },
     ]);
-    expect((app.store as SqliteUserStore).list().sort(byUuid)).toEqual(
+    expect((await (app.store as SqliteUserStore).list()).sort(byUuid)).toEqual(
       (await readBack(unit.dn)).map((someone) => expectedUser(someone)).sort(byUuid),
     );
     app.received.length = 0;
@@ -642,7 +644,7 @@ describe.runIf(url || required)("directory sync against a real slapd", () => {
       ]);
       expect(messages[3]).toMatchObject({ path: "/v1/user/create", body: { username: "user40" } });
       expect(messages).toHaveLength(4);
-      expect((app.store as SqliteUserStore).list().sort(byUuid)).toEqual(
+      expect((await (app.store as SqliteUserStore).list()).sort(byUuid)).toEqual(
         (await readBackFrom(client, server.peopleDn))
           .map((someone) => expectedUser(someone))
           .sort(byUuid),

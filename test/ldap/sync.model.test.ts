@@ -334,7 +334,7 @@ describe.runIf(installed || required)("directory sync explored against slapd (mo
         const report = await cycle(real, { type: "none" });
         real.steps.push(`  -> ${JSON.stringify({ ...report, skippedEntries: undefined })}`);
         expect(report, real.steps.join("\n")).toMatchObject({ completed: true, failed: 0 });
-        const users = real.app.list().map(({ uuid, username, lastName, fullName }) => ({
+        const users = (await real.app.list()).map(({ uuid, username, lastName, fullName }) => ({
           uuid,
           username,
           lastName,
@@ -459,7 +459,9 @@ async function applicationServer(store: MemoryUserStore, real: Real): Promise<Ru
       const body = (await request.clone().json()) as { uuid?: string; username?: string };
       const taken =
         typeof body.username === "string" &&
-        store.list().some((user) => user.username === body.username && user.uuid !== body.uuid);
+        (await store.list()).some(
+          (user) => user.username === body.username && user.uuid !== body.uuid,
+        );
       if (taken)
         return Response.json({ error: `username ${body.username} is taken` }, { status: 409 });
     }

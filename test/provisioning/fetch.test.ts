@@ -42,7 +42,7 @@ describe("fetch", () => {
     expect((await fetch(new Request(`${base}/ldap/v1/ping`))).status).toBe(204);
     const created = await fetch(post("/ldap/v1/user/create", '{"uuid":"u1","username":"bob"}'));
     expect([created.status, await created.text()]).toEqual([201, ""]);
-    expect(store.get("u1")).toEqual({ uuid: "u1", username: "bob" });
+    expect(await store.get("u1")).toEqual({ uuid: "u1", username: "bob" });
     const deleted = await fetch(new Request(`${base}/ldap/v1/user/u1`, { method: "DELETE" }));
     expect(deleted.status).toBe(204);
     const missing = await fetch(new Request(`${base}/ldap/v2`));
@@ -83,7 +83,7 @@ describe("fetch", () => {
       },
     });
     expect((await fetch(post("/v1/user/create", stream))).status).toBe(201);
-    expect(store.get("u1")?.fullName).toHaveLength(5000);
+    expect((await store.get("u1"))?.fullName).toHaveLength(5000);
   });
 
   it("takes the peer address from its second argument: explicit, Deno.serve's or Bun.serve's", async () => {

@@ -24,7 +24,7 @@ describe("routes", () => {
     expect((await call(handler, "POST", "/v1/user/modify/", { uuid: "u1" })).status).toBe(204);
     expect((await call(handler, "DELETE", "/v1/user/u1")).status).toBe(204);
     expect((await call(handler, "POST", "/v1/reset")).status).toBe(204);
-    expect(store.list()).toEqual([]);
+    expect(await store.list()).toEqual([]);
   });
 
   it("serves under a basePath and nowhere else", async () => {
@@ -51,7 +51,7 @@ describe("routes", () => {
     // "/abcd" is as long as "/ldap": cutting five characters would leave an API path.
     expect((await call(handler, "GET", "/abcd/v1/ping")).status).toBe(404);
     expect((await call(handler, "DELETE", "/abcd/v1/user/u1")).status).toBe(404);
-    expect(store.get("u1")).toEqual({ uuid: "u1" });
+    expect(await store.get("u1")).toEqual({ uuid: "u1" });
   });
 
   // Catches: a router that takes "/v1/user//" as a delete of the empty uuid.
@@ -114,7 +114,7 @@ describe("routes", () => {
         204,
       );
     }
-    expect(store.list()).toEqual([]);
+    expect(await store.list()).toEqual([]);
     const bad = await call(handler, "DELETE", "/v1/user/%E0%A4%A");
     expect([bad.status, errorOf(bad).error]).toEqual([400, "invalid_uuid"]);
   });
@@ -137,12 +137,12 @@ describe("bodies", () => {
     expect((await call(handler, "POST", "/v1/user/create", bob)).status).toBe(201);
     const modify = { uuid: "u1", password: "newpassword456", email: null };
     expect((await call(handler, "POST", "/v1/user/modify", modify)).status).toBe(204);
-    expect(store.list()).toEqual([
+    expect(await store.list()).toEqual([
       { uuid: "u1", username: "bob", firstName: "Bob", password: "newpassword456" },
     ]);
     expect((await call(handler, "POST", "/v1/user/modify", { uuid: "u2" })).status).toBe(204);
     expect((await call(handler, "DELETE", "/v1/user/nobody")).status).toBe(204);
-    expect(store.get("u2")).toEqual({ uuid: "u2" });
+    expect(await store.get("u2")).toEqual({ uuid: "u2" });
   });
 
   it("keeps wrong-typed documented fields as JSON text and unknown fields in extra", async () => {
@@ -151,7 +151,7 @@ describe("bodies", () => {
       '{"uuid":"u1","user_id":42,"username":true,"full_name":{"a":[1]},"memberOf":["g1"],' +
       '"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":1}},"firstName":"camel"}';
     expect((await call(handler, "POST", "/v1/user/create", body)).status).toBe(201);
-    const user = store.get("u1");
+    const user = await store.get("u1");
     expect(user).toMatchObject({ userId: "42", username: "true", fullName: '{"a":[1]}' });
     expect(user?.extra).toEqual(
       JSON.parse(
@@ -166,13 +166,13 @@ describe("bodies", () => {
     const { handler, store } = setup();
     const good = [{ uuid: "a" }, { uuid: "b", username: "b" }, { uuid: "a", username: "a" }];
     expect((await call(handler, "POST", "/v1/user/create", good)).status).toBe(201);
-    expect(store.list()).toEqual([
+    expect(await store.list()).toEqual([
       { uuid: "a", username: "a" },
       { uuid: "b", username: "b" },
     ]);
     const bad = await call(handler, "POST", "/v1/user/create", [{ uuid: "c" }, { uuid: 7 }]);
     expect([bad.status, errorOf(bad).error]).toEqual([400, "invalid_uuid"]);
-    expect(store.get("c")).toBeUndefined();
+    expect(await store.get("c")).toBeUndefined();
   });
 
   it.each([
@@ -202,7 +202,7 @@ describe("bodies", () => {
         ? await handler.handle({ method: "POST", path: "/v1/user/create", headers: {}, body })
         : await call(handler, "POST", "/v1/user/create", body);
     expect([response.status, errorOf(response).error]).toEqual([400, code]);
-    expect(store.list()).toEqual([]);
+    expect(await store.list()).toEqual([]);
   });
 
   // Catches: a body read that assumes bytes are there and crashes into a 500.
@@ -219,7 +219,7 @@ describe("bodies", () => {
     const { handler, store } = setup({ bodyLimit: body.length });
     expect((await call(handler, "POST", "/v1/user/create", body)).status).toBe(201);
     expect((await call(handler, "POST", "/v1/user/create", `${body} `)).status).toBe(413);
-    expect(store.list()).toEqual([{ uuid: "u1" }]);
+    expect(await store.list()).toEqual([{ uuid: "u1" }]);
   });
 
   // Catches: an exception while reading a parsed body escaping handle() (which must never
@@ -274,7 +274,7 @@ describe("bodies", () => {
     for (const [index, type] of types.entries()) {
       expect((await send(`{"uuid":"u${index}"}`, type)).status).toBe(201);
     }
-    expect(store.list()).toHaveLength(types.length);
+    expect(await store.list()).toHaveLength(types.length);
     const notJson = await send("uuid=u1", "application/x-www-form-urlencoded");
     expect([notJson.status, errorOf(notJson).error]).toEqual([400, "invalid_json"]);
   });
@@ -291,7 +291,7 @@ describe("bodies", () => {
       json: { uuid: "u1" },
     });
     expect(declared.status).toBe(413);
-    expect(store.list()).toEqual([]);
+    expect(await store.list()).toEqual([]);
   });
 
   it("uses a body a framework already parsed", async () => {
@@ -303,7 +303,7 @@ describe("bodies", () => {
       json: { uuid: "u1", last_name: "Doe" },
     });
     expect(response.status).toBe(201);
-    expect(store.get("u1")).toEqual({ uuid: "u1", lastName: "Doe" });
+    expect(await store.get("u1")).toEqual({ uuid: "u1", lastName: "Doe" });
   });
 
   it("never puts a password or the input in an error body", async () => {
@@ -394,7 +394,7 @@ describe("failures", () => {
       uuid: "late",
       status: 500,
     });
-    expect(store.list().map((user) => user.uuid)).toEqual([]);
+    expect((await store.list()).map((user) => user.uuid)).toEqual([]);
   });
 
   it("still answers when onError itself throws, and logs to the console by default", async () => {
@@ -475,7 +475,7 @@ describe("hooks", () => {
       uuid: "u1",
       status: 500,
     });
-    expect(store.list()).toEqual([]);
+    expect(await store.list()).toEqual([]);
   });
 
   it("runs onReset instead of the store's reset", async () => {
@@ -484,7 +484,7 @@ describe("hooks", () => {
     await store.upsert({ uuid: "kept" });
     expect((await call(handler, "POST", "/v1/reset")).status).toBe(204);
     expect(onReset).toHaveBeenCalledOnce();
-    expect(store.list()).toHaveLength(1);
+    expect(await store.list()).toHaveLength(1);
   });
 
   // Catches: a hook's failure on a reset answered as the store's retriable 503, or, for onChange,
@@ -514,7 +514,7 @@ describe("hooks", () => {
         uuid: undefined,
         status: 500,
       });
-      expect(store.list().map((user) => user.uuid)).toEqual(left);
+      expect((await store.list()).map((user) => user.uuid)).toEqual(left);
     },
   );
 });
@@ -526,7 +526,7 @@ describe("reset is opt-in", () => {
     const response = await call(handler, "POST", "/v1/reset");
     expect([response.status, errorOf(response).error]).toEqual([404, "not_found"]);
     expect(errorOf(response).message).not.toContain("reset");
-    expect(store.list()).toHaveLength(1);
+    expect(await store.list()).toHaveLength(1);
     expect((await call(setup({ reset: false }).handler, "POST", "/v1/reset")).status).toBe(404);
   });
 
@@ -534,7 +534,7 @@ describe("reset is opt-in", () => {
     const { handler, store } = setup({ reset: true });
     await store.upsert({ uuid: "gone" });
     expect((await call(handler, "POST", "/v1/reset")).status).toBe(204);
-    expect(store.list()).toEqual([]);
+    expect(await store.list()).toEqual([]);
   });
 
   it("throws at creation when opted into with nothing to run it, or contradicted", () => {
@@ -574,7 +574,7 @@ describe("authorize", () => {
     );
     expect(allowed.status).toBe(201);
     expect(seen).toEqual(["/v1/user/create", "/v1/user/create"]);
-    expect(store.list()).toHaveLength(1);
+    expect(await store.list()).toHaveLength(1);
     expect((await call(setup().handler, "GET", "/v1/ping")).status).toBe(204);
   });
 

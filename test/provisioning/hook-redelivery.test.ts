@@ -31,7 +31,7 @@ describe("onChange after its own failure", () => {
     const { handler, accepted, state, store } = setup();
     const bob = { uuid: "u1", username: "bob" };
     expect((await call(handler, "POST", "/v1/user/create", bob)).status).toBe(500);
-    expect(store.get("u1")).toEqual(bob);
+    expect(await store.get("u1")).toEqual(bob);
     state.failing = false;
     expect((await call(handler, "POST", "/v1/user/create", bob)).status).toBe(201);
     expect((await call(handler, "POST", "/v1/user/create", bob)).status).toBe(201);

@@ -13,7 +13,7 @@ describe("MemoryUserStore", () => {
       created: false,
       user: { uuid: "u1", username: "bob", firstName: "Bob" },
     });
-    expect(store.get("u1")).toEqual(second.user);
+    expect(await store.get("u1")).toEqual(second.user);
   });
 
   it("merges extra fields key by key and keeps __proto__ a plain key", async () => {
@@ -23,7 +23,7 @@ describe("MemoryUserStore", () => {
       extra: JSON.parse('{"__proto__":{"polluted":true},"dept":"R&D"}'),
     });
     await store.upsert({ uuid: "u1", extra: { dept: null, site: "Oslo" } });
-    const user = store.get("u1");
+    const user = await store.get("u1");
     expect(user?.extra).toEqual(JSON.parse('{"__proto__":{"polluted":true},"site":"Oslo"}'));
     expect(Object.getPrototypeOf(user?.extra)).toBe(Object.prototype);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -34,24 +34,24 @@ describe("MemoryUserStore", () => {
     const { user } = await store.upsert({ uuid: "u1", username: "bob", extra: { site: "Oslo" } });
     user.username = "mallory";
     (user.extra as Record<string, unknown>).site = "Paris";
-    expect(store.get("u1")).toEqual({ uuid: "u1", username: "bob", extra: { site: "Oslo" } });
-    const got = store.get("u1");
+    expect(await store.get("u1")).toEqual({ uuid: "u1", username: "bob", extra: { site: "Oslo" } });
+    const got = await store.get("u1");
     (got?.extra as Record<string, unknown>).site = "Rome";
-    expect(store.get("u1")?.extra).toEqual({ site: "Oslo" });
+    expect((await store.get("u1"))?.extra).toEqual({ site: "Oslo" });
   });
 
   it("deletes idempotently, lists copies and resets", async () => {
     const store = new MemoryUserStore();
     await store.upsert({ uuid: "a" });
     await store.upsert({ uuid: "b", username: "b" });
-    const listed = store.list();
+    const listed = await store.list();
     expect(listed.map((user) => user.uuid)).toEqual(["a", "b"]);
     listed[1]!.username = "changed";
-    expect(store.get("b")?.username).toBe("b");
+    expect((await store.get("b"))?.username).toBe("b");
     expect(await store.delete("a")).toEqual({ deleted: true });
     expect(await store.delete("a")).toEqual({ deleted: false });
     await store.reset();
-    expect(store.list()).toEqual([]);
+    expect(await store.list()).toEqual([]);
   });
 
   // Catches: a merge that drops the stored extra when a patch brings none, and one that leaves an
@@ -66,7 +66,7 @@ describe("MemoryUserStore", () => {
     });
     const { user } = await store.upsert({ uuid: "u1", extra: { dept: null } });
     expect(Object.keys(user)).toEqual(["uuid", "username"]);
-    const stored = store.get("u1");
+    const stored = await store.get("u1");
     expect(Object.keys(stored ?? {})).toEqual(["uuid", "username"]);
     expect(userRecordSchema.safeParse(stored).success).toBe(true);
   });

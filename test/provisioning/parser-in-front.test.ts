@@ -45,8 +45,8 @@ describe("numbers a body parser in front parsed", () => {
       fullName: '{"ids":[1,0.25]}',
       extra: { level: 3, ratio: { x: 0.5 } },
     };
-    expect(store.get("u1")).toEqual({ uuid: "u1", ...expected });
-    expect(store.get("u2")).toEqual({ uuid: "u2", ...expected });
+    expect(await store.get("u1")).toEqual({ uuid: "u1", ...expected });
+    expect(await store.get("u2")).toEqual({ uuid: "u2", ...expected });
   });
 
   // Catches: an exactness test that lets 2^53 through (its digits may be 2^53 + 1's) or refuses
@@ -54,7 +54,7 @@ describe("numbers a body parser in front parsed", () => {
   it("draws the line at 2^53, in a field and nested", async () => {
     const { store, parsed } = setup();
     expect((await parsed({ uuid: "u1", user_id: 2 ** 53 - 1 })).status).toBe(201);
-    expect(store.get("u1")?.userId).toBe("9007199254740991");
+    expect((await store.get("u1"))?.userId).toBe("9007199254740991");
     for (const json of [
       { uuid: "u2", user_id: 2 ** 53 },
       { uuid: "u2", user_id: -(2 ** 53) },
@@ -64,7 +64,7 @@ describe("numbers a body parser in front parsed", () => {
       const response = await parsed(json);
       expect([response.status, errorOf(response).error]).toEqual([500, "internal_error"]);
     }
-    expect(store.get("u2")).toBeUndefined();
+    expect(await store.get("u2")).toBeUndefined();
   });
 });
 
@@ -90,7 +90,7 @@ describe("a body a parser in front made unreadable", () => {
     expect(line).toContain("Mount the Provisioning API before that parser");
     expect(line).toContain("express.urlencoded()");
     expect(JSON.stringify(logger.error.mock.calls)).not.toContain("hunter2");
-    expect(store.list()).toEqual([]);
+    expect(await store.list()).toEqual([]);
   });
 
   // Catches: a log flag shared by every handler of the process.

@@ -19,6 +19,7 @@ import {
   type UpsertResult,
   type UserRecord,
   type UserStore,
+  type UserStoreReads,
 } from "../../src/provisioning/index.ts";
 import { SqliteUserStore } from "../../src/stores/sqlite/index.ts";
 import { exploration } from "../support/exploration.ts";
@@ -31,7 +32,7 @@ const ran = { commands: 0, attempts: 0, faults: 0 };
 type Fault = { readonly kind: "store" | "hook"; readonly at: number } | undefined;
 
 /** A readable store: the bundled ones all list their users. */
-type ListingStore = UserStore & { list(): UserRecord[] | Promise<UserRecord[]> };
+type ListingStore = UserStore & UserStoreReads;
 
 /** The real handler, over a store and a hook that fail where the current attempt's fault says. */
 class Real {

@@ -9,15 +9,15 @@ import { describe, expect, it } from "vitest";
 import {
   createProvisioningHandler,
   MemoryUserStore,
-  type UserRecord,
   type UserStore,
+  type UserStoreReads,
 } from "../../src/provisioning/index.ts";
 import { SqliteUserStore } from "../../src/stores/sqlite/index.ts";
 import { exploration } from "../support/exploration.ts";
 import { call } from "./helpers.ts";
 
 interface Real {
-  store: UserStore & { list(): UserRecord[] };
+  store: UserStore & UserStoreReads;
   handler: ReturnType<typeof createProvisioningHandler>;
 }
 /** The directory: each user's email (undefined: none). */
@@ -32,7 +32,7 @@ const taken = (model: Model, email: string, except?: string) =>
   );
 
 async function check(model: Model, real: Real): Promise<void> {
-  const users = real.store.list();
+  const users = await real.store.list();
   const held = users.flatMap((user) => (user.email === undefined ? [] : [fold(user.email)]));
   expect(new Set(held).size, "two active users share an email").toBe(held.length);
   const kept = new Set((await real.handler.quarantined()).map((entry) => entry.uuid));
@@ -153,7 +153,7 @@ describe.each([
           // The directory's emails are unique now: every value a kept message waits for is free.
           await handler.retryQuarantined();
           expect(await handler.quarantined()).toEqual([]);
-          const stored = new Map(store.list().map((user) => [user.uuid, user.email]));
+          const stored = new Map((await store.list()).map((user) => [user.uuid, user.email]));
           expect(stored).toEqual(model);
         }),
         run.parameters,

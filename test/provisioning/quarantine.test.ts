@@ -70,7 +70,7 @@ describe("the quarantine option", () => {
     ]);
     refuse = false;
     await app.create({ uuid: "other" });
-    expect(store.get("b")).toEqual({ uuid: "b" });
+    expect(await store.get("b")).toEqual({ uuid: "b" });
   });
 
   it("reports a failing onQuarantine hook to onError without changing the answer", async () => {
@@ -147,7 +147,7 @@ describe("MemoryUserStore's rules", () => {
     await expect(store.upsert({ uuid: "b", username: "ann" })).rejects.toMatchObject({
       field: "username",
     });
-    expect(store.get("b")).toBeUndefined();
+    expect(await store.get("b")).toBeUndefined();
     await store.upsert({ uuid: "b", username: "Ann", firstName: "A" });
     await store.upsert({ uuid: "a", email: null });
     await store.upsert({ uuid: "b", email: "ann@x.io" });

@@ -38,7 +38,7 @@ describe("browsers are refused unless allowed", () => {
       expect([response.status, errorOf(response).error]).toEqual([403, "forbidden"]);
       expect(errorOf(response).message).toContain("allowBrowsers");
     }
-    expect(store.list()).toEqual([]);
+    expect(await store.list()).toEqual([]);
     const allowed = setup({ allowBrowsers: true });
     expect((await allowed.handler.handle(create(headers))).status).toBe(201);
   });
@@ -71,7 +71,7 @@ describe("arrays", () => {
     expect((await call(handler, "POST", "/v1/user/create", users)).status).toBe(201);
     const changes = [{ uuid: "a", email: "a@x" }, { uuid: "c" }];
     expect((await call(handler, "POST", "/v1/user/modify", changes)).status).toBe(204);
-    expect(store.list()).toEqual([
+    expect(await store.list()).toEqual([
       { uuid: "a", username: "a", email: "a@x" },
       { uuid: "b" },
       { uuid: "c" },
@@ -102,21 +102,25 @@ describe("numbers keep the text they were sent as", () => {
       `{"uuid":"u1","user_id":${sent}}`,
     );
     expect(response.status).toBe(201);
-    expect(store.get("u1")?.userId).toBe(stored);
+    expect((await store.get("u1"))?.userId).toBe(stored);
   });
 
   it("keeps numbers inside a documented field's object as written", async () => {
     const { handler, store } = setup();
     const body = '{"uuid":"u1","full_name":{"a":[1.50,2]},"username":true}';
     expect((await call(handler, "POST", "/v1/user/create", body)).status).toBe(201);
-    expect(store.get("u1")).toEqual({ uuid: "u1", fullName: '{"a":[1.50,2]}', username: "true" });
+    expect(await store.get("u1")).toEqual({
+      uuid: "u1",
+      fullName: '{"a":[1.50,2]}',
+      username: "true",
+    });
   });
 
   it("keeps an exact number in extra, and refuses one its value would change", async () => {
     const { handler, store } = setup();
     const exact = '{"uuid":"u1","level":3,"ratio":{"x":0.5}}';
     expect((await call(handler, "POST", "/v1/user/create", exact)).status).toBe(201);
-    expect(store.get("u1")?.extra).toEqual({ level: 3, ratio: { x: 0.5 } });
+    expect((await store.get("u1"))?.extra).toEqual({ level: 3, ratio: { x: 0.5 } });
     for (const changed of [
       '{"uuid":"u2","big":12345678901234567890}',
       '{"uuid":"u2","x":[1.50]}',
@@ -126,7 +130,7 @@ describe("numbers keep the text they were sent as", () => {
       const response = await call(handler, "POST", "/v1/user/create", changed);
       expect([response.status, errorOf(response).error]).toEqual([400, "invalid_user"]);
     }
-    expect(store.get("u2")).toBeUndefined();
+    expect(await store.get("u2")).toBeUndefined();
   });
 
   // Catches: every non-string value of a parsed body refused as if it held a number.
@@ -139,7 +143,7 @@ describe("numbers keep the text they were sent as", () => {
       json: { uuid: "u1", username: true, memberOf: ["g1", { admin: false }], manager: null },
     });
     expect(response.status).toBe(201);
-    expect(store.get("u1")).toEqual({
+    expect(await store.get("u1")).toEqual({
       uuid: "u1",
       username: "true",
       extra: { memberOf: ["g1", { admin: false }] },
@@ -158,7 +162,7 @@ describe("numbers keep the text they were sent as", () => {
     expect(
       (await handler.handle({ method: "POST", path: "/v1/user/create", headers: {}, json })).status,
     ).toBe(201);
-    expect(store.get("u1")).toEqual({ uuid: "u1", extra: { groups: {} } });
+    expect(await store.get("u1")).toEqual({ uuid: "u1", extra: { groups: {} } });
   });
 
   // Catches: a digit-losing number stored as its value's text, or refused with a 400 that would
@@ -173,7 +177,7 @@ describe("numbers keep the text they were sent as", () => {
     });
     expect([response.status, errorOf(response).error]).toEqual([500, "internal_error"]);
     expect(errorOf(response).message).toContain("body parser");
-    expect(store.list()).toEqual([]);
+    expect(await store.list()).toEqual([]);
   });
 });
 
@@ -191,7 +195,7 @@ describe("big integers a body parser in front made BigInts of", () => {
       create({ uuid: "u1", user_id: 12345678901234567890n, uid_number: -7n }),
     );
     expect(response.status).toBe(201);
-    const user = store.get("u1");
+    const user = await store.get("u1");
     expect(user?.userId).toBe("12345678901234567890");
     // A JSON number, exactly as written, wherever the store serializes extra.
     expect(JSON.stringify(user?.extra)).toBe('{"uid_number":-7}');
@@ -210,7 +214,7 @@ describe("big integers a body parser in front made BigInts of", () => {
       expect([response.status, errorOf(response).error]).toEqual([500, "internal_error"]);
       expect(errorOf(response).message).toContain("mount the Provisioning API before");
     }
-    expect(store.list()).toEqual([]);
+    expect(await store.list()).toEqual([]);
   });
 });
 
@@ -231,14 +235,14 @@ describe("strings that cannot be stored as sent", () => {
     const { handler, store } = setup();
     const response = await call(handler, "POST", "/v1/user/create", body);
     expect([response.status, errorOf(response).error]).toEqual([400, "invalid_user"]);
-    expect(store.list()).toEqual([]);
+    expect(await store.list()).toEqual([]);
   });
 
   it("accepts escaped pairs and other escapes", async () => {
     const { handler, store } = setup();
     const body = '{"uuid":"\\ud83d\\ude00","username":"\\u00e9\\n","x":["\\u0041"]}';
     expect((await call(handler, "POST", "/v1/user/create", body)).status).toBe(201);
-    expect(store.get("😀")).toEqual({ uuid: "😀", username: "é\n", extra: { x: ["A"] } });
+    expect(await store.get("😀")).toEqual({ uuid: "😀", username: "é\n", extra: { x: ["A"] } });
   });
 
   it("checks a body a framework parsed too", async () => {

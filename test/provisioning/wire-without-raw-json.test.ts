@@ -21,6 +21,6 @@ describe("numbers on a runtime whose JSON.parse gives no source text", () => {
     expect(errorOf(number).message).toContain("no source text");
     const strings = '{"uuid":"u2","groups":["a",{"b":null}]}';
     expect((await call(handler, "POST", "/v1/user/create", strings)).status).toBe(201);
-    expect(store.list()).toEqual([{ uuid: "u2", extra: { groups: ["a", { b: null }] } }]);
+    expect(await store.list()).toEqual([{ uuid: "u2", extra: { groups: ["a", { b: null }] } }]);
   });
 });

@@ -35,10 +35,10 @@ testUserStore({
     return store;
   },
   destroy: (store) => store.close(),
-  read: (store, uuid) => {
+  read: async (store, uuid) => {
     const reader = new SqliteUserStore(fileOf.get(store) as string);
     try {
-      return reader.get(uuid);
+      return await reader.get(uuid);
     } finally {
       reader.close();
     }
@@ -56,10 +56,10 @@ describe("with onDelete: deactivate and a unique email", () => {
       return store;
     },
     destroy: (store) => store.close(),
-    read: (store, uuid) => {
+    read: async (store, uuid) => {
       const reader = new SqliteUserStore(fileOf.get(store) as string);
       try {
-        return reader.get(uuid);
+        return await reader.get(uuid);
       } finally {
         reader.close();
       }
@@ -221,9 +221,9 @@ describe("SqliteUserStore", () => {
     await store.upsert({ uuid: "u1", extra: { level: 3 } });
     await store.delete("u2");
     await store.upsert({ uuid: "u2" });
-    expect(store.get("u1")).toEqual({ uuid: "u1", username: "u1", extra: { level: 3 } });
-    expect(store.get("missing")).toBeUndefined();
-    expect(store.list()).toEqual([
+    expect(await store.get("u1")).toEqual({ uuid: "u1", username: "u1", extra: { level: 3 } });
+    expect(await store.get("missing")).toBeUndefined();
+    expect(await store.list()).toEqual([
       { uuid: "u1", username: "u1", extra: { level: 3 } },
       { uuid: "u3", username: "u3" },
       { uuid: "u2" },
@@ -239,22 +239,22 @@ describe("SqliteUserStore", () => {
     await expect(store.upsert({ uuid: "u1", fullName: "x\0y" })).rejects.toThrow(
       "cannot store a fullName containing U+0000",
     );
-    expect(store.list()).toEqual([]);
+    expect(await store.list()).toEqual([]);
     // In extra, as JSON text, it is escaped and kept.
     await store.upsert({ uuid: "u1", extra: { note: "c\0d" } });
-    expect(store.get("u1")).toEqual({ uuid: "u1", extra: { note: "c\0d" } });
+    expect(await store.get("u1")).toEqual({ uuid: "u1", extra: { note: "c\0d" } });
     store.close();
   });
 
   it("counts the users in the table", async () => {
     const store = new SqliteUserStore(":memory:");
-    expect(store.count()).toBe(0);
+    expect(await store.count()).toBe(0);
     await store.upsert({ uuid: "u1" });
     await store.upsert({ uuid: "u2" });
     await store.upsert({ uuid: "u1", username: "bob" });
-    expect(store.count()).toBe(2);
+    expect(await store.count()).toBe(2);
     await store.delete("u2");
-    expect(store.count()).toBe(1);
+    expect(await store.count()).toBe(1);
     store.close();
   });
 
@@ -354,7 +354,7 @@ describe("SqliteUserStore's quarantine and unique fields", () => {
       ],
     );
     await second.modify({ uuid: "a", email: "y@x.io" });
-    expect(after.get("c")).toEqual({
+    expect(await after.get("c")).toEqual({
       uuid: "c",
       email: "x@x.io",
       password: "kept-secret",
@@ -384,7 +384,7 @@ describe("SqliteUserStore's quarantine and unique fields", () => {
     expect(results.reduce((sum, result) => sum + result.released, 0)).toBe(2);
     const applied = [...one.changes, ...two.changes].filter((change) => change.uuid === "c");
     expect(applied.map((change) => change.type)).toEqual(["created"]);
-    expect(twoStore.get("c")).toEqual({ uuid: "c", email: "x@x.io", username: "cee" });
+    expect(await twoStore.get("c")).toEqual({ uuid: "c", email: "x@x.io", username: "cee" });
   });
 
   it("makes the unique indexes follow the option, and refuses one the data already breaks", async () => {

@@ -115,7 +115,7 @@ describe("createDirectorySync over a directory source", () => {
       "u3",
       "u4",
     ]);
-    expect(app.store.list()).toEqual(directory.users);
+    expect(await app.store.list()).toEqual(directory.users);
 
     app.received.length = 0;
     const second = await sync.syncOnce();
@@ -152,7 +152,7 @@ describe("createDirectorySync over a directory source", () => {
       },
       { method: "POST", path: "/v1/user/create", body: { uuid: "u9", username: "newcomer" } },
     ]);
-    expect(app.store.list().sort((a, b) => a.uuid.localeCompare(b.uuid))).toEqual(
+    expect((await app.store.list()).sort((a, b) => a.uuid.localeCompare(b.uuid))).toEqual(
       [...directory.users].sort((a, b) => a.uuid.localeCompare(b.uuid)),
     );
   });
@@ -226,7 +226,7 @@ describe("createDirectorySync over a directory source", () => {
       attempt: 1,
       error: "connection dropped before the answer (injected fault)",
     });
-    expect(app.store.list().map(({ uuid }) => uuid)).toEqual(["u0"]);
+    expect((await app.store.list()).map(({ uuid }) => uuid)).toEqual(["u0"]);
     expect(await sync.syncOnce()).toMatchObject({ completed: true, created: 2 });
     expect(calls()).toEqual([
       "GET /v1/ping",
@@ -348,7 +348,7 @@ describe("createDirectorySync over a directory source", () => {
     expect(report.deleteGuard).toMatchObject({ deletes: 3, held: 3 });
     expect(report.deleteGuard?.message).toMatch(/refusing to delete them all/);
     expect(calls()).toEqual(["GET /v1/ping"]);
-    expect(app.store.list()).toHaveLength(3);
+    expect(await app.store.list()).toHaveLength(3);
   });
 
   it("reports a directory that fails mid-read, having sent only what it read", async () => {
@@ -471,7 +471,7 @@ describe("createDirectorySync over a directory source", () => {
     });
     syncs.push(sync);
     await expect(sync.syncOnce()).resolves.toMatchObject({ completed: true, created: 3 });
-    expect(store.list().map(({ uuid }) => uuid)).toEqual(["u0", "u1", "u2"]);
+    expect((await store.list()).map(({ uuid }) => uuid)).toEqual(["u0", "u1", "u2"]);
   });
 
   it("stops for good, once, when the application's certificate is not trusted, with the fix", async () => {
@@ -628,7 +628,7 @@ describe("update cycles from a change feed (Content Sync)", () => {
       "DELETE /v1/user/u3",
       "POST /v1/user/modify",
     ]);
-    expect(app.store.list().map(({ uuid }) => uuid)).toEqual(["u0", "u1"]);
+    expect((await app.store.list()).map(({ uuid }) => uuid)).toEqual(["u0", "u1"]);
 
     app.received.length = 0;
     feed.next = { changed: [], skipped: [], deleted: [], present: [], cookie: "c2" };
@@ -736,9 +736,9 @@ async function uniqueUsernames(
       if (refusal !== undefined) {
         return Response.json({ error: `refused ${body.uuid}` }, { status: refusal });
       }
-      const holder = app.store
-        .list()
-        .find((user) => user.username === body.username && user.uuid !== body.uuid);
+      const holder = (await app.store.list()).find(
+        (user) => user.username === body.username && user.uuid !== body.uuid,
+      );
       if (typeof body.username === "string" && holder) {
         app.received.push({ method: request.method, path: new URL(request.url).pathname, body });
         return Response.json({ error: `username ${body.username} is taken` }, { status: 409 });
@@ -771,7 +771,7 @@ describe("refusals (4xx) hold one user's message, not the directory", () => {
         durationMs: expect.any(Number),
       },
     ]);
-    expect(app.store.list().map(({ uuid }) => uuid)).toEqual(["u0", "u2", "u3"]);
+    expect((await app.store.list()).map(({ uuid }) => uuid)).toEqual(["u0", "u2", "u3"]);
     // Held: the next cycle sends it again (a 422 is not retried within the cycle).
     expect(
       app.received.filter(({ body }) => (body as { uuid?: string })?.uuid === "u1"),
@@ -781,7 +781,7 @@ describe("refusals (4xx) hold one user's message, not the directory", () => {
     expect(second.refusals[0]).toMatchObject({ attempt: 2, status: 422 });
     refusing = false;
     expect(await sync.syncOnce()).toMatchObject({ completed: true, created: 1, unchanged: 3 });
-    expect(app.store.list().sort(byUuid)).toEqual([...directory.users].sort(byUuid));
+    expect((await app.store.list()).sort(byUuid)).toEqual([...directory.users].sort(byUuid));
   });
 
   it("stops the cycle as before on a 5xx, 401, 403, 408 or 429", async () => {
@@ -816,7 +816,7 @@ describe("refusals (4xx) hold one user's message, not the directory", () => {
     app.received.length = 0;
     const report = await sync.syncOnce();
     expect(report).toMatchObject({ completed: true, modified: 2, refused: 0, failed: 0 });
-    expect(app.store.list().sort(byUuid)).toEqual([...directory.users].sort(byUuid));
+    expect((await app.store.list()).sort(byUuid)).toEqual([...directory.users].sort(byUuid));
   });
 
   it("stages a username swap through a temporary name, which the application accepts", async () => {
@@ -831,7 +831,7 @@ describe("refusals (4xx) hold one user's message, not the directory", () => {
     app.received.length = 0;
     const report = await sync.syncOnce();
     expect(report).toMatchObject({ completed: true, modified: 4, refused: 0 });
-    expect(app.store.list().sort(byUuid)).toEqual([...directory.users].sort(byUuid));
+    expect((await app.store.list()).sort(byUuid)).toEqual([...directory.users].sort(byUuid));
     const renames = app.received
       .filter(({ path }) => path === "/v1/user/modify")
       .map(({ body }) => (body as { username: string }).username);
@@ -892,7 +892,7 @@ describe("the delete guard", () => {
       ),
     });
     expect(calls()).toEqual(["GET /v1/ping"]);
-    expect(app.store.list()).toHaveLength(100);
+    expect(await app.store.list()).toHaveLength(100);
   });
 
   it("lets 20 % through, and fewer than 20 deletes whatever their share", async () => {

@@ -45,7 +45,10 @@ describe("the platform simulator on a swap of unique values", () => {
     const report = await platform.sync();
     expect([report.completed, report.stalled]).toEqual([true, undefined]);
     expect((await platform.verify()).differences).toEqual([]);
-    expect([store.get("a")?.email, store.get("b")?.email]).toEqual(["b@x.io", "a@x.io"]);
+    expect([(await store.get("a"))?.email, (await store.get("b"))?.email]).toEqual([
+      "b@x.io",
+      "a@x.io",
+    ]);
   });
 
   it("leaves stalled out of a cycle its signal aborted", async () => {

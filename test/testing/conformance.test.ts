@@ -22,7 +22,7 @@ async function serve(
   const handler: Handler = async (request) => {
     const read = /^GET \/v1\/user\/([^/]+)$/.exec(route(request))?.[1];
     if (read !== undefined) {
-      const user = app.store.get(decodeURIComponent(read));
+      const user = await app.store.get(decodeURIComponent(read));
       return user ? Response.json(toWireUser(user)) : status(404);
     }
     return (await wrong?.(request.clone(), app)) ?? app.fetch(request);
@@ -91,7 +91,7 @@ describe("runConformance", () => {
     const { app, url, readUser } = await serve();
     const report = await runConformance(url, { readUser });
     expect(report.leftBehind).toEqual([]);
-    expect(app.store.list()).toEqual([]);
+    expect(await app.store.list()).toEqual([]);
     const bodies = app.received.flatMap((request) =>
       request.path.endsWith("/create") && typeof request.body === "object" ? [request.body] : [],
     ) as Record<string, unknown>[];
@@ -135,7 +135,7 @@ describe("runConformance", () => {
   it("fails a server that answers 404 to a delete of a missing user", async () => {
     const { url } = await serve(async (request, app) => {
       const uuid = /^DELETE \/v1\/user\/([^/]+)$/.exec(route(request))?.[1];
-      return uuid && !app.store.get(decodeURIComponent(uuid)) ? status(404) : undefined;
+      return uuid && !(await app.store.get(decodeURIComponent(uuid))) ? status(404) : undefined;
     });
     expect(failed(await runConformance(url))).toEqual([
       "delete of a missing user answers 204",
@@ -173,7 +173,7 @@ describe("runConformance", () => {
     const { url } = await serve(async (request, app) => {
       if (route(request) !== "POST /v1/user/create") return undefined;
       const { uuid } = JSON.parse(await request.text());
-      return app.store.get(uuid) ? status(409) : undefined;
+      return (await app.store.get(uuid)) ? status(409) : undefined;
     });
     expect(failed(await runConformance(url))).toEqual([
       "duplicate create answers 201 and updates",
@@ -185,7 +185,7 @@ describe("runConformance", () => {
     const { url } = await serve(async (request, app) => {
       if (route(request) !== "POST /v1/user/modify") return undefined;
       const { uuid } = JSON.parse(await request.text());
-      return app.store.get(uuid) ? undefined : status(404);
+      return (await app.store.get(uuid)) ? undefined : status(404);
     });
     expect(failed(await runConformance(url))).toEqual([
       "modify of a missing user answers 204 and creates it",
@@ -366,7 +366,7 @@ describe("runConformance", () => {
     const report = await runConformance(url);
     expect(result(report, "a full sync")?.passed).toBe(false);
     expect(report.leftBehind).toEqual([]);
-    expect(app.store.list()).toEqual([]);
+    expect(await app.store.list()).toEqual([]);
   });
 
   it("stops after the check under way when its signal aborts, and deletes its users", async () => {
@@ -376,7 +376,7 @@ describe("runConformance", () => {
       {
         fetch: async (request) => {
           const response = await app.fetch(request);
-          if (request.method === "POST" && app.store.list().length > 0) controller.abort();
+          if (request.method === "POST" && (await app.store.list()).length > 0) controller.abort();
           return response;
         },
       },
@@ -388,7 +388,7 @@ describe("runConformance", () => {
       "create answers 201",
     ]);
     expect(report.leftBehind).toEqual([]);
-    expect(app.store.list()).toEqual([]);
+    expect(await app.store.list()).toEqual([]);
   });
 
   it("stops at the first check whose call gets no answer in time, and the clean-up gives up at once", async () => {
@@ -414,7 +414,7 @@ describe("runConformance", () => {
       `No answer within 1000 ms (check "${last?.name}"): the application hangs or is too slow. Check its logs, or raise the time-out (--timeout).`,
     );
     // Every user still stored is named; the clean-up tried one delete, not one per user.
-    const stored = app.store.list().map((user) => user.uuid);
+    const stored = (await app.store.list()).map((user) => user.uuid);
     expect(report.leftBehind.map((each) => each.uuid)).toEqual(expect.arrayContaining(stored));
     expect(report.leftBehind.filter((each) => /^delete: no answer/.test(each.reason))).toHaveLength(
       1,

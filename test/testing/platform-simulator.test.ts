@@ -96,7 +96,7 @@ describe.each(Object.entries(targets))("createPlatformSimulator against %s", (_,
         body: { uuid: eve.uuid, full_name: "Ève Ångström", email: "eve@acme.test" },
       },
     ]);
-    expect(app.store.list()).toEqual([bob, eve]);
+    expect(await app.store.list()).toEqual([bob, eve]);
   });
 
   it("then sends only the changes: changed fields plus uuid, deletes by encoded uuid", async () => {
@@ -120,7 +120,7 @@ describe.each(Object.entries(targets))("createPlatformSimulator against %s", (_,
       { method: "DELETE", path: `/v1/user/${encodeURIComponent(eve.uuid)}` },
       { method: "POST", path: "/v1/user/create", body: { uuid: "new", username: "zoë" } },
     ]);
-    expect(app.store.list()).toEqual([
+    expect(await app.store.list()).toEqual([
       { ...bob, firstName: "Robert", extra: { department: "R&D" } },
       { uuid: "new", username: "zoë" },
     ]);
@@ -139,7 +139,11 @@ describe.each(Object.entries(targets))("createPlatformSimulator against %s", (_,
     platform.changeUser({ uuid: bob.uuid, password: null });
     await platform.sync();
     expect(app.received.at(-1)?.body).toEqual({ uuid: bob.uuid, password: null });
-    expect(app.store.get(bob.uuid)).toEqual({ uuid: bob.uuid, username: "bob", firstName: "Bob" });
+    expect(await app.store.get(bob.uuid)).toEqual({
+      uuid: bob.uuid,
+      username: "bob",
+      firstName: "Bob",
+    });
   });
 
   it("stops at a ping other than 204 and sends nothing else", async () => {
@@ -202,7 +206,11 @@ describe.each(Object.entries(targets))("createPlatformSimulator against %s", (_,
       [eve.uuid, 2],
       ["third", 1],
     ]);
-    expect(reference.store.list().map(({ uuid }) => uuid)).toEqual([bob.uuid, eve.uuid, "third"]);
+    expect((await reference.store.list()).map(({ uuid }) => uuid)).toEqual([
+      bob.uuid,
+      eve.uuid,
+      "third",
+    ]);
   });
 
   it("counts 200 to a create as a failure: only the spec's exact status succeeds", async () => {
@@ -232,7 +240,7 @@ describe.each(Object.entries(targets))("createPlatformSimulator against %s", (_,
     const second = await platform.sync();
     expect(second.completed).toBe(true);
     expect(second.delivered[1]).toMatchObject({ attempt: 2, status: 201 });
-    expect(app.store.list()).toEqual([bob]);
+    expect(await app.store.list()).toEqual([bob]);
   });
 
   it("drops the answer after the application processed it, so the next sync redelivers", async () => {
@@ -246,7 +254,7 @@ describe.each(Object.entries(targets))("createPlatformSimulator against %s", (_,
       message: { kind: "delete" },
       error: "connection dropped before the answer (injected fault)",
     });
-    expect(app.store.list()).toEqual([]);
+    expect(await app.store.list()).toEqual([]);
     expect((await platform.sync()).delivered[1]).toMatchObject({ attempt: 2, status: 204 });
     expect(app.received.filter(({ method }) => method === "DELETE")).toHaveLength(2);
   });
@@ -264,7 +272,7 @@ describe.each(Object.entries(targets))("createPlatformSimulator against %s", (_,
       ["create", 2],
       ["create", 1],
     ]);
-    expect(app.store.list()).toEqual([bob, eve]);
+    expect(await app.store.list()).toEqual([bob, eve]);
   });
 
   it("applies a fault without `on` to the next message, ping included", async () => {
@@ -301,7 +309,7 @@ describe.each(Object.entries(targets))("createPlatformSimulator against %s", (_,
       "POST /v1/reset",
       "POST /v1/user/create",
     ]);
-    expect(app.store.list()).toEqual([bob]);
+    expect(await app.store.list()).toEqual([bob]);
   });
 });
 

@@ -62,7 +62,7 @@ describe("withReadUserRoute", () => {
       }),
     );
     expect(created.status).toBe(201);
-    expect(store.get("u1")).toEqual({ uuid: "u1", username: "bob" });
+    expect(await store.get("u1")).toEqual({ uuid: "u1", username: "bob" });
     // The route's own methods still belong to the API: GET on create is not a read.
     expect((await handler.fetch(get("/v1/user/create"))).status).toBe(405);
     expect((await handler.fetch(get("/v1/ping"))).status).toBe(204);

@@ -79,7 +79,7 @@ describe("createUserGenerator", () => {
       expect(types.filter((candidate) => candidate === type).length).toBeGreaterThan(50);
     }
     expect((await platform.sync()).completed).toBe(true);
-    expect(app.store.list().sort(byUuid)).toEqual(platform.users().sort(byUuid));
+    expect((await app.store.list()).sort(byUuid)).toEqual(platform.users().sort(byUuid));
   });
 
   it("adds users when none is left to change", () => {

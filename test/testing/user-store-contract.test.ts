@@ -1,7 +1,12 @@
 import { readFileSync } from "node:fs";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { MemoryUserStore, type UserStore } from "../../src/provisioning/index.ts";
+import {
+  MemoryUserStore,
+  type UserPatch,
+  type UserRecord,
+  type UserStore,
+} from "../../src/provisioning/index.ts";
 import {
   type TestContext,
   type TestRunner,
@@ -44,7 +49,7 @@ interface Outcomes {
  * node:test's, whose skip() does not throw), or with no context at all.
  */
 async function runContract<Store extends UserStore>(
-  options: Pick<UserStoreContractOptions<Store>, "create" | "read" | "destroy">,
+  options: Pick<UserStoreContractOptions<Store>, "create" | "read" | "destroy" | "onDelete">,
   { withContext = true } = {},
 ): Promise<Outcomes> {
   const checks: { name: string; body: (context?: TestContext) => Promise<void> }[] = [];
@@ -80,7 +85,7 @@ describe("testUserStore", () => {
   it("fails a store whose upsert replaces instead of merging", async () => {
     class ReplacingStore extends MemoryUserStore {
       override async upsert(patch: Parameters<UserStore["upsert"]>[0]) {
-        const created = this.get(patch.uuid) === undefined;
+        const created = (await this.get(patch.uuid)) === undefined;
         await super.delete(patch.uuid);
         return { ...(await super.upsert(patch)), created };
       }
@@ -93,7 +98,7 @@ describe("testUserStore", () => {
   it("fails a store that merges extra values recursively", async () => {
     class DeepMergeStore extends MemoryUserStore {
       override async upsert(patch: Parameters<UserStore["upsert"]>[0]) {
-        const extra = { ...this.get(patch.uuid)?.extra };
+        const extra = { ...(await this.get(patch.uuid))?.extra };
         for (const [key, value] of Object.entries(patch.extra ?? {})) {
           const stored = extra[key];
           extra[key] =
@@ -127,7 +132,7 @@ describe("testUserStore", () => {
   it("fails a store that loses concurrent updates", async () => {
     class RacyStore extends MemoryUserStore {
       override async upsert(patch: Parameters<UserStore["upsert"]>[0]) {
-        const before = this.get(patch.uuid);
+        const before = await this.get(patch.uuid);
         await new Promise((resolve) => setTimeout(resolve, 1));
         await super.delete(patch.uuid);
         if (before) await super.upsert(before);
@@ -137,6 +142,93 @@ describe("testUserStore", () => {
     expect(await failedChecks(() => new RacyStore())).toContain(
       "loses no update when upserts of one user run concurrently",
     );
+  });
+});
+
+describe("testUserStore's checks of the reads", () => {
+  const reads = [
+    "reads users back through get, list and count, each a promise",
+    "leaves a deleted user out of get, list and count",
+    "hands out copies: changing a user read changes nothing stored",
+  ];
+
+  it("passes the bundled MemoryUserStore's reads, and skips them for a store without reads", async () => {
+    expect((await runContract({ create: () => new MemoryUserStore() })).passed).toEqual(
+      expect.arrayContaining(reads),
+    );
+    const inner = new MemoryUserStore();
+    const writesOnly = await runContract({
+      create: () => ({ upsert: inner.upsert.bind(inner), delete: inner.delete.bind(inner) }),
+    });
+    expect(writesOnly.skipped).toEqual(expect.arrayContaining(reads));
+  });
+
+  // Catches: synchronous reads (MemoryUserStore's and SqliteUserStore's before 0.2), which a
+  // caller swapping stores would serialize as {}.
+  it("fails a store whose reads are synchronous, saying they must return promises", async () => {
+    const syncReads = () => {
+      const inner = new MemoryUserStore();
+      const users = new Map<string, UserRecord>();
+      return {
+        upsert: async (patch: UserPatch) => {
+          const result = await inner.upsert(patch);
+          users.set(patch.uuid, result.user);
+          return result;
+        },
+        delete: async (uuid: string) => {
+          users.delete(uuid);
+          return inner.delete(uuid);
+        },
+        get: (uuid: string) => users.get(uuid),
+        list: () => [...users.values()],
+        count: () => users.size,
+      };
+    };
+    const outcomes = await runContract({ create: syncReads });
+    expect(outcomes.failed).toContain(reads[0]);
+    expect(outcomes.errors.get(reads[0] as string)).toMatch(
+      /^get\(uuid\) must return a promise \(UserStoreReads\), not \{"uuid":"u2"/,
+    );
+  });
+
+  // Catches: a get or list that hands out the stored object itself.
+  it("fails a store whose reads hand out the stored objects", async () => {
+    const sharing = () => {
+      const users = new Map<string, UserRecord>();
+      const inner = new MemoryUserStore();
+      return {
+        upsert: async (patch: UserPatch) => {
+          const result = await inner.upsert(patch);
+          const kept = users.get(patch.uuid);
+          if (kept) Object.assign(kept, result.user);
+          else users.set(patch.uuid, result.user);
+          return { ...result, user: structuredClone(result.user) };
+        },
+        delete: async (uuid: string) => {
+          users.delete(uuid);
+          return inner.delete(uuid);
+        },
+        get: async (uuid: string) => users.get(uuid),
+      };
+    };
+    const outcomes = await runContract({ create: sharing });
+    expect(outcomes.failed).toEqual([reads[2]]);
+  });
+
+  // Catches: a list or count that takes deactivated users in by default.
+  it("fails a store whose list takes deactivated users in unless asked", async () => {
+    class ListsAllStore extends MemoryUserStore {
+      override list() {
+        return super.list({ includeDeactivated: true });
+      }
+    }
+    const outcomes = await runContract({
+      create: () => new ListsAllStore({ onDelete: "deactivate" }),
+      onDelete: "deactivate",
+    });
+    expect(outcomes.failed).toEqual([
+      "leaves a deactivated user out of list and count unless asked, and get shows it",
+    ]);
   });
 });
 
@@ -217,7 +309,7 @@ describe("testUserStore's reporting", () => {
   it("fails a store that keeps a deleted user's row, when read can see it", async () => {
     class SoftDeleteStore extends MemoryUserStore {
       override async delete(uuid: string) {
-        return { deleted: this.get(uuid) !== undefined };
+        return { deleted: (await this.get(uuid)) !== undefined };
       }
     }
     const outcomes = await runContract({

@@ -1,13 +1,13 @@
-// One unit, just over 300 lines: the queue's options, the enqueue (outbox) side and the worker
-// that delivers and keeps dead letters share one queue name, one policy and one PgBoss.
+// The Audit client over pg-boss: the queue and its dead letter queue, the enqueue (outbox) side,
+// the workers that deliver (through the shared attempt loop of delivery-failure.ts) and keep dead
+// letters, and the listing of dead letters.
 import type { Db, Job, JobResult, PgBoss } from "pg-boss";
 import { type AuditEvent, decodeAuditEvent, encodeAuditEvent } from "../audit/audit-event.ts";
 import { resolveBaseUrl } from "../integration-api/base-url.ts";
 import { atLeastOne, type IntegrationApiOptions } from "../integration-api/client-options.ts";
-import { judgeDeliveryFailure } from "../integration-api/delivery-failure.ts";
+import { deliverUntilSettled } from "../integration-api/delivery-failure.ts";
 import { isConfigurationError, isHttpError } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
-import { sleep } from "../integration-api/timers.ts";
 import { type Capabilities, capabilitiesOf } from "../sdk-api/api-selection.ts";
 
 /** Options of {@link createPgBossAudit}. */
@@ -179,34 +179,18 @@ export async function createPgBossAudit<Action extends string = string>(
    */
   async function deliver(job: Job<QueuedEvent>): Promise<JobResult> {
     const { body } = job.data;
-    let redirects = 0;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await api.request("POST", eventPath, { json: body, retry: false, signal: job.signal });
-        return { id: job.id, status: "completed" };
-      } catch (error) {
-        const failed: JobResult = {
-          id: job.id,
-          status: "failed",
-          output: { error: describe(error) },
-        };
-        // The claim is gone (stopping, or expired): pg-boss hands the job out again.
-        if (job.signal.aborted) return failed;
-        const verdict = judgeDeliveryFailure(
-          error,
-          { failures: attempt, redirectsRetried: redirects },
-          retry,
-        );
-        if (verdict.action === "stop") {
-          stop(verdict.error);
-          return failed;
-        }
-        if (verdict.action === "give-up") return await deadLetter(job, error, attempt);
-        if (verdict.redirect) redirects++;
-        onError(error);
-        await sleep(verdict.delayMs, job.signal);
-      }
+    const settled = await deliverUntilSettled(
+      () => api.request("POST", eventPath, { json: body, retry: false, signal: job.signal }),
+      { policy: retry, signal: job.signal, onRetry: onError },
+    );
+    if (settled.outcome === "delivered") return { id: job.id, status: "completed" };
+    if (settled.outcome === "refused") {
+      return await deadLetter(job, settled.error, settled.attempts);
     }
+    // Stopped: no retry can fix it. Aborted: the claim is gone (stopping, or expired). Either
+    // way pg-boss hands the job out again.
+    if (settled.outcome === "stopped") stop(settled.error);
+    return { id: job.id, status: "failed", output: { error: describe(settled.error) } };
   }
 
   /** Keeps a refused event in the dead letter queue, then lets its job complete. */

@@ -34,7 +34,7 @@ export function resolveBaseUrl(option: string | URL | undefined): string {
 }
 
 // The last value read and its normalized form: every request reads the base URL, which almost
-// never changes, and parsing it each time cost audit delivery measurably.
+// never changes, so each value is parsed and checked once rather than on every audit delivery.
 let lastValue: string | undefined;
 let lastBaseUrl = "";
 

@@ -1,5 +1,6 @@
-// What audit delivery does after a failed attempt, for the in-memory client's slots and the
-// pg-boss workers alike: one reading of the error, so that the two cannot disagree.
+// The attempt loop of a background delivery (an audit event, sent by the in-memory client's slots
+// and by the pg-boss workers alike) and its reading of each failure, in one place so that the two
+// cannot disagree.
 import {
   type ConfigurationError,
   isConfigurationError,
@@ -7,6 +8,7 @@ import {
   isPlatformApiError,
 } from "./errors.ts";
 import { isRedirectStatus, type RetryPolicy, retryDelayMs } from "./retry-policy.ts";
+import { sleep } from "./timers.ts";
 
 /**
  * The verdict on a failed delivery attempt:
@@ -40,4 +42,52 @@ export function judgeDeliveryFailure(
   return retryable
     ? { action: "retry", redirect, delayMs: retryDelayMs(answer, failures, policy) }
     : { action: "give-up", redirect };
+}
+
+/**
+ * How a delivery ended:
+ * - `delivered`: an attempt succeeded;
+ * - `aborted`: `signal` was aborted (the sender is closing, or lost its claim); `error` is the
+ *   last attempt's failure;
+ * - `stopped`: a configuration error, which no retry can fix;
+ * - `refused`: the API refused it for good (`redirect` when too many redirects), after
+ *   `attempts` attempts.
+ */
+export type DeliveryOutcome =
+  | { outcome: "delivered" }
+  | { outcome: "aborted"; error: unknown }
+  | { outcome: "stopped"; error: ConfigurationError }
+  | { outcome: "refused"; error: unknown; redirect: boolean; attempts: number };
+
+/**
+ * Sends one item until it is delivered or settled otherwise, holding it while it backs off
+ * (each attempt judged by {@link judgeDeliveryFailure}, its backoff counting this item's own
+ * failures), so that a failing API sees one request per backoff period from each sender.
+ * `onRetry` hears each failure that will be retried, before the wait.
+ */
+export async function deliverUntilSettled(
+  send: () => Promise<unknown>,
+  {
+    policy,
+    signal,
+    onRetry,
+  }: { policy: RetryPolicy; signal: AbortSignal; onRetry: (error: unknown) => void },
+): Promise<DeliveryOutcome> {
+  let redirectsRetried = 0;
+  for (let attempts = 1; ; attempts++) {
+    try {
+      await send();
+      return { outcome: "delivered" };
+    } catch (error) {
+      if (signal.aborted) return { outcome: "aborted", error };
+      const verdict = judgeDeliveryFailure(error, { failures: attempts, redirectsRetried }, policy);
+      if (verdict.action === "stop") return { outcome: "stopped", error: verdict.error };
+      if (verdict.action === "give-up") {
+        return { outcome: "refused", error, redirect: verdict.redirect, attempts };
+      }
+      if (verdict.redirect) redirectsRetried++;
+      onRetry(error);
+      await sleep(verdict.delayMs, signal);
+    }
+  }
 }

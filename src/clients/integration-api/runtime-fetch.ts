@@ -6,8 +6,8 @@ type Fetch = (input: Request, init?: RequestInit) => Promise<Response>;
 
 /**
  * The fetch a client calls: the injected one, else one that applies `tls` the way the runtime
- * allows, else undefined (ky then calls the global fetch at each request, which keeps test
- * interceptors such as msw working).
+ * allows, else undefined (the HTTP layer then calls the global fetch, looked up at each request,
+ * which keeps test interceptors such as msw working).
  */
 export function selectFetch({ fetch, tls }: NormalizedOptions): Fetch | undefined {
   if (fetch !== undefined && tls !== undefined) {

@@ -11,11 +11,14 @@ import {
   type UpsertResult,
   type UserFieldName,
   type UserPatch,
+  type UserReadOptions,
   type UserRecord,
   type UserStore,
+  type UserStoreReads,
   userFieldNames,
 } from "../../provisioning/index.ts";
 import {
+  awaitedRead,
   type OnDelete,
   storeRules,
   type UniqueField,
@@ -69,7 +72,7 @@ const columns = `uuid, ${fields.map(([, column]) => column).join(", ")}, extra, 
  * const handler = createProvisioningHandler({ store });
  * ```
  */
-export class PostgresUserStore implements UserStore, QuarantineMethods {
+export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineMethods {
   readonly #pool: Pool;
   readonly #table: string;
   readonly #quarantine: string;
@@ -185,36 +188,34 @@ export class PostgresUserStore implements UserStore, QuarantineMethods {
   }
 
   /** The stored user with this uuid (a deactivated one too), or undefined. */
-  async get(uuid: string): Promise<UserRecord | undefined> {
-    const { rows } = await this.#pool.query<Row>(
-      `SELECT ${columns} FROM ${this.#table} WHERE uuid = $1`,
-      [uuid],
-    );
-    return rows[0] && toUser(rows[0]);
+  get(uuid: string): Promise<UserRecord | undefined> {
+    return awaitedRead("store.get(uuid)", async () => {
+      const { rows } = await this.#pool.query<Row>(
+        `SELECT ${columns} FROM ${this.#table} WHERE uuid = $1`,
+        [uuid],
+      );
+      return rows[0] && toUser(rows[0]);
+    });
   }
 
   /** Every stored user, ordered by uuid; deactivated ones only when asked. */
-  async list({
-    includeDeactivated = false,
-  }: {
-    includeDeactivated?: boolean;
-  } = {}): Promise<UserRecord[]> {
-    const { rows } = await this.#pool.query<Row>(
-      `SELECT ${columns} FROM ${this.#table}${includeDeactivated ? "" : " WHERE deactivated_at IS NULL"} ORDER BY uuid`,
-    );
-    return rows.map(toUser);
+  list({ includeDeactivated = false }: UserReadOptions = {}): Promise<UserRecord[]> {
+    return awaitedRead("store.list()", async () => {
+      const { rows } = await this.#pool.query<Row>(
+        `SELECT ${columns} FROM ${this.#table}${includeDeactivated ? "" : " WHERE deactivated_at IS NULL"} ORDER BY uuid`,
+      );
+      return rows.map(toUser);
+    });
   }
 
   /** How many users the table holds now; deactivated ones only when asked. */
-  async count({
-    includeDeactivated = false,
-  }: {
-    includeDeactivated?: boolean;
-  } = {}): Promise<number> {
-    const { rows } = await this.#pool.query<{ users: number }>(
-      `SELECT count(*)::int AS users FROM ${this.#table}${includeDeactivated ? "" : " WHERE deactivated_at IS NULL"}`,
-    );
-    return (rows[0] as { users: number }).users;
+  count({ includeDeactivated = false }: UserReadOptions = {}): Promise<number> {
+    return awaitedRead("store.count()", async () => {
+      const { rows } = await this.#pool.query<{ users: number }>(
+        `SELECT count(*)::int AS users FROM ${this.#table}${includeDeactivated ? "" : " WHERE deactivated_at IS NULL"}`,
+      );
+      return (rows[0] as { users: number }).users;
+    });
   }
 
   /** True when the database answers and the table exists (false before {@link migrate}). */

@@ -11,10 +11,13 @@ import type {
   UpsertResult,
   UserFieldName,
   UserPatch,
+  UserReadOptions,
   UserRecord,
   UserStore,
+  UserStoreReads,
 } from "../../provisioning/index.ts";
 import {
+  awaitedRead,
   type OnDelete,
   storeRules,
   type UniqueField,
@@ -149,7 +152,7 @@ export interface SqliteUserStoreOptions extends StoreRulesOptions {
  * process.on("SIGTERM", () => store.close());
  * ```
  */
-export class SqliteUserStore implements UserStore, QuarantineMethods {
+export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMethods {
   readonly #db: DatabaseSync;
   readonly #onDelete: OnDelete;
   // The statements of each patch shape met so far (see statementsSql), prepared once.
@@ -345,22 +348,28 @@ export class SqliteUserStore implements UserStore, QuarantineMethods {
   }
 
   /** The stored user with this uuid (a deactivated one too), or undefined. */
-  get(uuid: string): UserRecord | undefined {
-    const row = this.#get.get(uuid) as Row | undefined;
-    return row && toUser(row);
+  get(uuid: string): Promise<UserRecord | undefined> {
+    return awaitedRead("store.get(uuid)", () => {
+      const row = this.#get.get(uuid) as Row | undefined;
+      return row && toUser(row);
+    });
   }
 
   /** Every stored user, in the order they were created; deactivated ones only when asked. */
-  list({ includeDeactivated = false }: { includeDeactivated?: boolean } = {}): UserRecord[] {
-    return ((includeDeactivated ? this.#list : this.#listActive).all() as Row[]).map(toUser);
+  list({ includeDeactivated = false }: UserReadOptions = {}): Promise<UserRecord[]> {
+    return awaitedRead("store.list()", () =>
+      ((includeDeactivated ? this.#list : this.#listActive).all() as Row[]).map(toUser),
+    );
   }
 
   /**
    * How many users the table holds now, deactivated ones only when asked: for a health check,
    * or to compare with the directory.
    */
-  count({ includeDeactivated = false }: { includeDeactivated?: boolean } = {}): number {
-    return Number(((includeDeactivated ? this.#count : this.#countActive).get() as Row).users);
+  count({ includeDeactivated = false }: UserReadOptions = {}): Promise<number> {
+    return awaitedRead("store.count()", () =>
+      Number(((includeDeactivated ? this.#count : this.#countActive).get() as Row).users),
+    );
   }
 
   async keepQuarantined(entry: QuarantineEntry): Promise<QuarantinedEntry> {

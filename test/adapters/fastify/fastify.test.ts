@@ -22,7 +22,7 @@ describe("toFastifyPlugin", () => {
         body: new TextEncoder().encode('{"uuid":"u1"}'),
       });
       expect(created.status).toBe(201);
-      expect(store.get("u1")).toEqual({ uuid: "u1" });
+      expect(await store.get("u1")).toEqual({ uuid: "u1" });
       const echo = await fetch(`${server.origin}/api/echo`, {
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -49,7 +49,7 @@ describe("toFastifyPlugin", () => {
         error: "payload_too_large",
         message: expect.any(String),
       });
-      expect(store.list()).toEqual([]);
+      expect(await store.list()).toEqual([]);
     } finally {
       await server.close();
     }

@@ -43,7 +43,7 @@ describe("toKoaMiddleware", () => {
       });
       expect([created.status, await created.text()]).toEqual([201, ""]);
       expect(created.headers.get("content-type")).toBeNull();
-      expect(store.get("u1")).toEqual({ uuid: "u1", email: "a@b.c" });
+      expect(await store.get("u1")).toEqual({ uuid: "u1", email: "a@b.c" });
     } finally {
       await server.close();
     }

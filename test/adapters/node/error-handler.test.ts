@@ -50,7 +50,7 @@ describe("toNodeErrorHandler", () => {
       });
       expect(charset.status).toBe(415);
 
-      expect(store.list()).toEqual([]);
+      expect(await store.list()).toEqual([]);
       expect(JSON.stringify(logged.mock.calls)).not.toContain("hunter2");
     } finally {
       await server.close();

@@ -25,7 +25,7 @@ describe("toNodeHandler", () => {
         body: JSON.stringify({ uuid: "u1", full_name: "x".repeat(100) }),
       });
       expect(declared.status).toBe(413);
-      expect(store.list()).toEqual([]);
+      expect(await store.list()).toEqual([]);
     } finally {
       await server.close();
     }
@@ -52,7 +52,7 @@ describe("toNodeHandler", () => {
         body: '{"uuid":"next"}',
       });
       expect(after.status).toBe(201);
-      expect(store.list().map((user) => user.uuid)).toEqual(["next"]);
+      expect((await store.list()).map((user) => user.uuid)).toEqual(["next"]);
       expect(onError).not.toHaveBeenCalled();
     } finally {
       await server.close();

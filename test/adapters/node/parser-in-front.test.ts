@@ -40,7 +40,7 @@ describe("express.json() in front", () => {
         '[{"uuid":"u1","last_name":0.125}]',
       );
       expect(modified.status).toBe(204);
-      expect(store.get("u1")).toEqual({
+      expect(await store.get("u1")).toEqual({
         uuid: "u1",
         userId: "12345",
         firstName: "2.5",
@@ -66,7 +66,7 @@ describe("express.json() in front", () => {
       }
       expect(logger.error).toHaveBeenCalledTimes(1);
       expect(String(logger.error.mock.calls[0]?.[0])).toContain("2^53");
-      expect(store.list()).toEqual([]);
+      expect(await store.list()).toEqual([]);
     } finally {
       await server.close();
     }
@@ -101,7 +101,7 @@ describe("express.urlencoded() in front", () => {
         // A JSON content type is not the form parser's: the API reads the body itself.
         const json = await post(`${server.origin}/ldap/auth/v1/user/create`, body);
         expect(json.status).toBe(201);
-        expect(store.get("u1")?.username).toBe("bob");
+        expect((await store.get("u1"))?.username).toBe("bob");
       } finally {
         await server.close();
       }
@@ -123,7 +123,7 @@ describe("a body stream read in front, nothing left", () => {
       expect(String(logger.error.mock.calls[0]?.[0])).toContain("left nothing parsed");
       // Routes without a body still answer.
       expect((await fetch(`${server.origin}/ldap/auth/v1/ping`)).status).toBe(204);
-      expect(store.list()).toEqual([]);
+      expect(await store.list()).toEqual([]);
     } finally {
       await server.close();
     }
@@ -151,7 +151,7 @@ describe("a body stream read in front, nothing left", () => {
         body: '{"uuid":"u2","user_id":42}',
       });
       expect(parsed.status).toBe(201);
-      expect(store.list()).toEqual([{ uuid: "u2", userId: "42" }]);
+      expect(await store.list()).toEqual([{ uuid: "u2", userId: "42" }]);
     } finally {
       await server.close();
     }

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { judgeDeliveryFailure } from "../../../src/clients/integration-api/delivery-failure.ts";
+import {
+  deliverUntilSettled,
+  judgeDeliveryFailure,
+} from "../../../src/clients/integration-api/delivery-failure.ts";
 import {
   ConfigurationError,
   HttpError,
@@ -74,5 +77,71 @@ describe("judgeDeliveryFailure", () => {
     expect(
       judgeDeliveryFailure(answer(503), { failures: 3, redirectsRetried: 2 }, policy),
     ).toMatchObject({ action: "retry" });
+  });
+});
+
+describe("deliverUntilSettled", () => {
+  // Delays of at most 1 ms: the loop's decisions are under test, not its timing.
+  const fast: RetryPolicy = { limit: 2, baseDelayMs: 1, maxDelayMs: 1, maxRetryAfterMs: 1 };
+
+  /** A send that fails with each of `failures` in turn, then succeeds. */
+  function sequence(failures: unknown[]) {
+    const calls: number[] = [];
+    const send = async () => {
+      calls.push(calls.length + 1);
+      const failure = failures[calls.length - 1];
+      if (failure !== undefined) throw failure;
+    };
+    return { send, calls };
+  }
+
+  it("retries outages, telling onRetry each, until the item is delivered", async () => {
+    const { send, calls } = sequence([answer(503), new NetworkError(request, new Error("reset"))]);
+    const retried: unknown[] = [];
+    const settled = await deliverUntilSettled(send, {
+      policy: fast,
+      signal: new AbortController().signal,
+      onRetry: (error) => retried.push(error),
+    });
+    expect(settled).toEqual({ outcome: "delivered" });
+    expect(calls).toEqual([1, 2, 3]);
+    expect(retried).toHaveLength(2);
+  });
+
+  it("settles a refusal with its attempts, and too many redirects as a redirect refusal", async () => {
+    const refused = await deliverUntilSettled(sequence([answer(503), answer(400)]).send, {
+      policy: fast,
+      signal: new AbortController().signal,
+      onRetry: () => {},
+    });
+    expect(refused).toMatchObject({ outcome: "refused", redirect: false, attempts: 2 });
+    // limit 2: two redirects in a row are retried, the third refused.
+    const redirects = [answer(302), answer(302), answer(302), answer(302)];
+    const moved = await deliverUntilSettled(sequence(redirects).send, {
+      policy: fast,
+      signal: new AbortController().signal,
+      onRetry: () => {},
+    });
+    expect(moved).toMatchObject({ outcome: "refused", redirect: true, attempts: 3 });
+  });
+
+  it("stops at a configuration error and ends, without judging, once the signal is aborted", async () => {
+    const misconfigured = new ConfigurationError("no base URL");
+    const retried: unknown[] = [];
+    const stopped = await deliverUntilSettled(sequence([misconfigured]).send, {
+      policy: fast,
+      signal: new AbortController().signal,
+      onRetry: (error) => retried.push(error),
+    });
+    expect(stopped).toEqual({ outcome: "stopped", error: misconfigured });
+    const closing = new AbortController();
+    closing.abort();
+    const aborted = await deliverUntilSettled(sequence([misconfigured, answer(503)]).send, {
+      policy: fast,
+      signal: closing.signal,
+      onRetry: (error) => retried.push(error),
+    });
+    expect(aborted).toEqual({ outcome: "aborted", error: misconfigured });
+    expect(retried).toEqual([]);
   });
 });

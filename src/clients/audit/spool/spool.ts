@@ -12,8 +12,9 @@
  * - At the process's exit, `closeSync()` writes synchronously both what waits for a commit and the
  *   commit under way, whose asynchronous write may never run (see there).
  *
- * One unit, over 300 lines: the accounting (bounds), the sequence numbers `persisted()` waits on
- * and the commit cycle change together on every append, commit and failure.
+ * The spool owns the accounting against its bounds, the sequence numbers `persisted()` waits on
+ * and the commit cycle; segments.ts owns the files and the acknowledgements, record-format.ts the
+ * bytes of a record.
  */
 import { type SpoolBuiltins, spoolBuiltins } from "./node-builtins.ts";
 import { encodeRecords, recordHeaderBytes, segmentMagic } from "./record-format.ts";

@@ -1,4 +1,4 @@
-// Compiled by `npm run typecheck` under the repository's tsconfig, which sets
+// A type test, checked by vitest's typecheck under the repository's tsconfig, which sets
 // exactOptionalPropertyTypes as many applications do: an option read from the environment or a
 // config file (string | undefined) must be accepted as it is, without a conditional spread.
 import { expect, it } from "vitest";
