@@ -22,10 +22,12 @@ const maxDepth = 4;
  */
 export function readFailureCause(error: unknown): FailureCause {
   let said = error;
-  for (let depth = 0; depth < maxDepth && isFetchWrapper(said); depth++) said = said.cause;
+  for (let depth = 0; depth < maxDepth && said instanceof Error; depth++) {
+    if (said.message !== "fetch failed" || said.cause === undefined) break;
+    said = said.cause;
+  }
   let code: string | undefined;
-  let current = said;
-  for (let depth = 0; depth < maxDepth && current instanceof Error; depth++) {
+  for (let current = said, depth = 0; current instanceof Error && depth < maxDepth; depth++) {
     const candidate = (current as { code?: unknown }).code;
     if (typeof candidate === "string") {
       code = candidate;
@@ -34,9 +36,5 @@ export function readFailureCause(error: unknown): FailureCause {
     current = current.cause;
   }
   const message = said instanceof Error ? said.message : said == null ? "" : String(said);
-  return { code, message: message === "" ? (code ?? message) : message };
-}
-
-function isFetchWrapper(error: unknown): error is Error & { cause: unknown } {
-  return error instanceof Error && error.message === "fetch failed" && error.cause !== undefined;
+  return { code, message: message || (code ?? "") };
 }
