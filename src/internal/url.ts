@@ -1,6 +1,7 @@
 /**
- * The one place base URLs are checked, normalized and joined, and trailing slashes trimmed: the Integration API clients, the
- * msw handlers and the Provisioning API target of the testing kit all read a base URL the same way.
+ * The one place base URLs are checked, normalized and joined, and trailing slashes trimmed: the
+ * Integration API clients, the msw handlers and the Provisioning API target of the testing kit all
+ * read a base URL the same way.
  */
 
 /**
@@ -37,8 +38,8 @@ export function normalizeBaseUrl(value: string | URL): string {
  */
 export function trimTrailingSlashes(value: string): string {
   let end = value.length;
-  while (end > 0 && value.charCodeAt(end - 1) === 47 /* "/" */) end--;
-  return end === value.length ? value : value.slice(0, end);
+  while (value[end - 1] === "/") end--;
+  return value.slice(0, end);
 }
 
 /**

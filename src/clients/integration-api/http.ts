@@ -12,6 +12,7 @@ import {
   normalizeOptions,
 } from "./client-options.ts";
 import {
+  apiTitles,
   CallTimeoutError,
   ConfigurationError,
   HttpError,
@@ -146,7 +147,7 @@ export function createIntegrationApi(
       const base = resolveBaseUrl(options.baseUrl);
       if (options.tls !== undefined && base.startsWith("http:")) {
         throw new ConfigurationError(
-          `The tls option applies to https: URLs, but the Integration API's base URL is ${base}: use its https: URL, or remove the tls option.`,
+          `The tls option applies to https: URLs, but the base URL of ${apiTitles[api]} is ${base}: use its https: URL, or remove the tls option.`,
         );
       }
       // The base URL cannot hold credentials (resolveBaseUrl refuses them): no redaction needed.

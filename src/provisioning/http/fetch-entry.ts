@@ -55,9 +55,9 @@ export function createFetchEntry(
 /**
  * The core's request for a Web Request. The peer address is a getter on the prototype, read when
  * something needs it (an `authorize` guard, the span's `client.address`) and never otherwise. A
- * class rather than an object literal with a getter: V8 builds such a literal in its runtime, not
- * by a fast clone, and allocates the getter's closure and context on every request (bench/README.md,
- * handler.fetch).
+ * class rather than an object literal with a getter: for such a literal V8 defines the getter by a
+ * runtime call and allocates its closure, and the context it captures, on every request
+ * (bench/README.md, issue 28).
  */
 class WebRequest implements ProvisioningRequest {
   readonly method: string;

@@ -123,6 +123,12 @@ describe("deliverUntilSettled", () => {
       onRetry: () => {},
     });
     expect(moved).toMatchObject({ outcome: "refused", redirect: true, attempts: 3 });
+    // Only redirects count toward that limit: outages before a redirect leave it its retries.
+    const outagesThenMoved = await deliverUntilSettled(
+      sequence([answer(503), answer(503), answer(302)]).send,
+      { policy: fast, signal: new AbortController().signal, onRetry: () => {} },
+    );
+    expect(outagesThenMoved).toEqual({ outcome: "delivered" });
   });
 
   it("stops at a configuration error and ends, without judging, once the signal is aborted", async () => {

@@ -28,6 +28,14 @@ describe("the advice of an error names the address of the API in use", () => {
     expect(String(shape)).not.toContain("PLATFORM_INTEGRATIONAPI");
   });
 
+  it("sdk mode: the tls option with the default http: address names the SDK API", async () => {
+    const version = createVersionClient({ api: "sdk", tls: { rejectUnauthorized: false } });
+    const error = await version.current().catch((caught: unknown) => caught);
+    expect(String(error)).toContain(
+      "but the base URL of the platform's newer in-cluster SDK API is http://replicated:3000",
+    );
+  });
+
   it("kots mode names the admin console's address, integration mode PLATFORM_INTEGRATIONAPI", async () => {
     const kots = createLicenseClient({ api: "kots", fetch: refused, retry: { limit: 0 } });
     const kotsError = await kots.license().catch((caught: unknown) => caught);

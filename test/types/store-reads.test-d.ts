@@ -1,4 +1,4 @@
-// Compiled by `npm run typecheck`: each bundled store's reads are promises, so a read used where
+// A type test (vitest's typecheck): each bundled store's reads are promises, so a read used where
 // its value is expected, without `await`, does not compile. (A parameter typed `any`, as
 // Express's `res.json`, accepts anything: there the promise's toJSON throws instead.)
 import type { Response } from "express";
