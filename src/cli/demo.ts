@@ -1,6 +1,5 @@
-// One unit, over 300 lines: one scripted scenario, read top to bottom, whose steps share the app,
-// the fake Integration API and the platform it starts; the helpers below it only check and
-// format what each step reports.
+// The demo's scenario, read top to bottom: its steps share the app, the fake Integration API and
+// the platform it starts; the helpers below it only check and format what each step reports.
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
