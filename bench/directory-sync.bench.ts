@@ -106,7 +106,7 @@ async function replay(kind: Exclude<Kind, "sync">): Promise<void> {
   // The replay: the same bodies, rendered from the directory before the clock starts.
   const { createDeliveryEngine } = await import("../src/platform/delivery-engine.ts");
   const { connectOverNodeHttp } = await import("../src/platform/node-http-client.ts");
-  const { toWire } = await import("../src/platform/messages.ts");
+  const { toWireUser } = await import("../src/platform/wire-user.ts");
   const { createLdapSource } = await import("../src/ldap/ldap-source.ts");
   const { defaultMapping } = await import("../src/ldap/mapping.ts");
   const sourceOptions = {
@@ -120,7 +120,12 @@ async function replay(kind: Exclude<Kind, "sync">): Promise<void> {
   const messages = [];
   for await (const page of source.read({ uuidsOnly: false })) {
     for (const user of page.users) {
-      messages.push({ kind: "create" as const, uuid: user.uuid, body: toWire(user), attempts: 0 });
+      messages.push({
+        kind: "create" as const,
+        uuid: user.uuid,
+        body: toWireUser(user),
+        attempts: 0,
+      });
     }
   }
   await source.close?.();

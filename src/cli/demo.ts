@@ -1,6 +1,5 @@
-// One unit, over 300 lines: one scripted scenario, read top to bottom, whose steps share the app,
-// the fake Integration API and the platform it starts; the helpers below it only check and
-// format what each step reports.
+// The demo's scenario, read top to bottom: its steps share the app, the fake Integration API and
+// the platform it starts; the helpers below it only check and format what each step reports.
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -17,7 +16,7 @@ import {
   type DirectoryChange,
   type MessageKind,
   type MessageSummary,
-  type SyncReport,
+  type SimulatorSyncReport,
 } from "../testing/platform-simulator.ts";
 import { createUserGenerator } from "../testing/user-generator.ts";
 import type { CommandIo } from "./command.ts";
@@ -290,7 +289,7 @@ async function listen(listener: ReturnType<typeof toNodeHandler>) {
 
 const silent = { update() {}, finish() {} };
 
-function expectCompleted(report: SyncReport, what: string): SyncReport {
+function expectCompleted(report: SimulatorSyncReport, what: string): SimulatorSyncReport {
   if (report.completed) return report;
   const stop = report.stoppedAt;
   const answer = stop?.error ?? `status ${stop?.status} ${JSON.stringify(stop?.body ?? "")}`;
@@ -299,7 +298,7 @@ function expectCompleted(report: SyncReport, what: string): SyncReport {
   );
 }
 
-function expectStopped(report: SyncReport, what: string) {
+function expectStopped(report: SimulatorSyncReport, what: string) {
   if (report.stoppedAt === undefined) {
     throw new DemoFailure(`${what} did not stop the sync, as it should have.`);
   }
@@ -307,7 +306,7 @@ function expectStopped(report: SyncReport, what: string) {
 }
 
 /** The cycle's first message after the ping: the one it stopped at, sent again. */
-function expectResumed(report: SyncReport, message: MessageSummary) {
+function expectResumed(report: SimulatorSyncReport, message: MessageSummary) {
   const resumed = report.delivered[1];
   if (
     resumed === undefined ||
@@ -328,11 +327,11 @@ function describe({ kind, uuid }: { kind: string; uuid?: string | undefined }): 
   return uuid === undefined ? kind : `${kind} ${uuid.length > 9 ? `${uuid.slice(0, 8)}…` : uuid}`;
 }
 
-function delivered(report: SyncReport): number {
+function delivered(report: SimulatorSyncReport): number {
   return report.delivered.filter(({ message }) => message.kind !== "ping").length;
 }
 
-function rate(report: SyncReport, unit: string): string {
+function rate(report: SimulatorSyncReport, unit: string): string {
   const seconds = Math.max(report.durationMs, 1) / 1000;
   return `${seconds.toFixed(2)} s (${number(Math.round(delivered(report) / seconds))} ${unit}/s)`;
 }

@@ -1,10 +1,16 @@
-export type { Fault } from "../platform/delivery-engine.ts";
 export {
   type MessageKind,
   type MessageSummary,
   type SyncStop,
   TargetError,
 } from "../platform/messages.ts";
+export type {
+  FetchHandler,
+  ProvisioningAnswer,
+  ProvisioningApiClient,
+  ProvisioningCall,
+  ProvisioningTarget,
+} from "../platform/provisioning-api-client.ts";
 // The same verifier and report as the platform simulator's (platform-integration/testing).
 export type { UserDifference, VerifyReport } from "../platform/verify-users.ts";
 export { StateMismatchError } from "../sync/acknowledged-state.ts";

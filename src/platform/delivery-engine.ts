@@ -1,28 +1,13 @@
 import type { JsonValue } from "type-fest";
 import {
   type Delivery,
-  type MessageKind,
   type OutgoingMessage,
   type SyncStop,
   successStatus,
   summarize,
   toRequest,
 } from "./messages.ts";
-import type { ProvisioningAnswer, ProvisioningClient } from "./provisioning-api-client.ts";
-
-/**
- * A fault to inject into the next message (or the next of one kind): `drop-request` fails the
- * call with a network error before the application sees it; `drop-response` lets the
- * application process it and loses the answer; `duplicate` delivers it twice in a row. The last
- * two are how the platform redelivers in production.
- */
-export interface Fault {
-  type: "drop-request" | "drop-response" | "duplicate";
-  /** Only messages of this kind; any message (ping included) when absent. */
-  on?: MessageKind;
-  /** How many messages it hits (default 1). */
-  times?: number;
-}
+import type { ProvisioningAnswer, ProvisioningApiClient } from "./provisioning-api-client.ts";
 
 /** What the caller of {@link DeliveryEngine.runCycle} hooks into. */
 export interface CycleHooks<Message extends OutgoingMessage = OutgoingMessage> {
@@ -58,8 +43,6 @@ export interface CycleOutcome {
  * directory: see {@link createDeliveryEngine}.
  */
 export interface DeliveryEngine {
-  /** Queues a fault for the next matching message, in this cycle or a later one. */
-  injectFault(fault: Fault): void;
   /**
    * Pings, then sends each message in turn, the next once the previous is acknowledged, until
    * one fails. Rejects only when `messages` throws (the directory could not be read) or when
@@ -75,41 +58,16 @@ export interface DeliveryEngine {
  * Sends messages as the platform does: ping first (anything but 204 stops the cycle), then one
  * message at a time, in order; only the spec's status counts as success (201 create, 204 the
  * rest), anything else (another 2xx included), a network error or a time-out stops the cycle.
- * The engine keeps no state between cycles but the faults: what to resend is the caller's
- * cookie, advanced in `acknowledge`.
+ * The engine keeps no state between cycles: what to resend is the caller's cookie, advanced in
+ * `acknowledge`. A client that delivers a request more than once says so in the answer's
+ * `copies`; each copy counts as an attempt.
  */
-export function createDeliveryEngine(send: ProvisioningClient): DeliveryEngine {
-  const faults: (Fault & { times: number })[] = [];
-
-  const takeFault = (kind: MessageKind): Fault["type"] | undefined => {
-    const index = faults.findIndex((fault) => fault.on === undefined || fault.on === kind);
-    const fault = faults[index];
-    if (!fault) return undefined;
-    if (--fault.times === 0) faults.splice(index, 1);
-    return fault.type;
-  };
-
-  /** Sends a message once (twice for a duplicate fault); stops at the first failed answer. */
+export function createDeliveryEngine(send: ProvisioningApiClient): DeliveryEngine {
+  /** Sends a message; each copy delivered, with its attempt number, oldest first. */
   const deliver = async (message: OutgoingMessage, signal?: AbortSignal) => {
-    const fault = takeFault(message.kind);
-    const request = toRequest(message);
-    const answers: { answer: ProvisioningAnswer; attempt: number }[] = [];
-    for (let copy = fault === "duplicate" ? 2 : 1; copy > 0; copy--) {
-      const attempt = ++message.attempts;
-      let answer: ProvisioningAnswer =
-        fault === "drop-request"
-          ? { error: "connection dropped before the request (injected fault)", durationMs: 0 }
-          : await send(request, signal);
-      if (fault === "drop-response" && answer.status !== undefined) {
-        answer = {
-          error: "connection dropped before the answer (injected fault)",
-          durationMs: answer.durationMs,
-        };
-      }
-      answers.push({ answer, attempt });
-      if (answer.status !== successStatus[message.kind]) break;
-    }
-    return answers;
+    const answer = await send(toRequest(message), signal);
+    const copies = answer.copies ? [...answer.copies, answer] : [answer];
+    return copies.map((copy) => ({ answer: copy, attempt: ++message.attempts }));
   };
 
   /** Sends one message; the stop when it failed, else undefined. */
@@ -123,9 +81,6 @@ export function createDeliveryEngine(send: ProvisioningClient): DeliveryEngine {
   };
 
   return {
-    injectFault: (fault) => {
-      faults.push({ ...fault, times: fault.times ?? 1 });
-    },
     async runCycle(messages, hooks) {
       const startedAt = performance.now();
       const elapsed = () => Math.round(performance.now() - startedAt);

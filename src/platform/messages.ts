@@ -1,6 +1,4 @@
 import type { JsonValue } from "type-fest";
-import { type UserRecord, userFieldNames } from "../provisioning/user-record.ts";
-import { wireFieldNames } from "../provisioning/wire.ts";
 import type { ProvisioningCall } from "./provisioning-api-client.ts";
 
 /** The platform's calls: the four of spec 4.1, and `POST /v1/reset` before a full re-sync. */
@@ -42,7 +40,7 @@ export interface SyncStop {
   status?: number;
   /** The error body (parsed JSON when it parses), with the message's password redacted. */
   body?: JsonValue;
-  /** Set when no answer arrived: a network error, a time-out, an abort or an injected fault. */
+  /** Set when no answer arrived: a network error, a time-out, an abort, or one a test made up. */
   error?: string;
   /** Set when retrying cannot fix it: the application's certificate is not trusted. */
   fatal?: true;
@@ -67,19 +65,6 @@ export const successStatus: Record<MessageKind, number> = {
   delete: 204,
   reset: 204,
 };
-
-/** The user as the platform sends it: snake_case names, undocumented fields as they came. */
-export function toWire(user: UserRecord): Record<string, JsonValue> {
-  // Object.fromEntries keeps an undocumented field named `__proto__` an own, plain key.
-  return Object.fromEntries([
-    ["uuid", user.uuid],
-    ...userFieldNames.flatMap((name) => {
-      const value = user[name];
-      return value === undefined ? [] : [[wireFieldNames[name], value]];
-    }),
-    ...Object.entries(user.extra ?? {}),
-  ]);
-}
 
 /**
  * The body of a modify from one wire record to the next: uuid and the fields whose value differs,
@@ -129,6 +114,14 @@ export function toRequest(message: OutgoingMessage): ProvisioningCall {
         body: JSON.stringify(message.body),
       };
   }
+}
+
+/** The kind of message a request carries: the inverse of {@link toRequest}. */
+export function kindOfRequest({ method, path }: ProvisioningCall): MessageKind {
+  if (method === "GET") return "ping";
+  if (method === "DELETE") return "delete";
+  if (path === "/v1/reset") return "reset";
+  return path === "/v1/user/modify" ? "modify" : "create";
 }
 
 /** The message without values: what reports and logs may show. */

@@ -1,4 +1,6 @@
 import type { JsonValue } from "type-fest";
+import { readFailureCause } from "../internal/failure-cause.ts";
+import { readCappedText } from "../internal/read-capped-text.ts";
 import { joinUrl, normalizeBaseUrl } from "../internal/url.ts";
 
 /**
@@ -28,13 +30,12 @@ export interface ProvisioningCall {
  * undefined when empty), or `error` when no answer arrived (network error, time-out, abort), with
  * `fatal` when retrying cannot fix it (the application's certificate is not trusted).
  */
-export type ProvisioningAnswer =
+export type ProvisioningAnswer = (
   | {
       status: number;
       body: JsonValue | undefined;
       error?: undefined;
       timedOut?: undefined;
-      durationMs: number;
     }
   | {
       status?: undefined;
@@ -43,11 +44,20 @@ export type ProvisioningAnswer =
       fatal?: true;
       /** Set when no answer came within the time-out. */
       timedOut?: true;
-      durationMs: number;
-    };
+    }
+) & {
+  durationMs: number;
+  /**
+   * The answers to copies of this same request delivered just before it, oldest first: a
+   * transport that delivers at least once may send a request more than once, as the platform
+   * does. The delivery engine counts each copy as an attempt and reports each success. Absent
+   * for a request sent once, as the SDK's own clients send it.
+   */
+  copies?: ProvisioningAnswer[];
+};
 
 /** Sends one request and resolves with the answer; it never rejects. */
-export type ProvisioningClient = (
+export type ProvisioningApiClient = (
   request: ProvisioningCall,
   signal?: AbortSignal,
 ) => Promise<ProvisioningAnswer>;
@@ -58,13 +68,21 @@ const inProcessOrigin = "http://localhost";
 const maxBodyText = 2000;
 
 /**
- * Makes the client that the simulator and the conformance suite send their calls through: plain
- * fetch, no retries, every status returned as it is, because the exact status is what they judge.
+ * How much of an application's answer the platform's clients read: the body is for a report (an
+ * error's reason), and a server that sends a runaway body must not exhaust the sender's memory.
+ * Past it the answer is cut off and reported as text.
+ */
+export const maxAnswerBytes = 64 * 1024;
+
+/**
+ * Makes the client on fetch, for every runtime: the simulator's, the conformance suite's, and the
+ * directory sync's for a handler called in-process. Plain fetch, no retries, every status returned
+ * as it is, because the exact status is what they judge.
  */
 export function connectProvisioning(
   target: ProvisioningTarget,
   { timeoutMs }: { timeoutMs: number },
-): ProvisioningClient {
+): ProvisioningApiClient {
   const handler = typeof target === "object" && !(target instanceof URL) ? target : undefined;
   const base = handler ? inProcessOrigin : parseBaseUrl(target as string | URL);
   const send = handler ? (request: Request) => handler.fetch(request) : fetch;
@@ -84,11 +102,12 @@ export function connectProvisioning(
               : { body: request.body, headers: { "content-type": "application/json" } }),
           }),
         );
-        return { status: response.status, text: await response.text() };
+        const { body, complete } = await readCappedText(response, maxAnswerBytes, abort);
+        return { status: response.status, text: body, complete };
       })();
       // A handler called in-process may ignore the request's signal; the race keeps the time-out.
-      const { status, text } = await raceAbort(exchange, abort);
-      return { status, body: parseBody(text), durationMs: elapsed() };
+      const { status, text, complete } = await raceAbort(exchange, abort);
+      return { status, body: parseBody(text, complete), durationMs: elapsed() };
     } catch (error) {
       return {
         error: describeFailure(error, abort, timeoutMs),
@@ -117,8 +136,14 @@ function parseBaseUrl(target: string | URL): string {
   }
 }
 
-/** The answer's body: JSON when it parses, else the text (cut at 2,000 characters), else undefined. */
-export function parseBody(text: string): JsonValue | undefined {
+/**
+ * The answer's body: JSON when it parses, else the text (cut at 2,000 characters), else undefined.
+ * A body cut off at {@link maxAnswerBytes} (`complete` false) is its text's start, marked so.
+ */
+export function parseBody(text: string, complete = true): JsonValue | undefined {
+  if (!complete) {
+    return `${text.slice(0, maxBodyText)}… (cut off: the answer is longer than ${maxAnswerBytes} bytes)`;
+  }
   if (text === "") return undefined;
   try {
     // JSON.parse defines `__proto__` as an own, plain key: no prototype is touched.
@@ -134,7 +159,5 @@ function describeFailure(error: unknown, signal: AbortSignal, timeoutMs: number)
       ? `no answer within ${timeoutMs} ms`
       : "aborted";
   }
-  // fetch rejects with "fetch failed" and keeps the useful part (ECONNREFUSED ...) in `cause`.
-  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-  return cause instanceof Error ? cause.message : String(cause);
+  return readFailureCause(error).message;
 }

@@ -1,3 +1,4 @@
+import { readFailureCause } from "../internal/failure-cause.ts";
 import type { UserRecord } from "../provisioning/user-record.ts";
 import { fromWireUser } from "./wire-user.ts";
 
@@ -54,8 +55,7 @@ export function connectUserReader(readUser: ReadUser, { timeoutMs }: { timeoutMs
     } catch (error) {
       if (timeout.aborted)
         throw new ReadTimeout(`the read route gave no answer within ${timeoutMs} ms`);
-      const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-      throw new Error(`the read route gave no answer (${messageOf(cause)})`);
+      throw new Error(`the read route gave no answer (${readFailureCause(error).message})`);
     }
     if (response.status === 404) return undefined;
     if (response.status !== 200) {
@@ -80,8 +80,4 @@ class ReadTimeout extends Error {}
 /** Whether a {@link UserReader} rejected because the read route did not answer in time. */
 export function isReadTimeout(error: unknown): boolean {
   return error instanceof ReadTimeout;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

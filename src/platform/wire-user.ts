@@ -1,3 +1,4 @@
+import type { JsonValue } from "type-fest";
 import { mergeUser } from "../provisioning/merge-user.ts";
 import { type UserRecord, userFieldNames } from "../provisioning/user-record.ts";
 import { toPatches, wireFieldNames } from "../provisioning/wire.ts";
@@ -16,4 +17,17 @@ export function fromWireUser(json: unknown): UserRecord | undefined {
   );
   const patches = toPatches(documented, "plain", false);
   return Array.isArray(patches) && patches[0] ? mergeUser(undefined, patches[0]) : undefined;
+}
+
+/** The user as the platform sends it: snake_case names, undocumented fields as they came. */
+export function toWireUser(user: UserRecord): Record<string, JsonValue> {
+  // Object.fromEntries keeps an undocumented field named `__proto__` an own, plain key.
+  return Object.fromEntries([
+    ["uuid", user.uuid],
+    ...userFieldNames.flatMap((name) => {
+      const value = user[name];
+      return value === undefined ? [] : [[wireFieldNames[name], value]];
+    }),
+    ...Object.entries(user.extra ?? {}),
+  ]);
 }

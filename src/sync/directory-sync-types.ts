@@ -1,14 +1,16 @@
 // The directory sync's public shapes: its options, its report and progress, and the sync itself.
 // directory-sync.ts holds the behaviour.
 
-import type { Fault } from "../platform/delivery-engine.ts";
 import type { SyncStop } from "../platform/messages.ts";
-import type { ProvisioningTarget } from "../platform/provisioning-api-client.ts";
+import type {
+  ProvisioningApiClient,
+  ProvisioningTarget,
+} from "../platform/provisioning-api-client.ts";
 import type { VerifyReport } from "../platform/verify-users.ts";
 import type { UserRecord } from "../provisioning/user-record.ts";
 import type { SkippedEntry } from "./source.ts";
 
-/** Which kind of cycle ran: the first, an update against the cookie, or a full re-sync. */
+/** Which kind of cycle ran: the first, an update against the acknowledged state, or a full re-sync. */
 export type SyncMode = "initial" | "update" | "full";
 
 /**
@@ -110,7 +112,10 @@ export interface DeleteGuard {
 export interface SyncTargetOptions {
   /** The Provisioning API's base URL (it may carry a path), or a handler called in-process. */
   target: ProvisioningTarget;
-  /** The SQLite file that holds the cookie (created when missing; `:memory:` for tests). */
+  /**
+   * The SQLite file that holds the acknowledged state, what the application holds and the Content
+   * Sync cookie (created when missing; `:memory:` for tests).
+   */
   state: string;
   /**
    * The application serves `POST /v1/reset` (the release's `identity.enable_reset_request`): a
@@ -137,6 +142,13 @@ export interface SyncTargetOptions {
    */
   allowDeletes?: number;
   onProgress?(progress: DirectorySyncProgress): void;
+  /**
+   * Wraps the client that every message is sent through, once, when the sync is created: for a
+   * test, one that loses an answer or delivers a message twice (the testing kit has one, see
+   * docs/directory-sync.md), or a log of each call. The wrapper answers every call as a client
+   * does: it resolves, never rejects.
+   */
+  wrapClient?(client: ProvisioningApiClient): ProvisioningApiClient;
 }
 
 /** A directory kept in sync with a Provisioning API: see `createDirectorySync`. */
@@ -170,8 +182,6 @@ export interface DirectorySync {
     readUser: (uuid: string) => Promise<UserRecord | undefined>,
     options?: { signal?: AbortSignal },
   ): Promise<VerifyReport>;
-  /** Injects a fault into a coming message, as the platform simulator does (for tests). */
-  injectFault(fault: Fault): void;
   /** Closes the state file and the directory connection; closing again does nothing. */
   close(): Promise<void>;
 }

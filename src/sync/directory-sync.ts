@@ -1,3 +1,8 @@
+// The directory sync's cycle: what to send (the directory diffed against the acknowledged
+// state, or the Content Sync changes since the last completed cycle), in which order (deletes,
+// then the directory's order, refused users' messages held and retried, username swaps staged),
+// and what the report says. The delivery is the platform's engine's (src/platform), the delete
+// guard delete-guard.ts's, which answers refuse a user refusal.ts's.
 import { setTimeout as sleep } from "node:timers/promises";
 import { pemCertificates } from "../internal/pem.ts";
 import { createDeliveryEngine } from "../platform/delivery-engine.ts";
@@ -6,13 +11,14 @@ import {
   type OutgoingMessage,
   type SyncStop,
   TargetError,
-  toWire,
 } from "../platform/messages.ts";
 import { connectOverNodeHttp } from "../platform/node-http-client.ts";
 import { connectProvisioning } from "../platform/provisioning-api-client.ts";
 import { verifyUsers } from "../platform/verify-users.ts";
+import { toWireUser } from "../platform/wire-user.ts";
 import type { UserRecord } from "../provisioning/user-record.ts";
 import { type AcknowledgedState, openState, type WireRecord } from "./acknowledged-state.ts";
+import { checkDeleteGuard, DeleteGuardError } from "./delete-guard.ts";
 import type {
   DeleteGuardStop,
   DirectoryRead,
@@ -22,6 +28,7 @@ import type {
   SyncMode,
   SyncTargetOptions,
 } from "./directory-sync-types.ts";
+import { isRefusal, stagingUsername } from "./refusal.ts";
 import {
   type DirectoryChanges,
   DirectoryError,
@@ -33,56 +40,9 @@ import {
 const maxSkippedListed = 100;
 const maxRefusalsListed = 100;
 
-/** The delete guard's default thresholds (docs/directory-sync.md). */
-const defaultMaxDeletes = 500;
-const defaultMaxPercent = 20;
-/** Below this many deletes, the percentage does not trip the guard (deleting every user does). */
-const percentFloor = 20;
-
-/**
- * Answers that concern the request or the application rather than the user: an application that
- * answers them to one message would answer them to the next, so they stop the cycle as a 5xx does.
- */
-const stopStatuses = new Set([401, 403, 405, 407, 408, 429]);
-
-/**
- * Whether an answer refuses this user's message (a 4xx to a create, modify or delete, such as a
- * 409 for a username another user holds): the sync goes on with the other users. Any other
- * failure (a 5xx, a network error, a time-out, 401, 403, 405, 407, 408, 429, another 2xx) stops the
- * cycle.
- */
-function isRefusal(message: OutgoingMessage, stop: SyncStop): boolean {
-  const { status } = stop;
-  return (
-    message.uuid !== undefined &&
-    (message.kind === "create" || message.kind === "modify" || message.kind === "delete") &&
-    status !== undefined &&
-    status >= 400 &&
-    status < 500 &&
-    !stopStatuses.has(status)
-  );
-}
-
-/** Thrown inside a cycle's plan when the delete guard stops it: nothing is sent. */
-class DeleteGuardError extends Error {
-  readonly stop: DeleteGuardStop;
-  constructor(stop: DeleteGuardStop) {
-    super(stop.message);
-    this.stop = stop;
-  }
-}
-
-/**
- * The username a user is moved to for a moment when two users swap usernames (or more rotate
- * them) within one cycle and the application keeps usernames unique: `sync-tmp-<uuid>`.
- */
-export function stagingUsername(uuid: string): string {
-  return `sync-tmp-${uuid}`;
-}
-
 /**
  * A sync from any {@link DirectorySource}: each cycle compares the directory with the records
- * the application acknowledged (the cookie, in a SQLite file) and sends the difference through
+ * the application acknowledged (the acknowledged state, in a SQLite file) and sends the difference through
  * the platform's delivery engine.
  */
 export function createSourceSync(
@@ -108,7 +68,8 @@ export function createSourceSync(
     { source: source.identity, target },
     { adopt: options.adoptState ?? false },
   );
-  const engine = createDeliveryEngine(http ?? connectProvisioning(options.target, { timeoutMs }));
+  const client = http ?? connectProvisioning(options.target, { timeoutMs });
+  const engine = createDeliveryEngine(options.wrapClient?.(client) ?? client);
   // The attempt count of the message a cycle stopped at, carried into the next cycle.
   let lastStop: { key: string; attempts: number } | undefined;
   // The attempt counts of the messages the last cycle held.
@@ -127,14 +88,14 @@ export function createSourceSync(
   };
 
   const runCycle = async (
-    cookie: AcknowledgedState,
+    acknowledged: AcknowledgedState,
     directory: DirectorySource,
     signal?: AbortSignal,
   ): Promise<DirectorySyncReport> => {
     const startedAt = performance.now();
-    const mode: SyncMode = cookie.resyncRequested
+    const mode: SyncMode = acknowledged.resyncRequested
       ? "full"
-      : cookie.count() === 0
+      : acknowledged.count() === 0
         ? "initial"
         : "update";
     const progress: DirectorySyncProgress = {
@@ -156,8 +117,8 @@ export function createSourceSync(
     };
     let read: DirectoryRead = "full";
     let readNote: string | undefined;
-    // The cookie to keep if every message of this cycle is acknowledged.
-    let nextCookie: string | undefined;
+    // The Content Sync cookie to keep if every message of this cycle is acknowledged.
+    let nextChangeCookie: string | undefined;
     const resume = <M extends Omit<OutgoingMessage, "attempts">>(
       message: M,
     ): M & { attempts: number } => {
@@ -183,16 +144,16 @@ export function createSourceSync(
     let deferred = false;
     const refusals: SyncStop[] = [];
     const messageFor = (user: UserRecord): Planned | undefined => {
-      const now = toWire(user);
-      const before = cookie.get(user.uuid);
+      const now = toWireUser(user);
+      const before = acknowledged.get(user.uuid);
       let message: Planned;
       if (before === undefined || before === null) {
         message = resume({ kind: "create", uuid: user.uuid, body: now });
       } else {
-        const changed = changedFields(before, cookie.protect(now, before));
+        const changed = changedFields(before, acknowledged.protect(now, before));
         if (changed === undefined) {
           // An earlier version's password digest, rewritten without a message: unchanged.
-          if (cookie.outdated(before)) cookie.acknowledge(now);
+          if (acknowledged.outdated(before)) acknowledged.acknowledge(now);
           progress.unchanged++;
           return undefined;
         }
@@ -209,49 +170,26 @@ export function createSourceSync(
       skipped += entries.length;
       skippedEntries.push(...entries.slice(0, maxSkippedListed - skippedEntries.length));
     };
-    /**
-     * The delete guard: throws when `deletes` (of the users the application holds) is more than
-     * it lets a cycle send, before any is sent.
-     */
-    const guardDeletes = (deletes: number) => {
-      const guard = options.deleteGuard;
-      if (deletes === 0 || guard === false || deletes <= (options.allowDeletes ?? 0)) return;
-      const held = cookie.count();
-      const maxDeletes = guard?.maxDeletes ?? defaultMaxDeletes;
-      const maxPercent = guard?.maxPercent ?? defaultMaxPercent;
-      const allow = `If they are meant, allow them: allowDeletes: ${deletes} (sync --allow-deletes ${deletes}).`;
-      let why: string | undefined;
-      if (deletes >= held) {
-        why =
-          `The directory returned none of the ${held} users the application holds: refusing to ` +
-          "delete them all. Check the base DN and the filter.";
-      } else if (deletes > maxDeletes) {
-        why = `This cycle would delete ${deletes} of the ${held} users the application holds, more than ${maxDeletes}: no delete was sent. Check the base DN and the filter.`;
-      } else if (deletes >= percentFloor && deletes * 100 > held * maxPercent) {
-        why = `This cycle would delete ${deletes} of the ${held} users the application holds, more than ${maxPercent} %: no delete was sent. Check the base DN and the filter.`;
-      }
-      if (why !== undefined) {
-        throw new DeleteGuardError({ deletes, held, message: `${why} ${allow}` });
-      }
-    };
+    const guardDeletes = (deletes: number) =>
+      checkDeleteGuard(deletes, () => acknowledged.count(), options);
 
     /** Deletes for the acknowledged users the scan did not see, once the guard lets them. */
     function* deletesForUnseen(alsoDeleted = 0): Generator<Planned> {
-      guardDeletes(cookie.unseenCount() + alsoDeleted);
-      for (const uuid of cookie.unseen()) yield resume({ kind: "delete", uuid });
+      guardDeletes(acknowledged.unseenCount() + alsoDeleted);
+      for (const uuid of acknowledged.unseen()) yield resume({ kind: "delete", uuid });
     }
 
-    /** An update cycle from the changes since the cookie: deletes first, then the changed. */
+    /** An update cycle from the changes since the Content Sync cookie: deletes first, then the changed. */
     function* planChanges(changes: DirectoryChanges): Generator<Planned> {
       const deleted = [...new Set(changes.deleted)].filter(
-        (uuid) => cookie.get(uuid) !== undefined,
+        (uuid) => acknowledged.get(uuid) !== undefined,
       );
       if (changes.present) {
-        cookie.beginScan();
-        cookie.markSeen(changes.present);
-        cookie.markSeen(changes.changed.map((user) => user.uuid));
+        acknowledged.beginScan();
+        acknowledged.markSeen(changes.present);
+        acknowledged.markSeen(changes.changed.map((user) => user.uuid));
         // A user both deleted and not present counts once.
-        cookie.markSeen(deleted);
+        acknowledged.markSeen(deleted);
         yield* deletesForUnseen(deleted.length);
       } else guardDeletes(deleted.length);
       for (const uuid of deleted) yield resume({ kind: "delete", uuid });
@@ -267,38 +205,38 @@ export function createSourceSync(
 
     async function* plan(): AsyncGenerator<Planned> {
       const feed = directory.changes;
-      const kept = cookie.changeCookie;
+      const kept = acknowledged.changeCookie;
       if (mode === "update" && feed && kept?.scope === feed.scope) {
         const changes = await feed.changesSince(kept.cookie, { signal });
         if ("note" in changes) readNote = changes.note;
         else {
           read = changes.read ?? "content-sync";
-          nextCookie = changes.cookie;
+          nextChangeCookie = changes.cookie;
           yield* planChanges(changes);
           return;
         }
       }
       if (feed) {
-        cookie.changeCookie = undefined;
-        // The cookie of a full read is taken before it, so that it covers what the read sees. It
+        acknowledged.changeCookie = undefined;
+        // The Content Sync cookie of a full read is taken before it, so that it covers what the read sees. It
         // costs a read of every entry's uuid (a fifth of a 100,000-user initial sync), so only an
         // update cycle takes one: the initial sync and a full re-sync send their first message at
         // once, and the update cycle after them reads the whole directory once more for it.
         if (mode === "update") {
           const now = await feed.cookieNow({ signal });
-          if ("cookie" in now) nextCookie = now.cookie;
+          if ("cookie" in now) nextChangeCookie = now.cookie;
           else if (now.note !== undefined) readNote ??= now.note;
         }
       }
-      if (cookie.resyncRequested) {
+      if (acknowledged.resyncRequested) {
         if (options.resetRequest) yield resume({ kind: "reset" });
-        else cookie.forgetContents();
+        else acknowledged.forgetContents();
       }
-      if (cookie.count() > 0) {
-        cookie.beginScan();
+      if (acknowledged.count() > 0) {
+        acknowledged.beginScan();
         let total = 0;
         for await (const page of directory.read({ uuidsOnly: true, signal })) {
-          cookie.markSeen(page.users.map((user) => user.uuid));
+          acknowledged.markSeen(page.users.map((user) => user.uuid));
           total += page.users.length;
         }
         progress.total = total;
@@ -321,7 +259,7 @@ export function createSourceSync(
       for await (const message of messages) {
         const uuid = message.uuid;
         if (uuid !== undefined && refused.has(uuid)) {
-          // Left for the next cycle's diff, which no cookie of this cycle may pass.
+          // Left for the next cycle's diff, which no Content Sync cookie of this cycle may pass.
           deferred = true;
           continue;
         }
@@ -353,7 +291,7 @@ export function createSourceSync(
         const staging = stagings > 0 ? nextStaging() : undefined;
         if (staging === undefined) return;
         yield staging;
-        if (cookie.get(staging.uuid as string)?.username !== staging.staging) return;
+        if (acknowledged.get(staging.uuid as string)?.username !== staging.staging) return;
       }
     }
 
@@ -363,7 +301,7 @@ export function createSourceSync(
         const wanted = message.record?.username;
         if (stop.status !== 409) continue;
         if (typeof wanted !== "string") continue;
-        const holder = cookie.holderOf(wanted, uuid);
+        const holder = acknowledged.holderOf(wanted, uuid);
         const held = holder === undefined ? undefined : refused.get(holder);
         // The holder is refused too, and its own message takes it off that username.
         if (holder === undefined || held?.stop.status !== 409) continue;
@@ -382,16 +320,16 @@ export function createSourceSync(
 
     const acknowledge = (message: Planned) => {
       if (message.staging !== undefined) {
-        cookie.rename(message.uuid as string, message.staging);
+        acknowledged.rename(message.uuid as string, message.staging);
         return;
       }
       refused.delete(message.uuid as string);
-      if (message.kind === "reset") cookie.forgetContents();
+      if (message.kind === "reset") acknowledged.forgetContents();
       else if (message.kind === "delete") {
-        cookie.forget(message.uuid as string);
+        acknowledged.forget(message.uuid as string);
         progress.deleted++;
       } else {
-        cookie.acknowledge(message.record as WireRecord);
+        acknowledged.acknowledge(message.record as WireRecord);
         progress[message.kind === "create" ? "created" : "modified"]++;
       }
       options.onProgress?.({ ...progress });
@@ -412,7 +350,7 @@ export function createSourceSync(
       const { read: _read, total: _total, ...counts } = progress;
       if (read !== "full" && completed) {
         // Every user the application holds that needed no message, not only those the server sent.
-        counts.unchanged = cookie.count() - counts.created - counts.modified;
+        counts.unchanged = acknowledged.count() - counts.created - counts.modified;
       }
       return {
         completed,
@@ -454,8 +392,8 @@ export function createSourceSync(
       // Content Sync cookie is kept only then, so that a held message is read again.
       const completed = outcome.completed && refused.size === 0 && !deferred;
       const scope = directory.changes?.scope;
-      if (completed && nextCookie !== undefined && scope !== undefined) {
-        cookie.changeCookie = { scope, cookie: nextCookie };
+      if (completed && nextChangeCookie !== undefined && scope !== undefined) {
+        acknowledged.changeCookie = { scope, cookie: nextChangeCookie };
       }
       lastStop = outcome.stoppedAt && {
         key: keyOf(outcome.stoppedAt.message),
@@ -493,7 +431,6 @@ export function createSourceSync(
         present: usersOf(source.read({ uuidsOnly: false })),
         signal,
       }),
-    injectFault: (fault) => engine.injectFault(fault),
     async close() {
       // A second close (a test's cleanup after the test's own, a signal handler racing the end
       // of run) must not close the state file's descriptors again.

@@ -1,7 +1,7 @@
 import {
   connectProvisioning,
   type ProvisioningAnswer,
-  type ProvisioningClient,
+  type ProvisioningApiClient,
   type ProvisioningTarget,
 } from "../platform/provisioning-api-client.ts";
 import {
@@ -172,8 +172,8 @@ export async function runConformance(
 }
 
 interface Runner {
-  send: ProvisioningClient;
-  sendWhenInterrupted: ProvisioningClient;
+  send: ProvisioningApiClient;
+  sendWhenInterrupted: ProvisioningApiClient;
   read: UserReader | undefined;
   target: ProvisioningTarget;
   timeoutMs: number;
@@ -295,7 +295,7 @@ interface Cleanup {
  */
 async function deleteAll(
   uuids: Iterable<string>,
-  send: ProvisioningClient,
+  send: ProvisioningApiClient,
   read: UserReader | undefined,
 ): Promise<Cleanup> {
   const left: LeftBehind[] = [];

@@ -1,4 +1,10 @@
-export type { FetchHandler, ProvisioningTarget } from "../platform/provisioning-api-client.ts";
+export type {
+  FetchHandler,
+  ProvisioningAnswer,
+  ProvisioningApiClient,
+  ProvisioningCall,
+  ProvisioningTarget,
+} from "../platform/provisioning-api-client.ts";
 export type { ReadUser } from "../platform/read-user.ts";
 export type { UserDifference, VerifyReport } from "../platform/verify-users.ts";
 export {
@@ -51,17 +57,17 @@ export type {
   FakeUpdateInit,
   FakeVersionOptions,
 } from "./fake-version-api.ts";
+export { type Fault, type FaultyClient, withFaults } from "./faults.ts";
 export {
   createPlatformSimulator,
   type Delivery,
   type DirectoryChange,
-  type Fault,
   type MessageKind,
   type MessageSummary,
   type PlatformSimulator,
   type PlatformSimulatorOptions,
-  type SyncProgress,
-  type SyncReport,
+  type SimulatorSyncProgress,
+  type SimulatorSyncReport,
   type SyncStop,
 } from "./platform-simulator.ts";
 export { type ReadableUserStore, withReadUserRoute } from "./read-route.ts";

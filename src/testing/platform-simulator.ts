@@ -1,4 +1,4 @@
-import { createDeliveryEngine, type Fault } from "../platform/delivery-engine.ts";
+import { createDeliveryEngine } from "../platform/delivery-engine.ts";
 import {
   changedFields,
   type Delivery,
@@ -7,7 +7,6 @@ import {
   type OutgoingMessage,
   type SyncStop,
   summarize,
-  toWire,
 } from "../platform/messages.ts";
 import {
   connectProvisioning,
@@ -15,12 +14,14 @@ import {
 } from "../platform/provisioning-api-client.ts";
 import { connectUserReader, type ReadUser } from "../platform/read-user.ts";
 import { type VerifyReport, verifyUsers } from "../platform/verify-users.ts";
+import { toWireUser } from "../platform/wire-user.ts";
 import { mergeUser } from "../provisioning/merge-user.ts";
 import type { UserFieldName, UserPatch, UserRecord } from "../provisioning/user-record.ts";
+import { type Fault, withFaults } from "./faults.ts";
 
 // The delivery loop and its messages are the platform's side (src/platform): one engine for the
 // simulator's in-memory directory and a real LDAP directory.
-export type { Delivery, Fault, MessageKind, MessageSummary, SyncStop };
+export type { Delivery, MessageKind, MessageSummary, SyncStop };
 
 /** A change in the simulated directory, as {@link PlatformSimulator.apply} takes it. */
 export type DirectoryChange =
@@ -30,7 +31,7 @@ export type DirectoryChange =
   | { type: "remove"; uuid: string };
 
 /** What one {@link PlatformSimulator.sync} did. */
-export interface SyncReport {
+export interface SimulatorSyncReport {
   /** True when every message was acknowledged: the directory and the application agree. */
   completed: boolean;
   /** Every successful answer, in order, including duplicates. */
@@ -49,7 +50,7 @@ export interface SyncReport {
 }
 
 /** Reported to `onProgress` after each acknowledged message. */
-export interface SyncProgress {
+export interface SimulatorSyncProgress {
   /** Messages acknowledged so far in this cycle. */
   done: number;
   /** Messages this cycle has to deliver: `done` plus those still pending. */
@@ -63,7 +64,7 @@ export interface PlatformSimulatorOptions {
   target: ProvisioningTarget;
   /** How long one call may take before it counts as a network error (default 30 s). */
   timeoutMs?: number | undefined;
-  onProgress?(progress: SyncProgress): void;
+  onProgress?(progress: SimulatorSyncProgress): void;
   /**
    * How to read a user back from the application ({@link ReadUser}: a URL template with
    * `{uuid}`, or a function), for {@link PlatformSimulator.verify}.
@@ -95,14 +96,15 @@ export interface PlatformSimulator {
   users(): UserRecord[];
   /** Messages waiting for the next sync(); before the first sync, the initial creates. */
   readonly pending: number;
+  /** Makes a coming message fail, as {@link withFaults} does: see {@link Fault}. */
   injectFault(fault: Fault): void;
   /**
    * Runs one cycle: ping, then every pending message in order until one fails. Never rejects:
    * failures are in the report. Throws if a cycle is already running.
    */
-  sync(options?: { signal?: AbortSignal }): Promise<SyncReport>;
+  sync(options?: { signal?: AbortSignal }): Promise<SimulatorSyncReport>;
   /** Queues `POST /v1/reset` and a create for every user in place of what was pending, then syncs. */
-  reset(options?: { signal?: AbortSignal }): Promise<SyncReport>;
+  reset(options?: { signal?: AbortSignal }): Promise<SimulatorSyncReport>;
   /**
    * Reads every user of the directory back through `readUser` and compares it field by field
    * (the password, its format and undocumented fields aside), and checks that every user removed
@@ -133,7 +135,8 @@ export interface PlatformSimulator {
  */
 export function createPlatformSimulator(options: PlatformSimulatorOptions): PlatformSimulator {
   const timeoutMs = options.timeoutMs ?? 30_000;
-  const engine = createDeliveryEngine(connectProvisioning(options.target, { timeoutMs }));
+  const client = withFaults(connectProvisioning(options.target, { timeoutMs }));
+  const engine = createDeliveryEngine(client);
   const directory = new Map<string, UserRecord>();
   // Users removed from the directory, which the application must no longer hold.
   const removed = new Set<string>();
@@ -149,7 +152,7 @@ export function createPlatformSimulator(options: PlatformSimulatorOptions): Plat
   };
   const enqueueEveryUser = () => {
     for (const user of directory.values()) {
-      enqueue({ kind: "create", uuid: user.uuid, body: toWire(user) });
+      enqueue({ kind: "create", uuid: user.uuid, body: toWireUser(user) });
     }
   };
 
@@ -160,7 +163,7 @@ export function createPlatformSimulator(options: PlatformSimulatorOptions): Plat
       const user = mergeUser(undefined, change.user);
       directory.set(uuid, user);
       removed.delete(uuid);
-      enqueue({ kind: "create", uuid, body: toWire(user) });
+      enqueue({ kind: "create", uuid, body: toWireUser(user) });
       return;
     }
     const uuid = change.type === "change" ? change.patch.uuid : change.uuid;
@@ -174,12 +177,12 @@ export function createPlatformSimulator(options: PlatformSimulatorOptions): Plat
     }
     const user = mergeUser(existing, change.patch);
     directory.set(uuid, user);
-    const body = changedFields(toWire(existing), toWire(user));
+    const body = changedFields(toWireUser(existing), toWireUser(user));
     // An LDAP entry saved unchanged produces no change to propagate.
     if (body) enqueue({ kind: "modify", uuid, body });
   };
 
-  const runCycle = async (signal?: AbortSignal): Promise<SyncReport> => {
+  const runCycle = async (signal?: AbortSignal): Promise<SimulatorSyncReport> => {
     const delivered: Delivery[] = [];
     let done = 0;
     // Changes made during the cycle join it, as the platform's cookie would reach them too.
@@ -249,7 +252,7 @@ export function createPlatformSimulator(options: PlatformSimulatorOptions): Plat
     get pending() {
       return initialSyncPlanned ? queue.length - head : directory.size;
     },
-    injectFault: (fault) => engine.injectFault(fault),
+    injectFault: client.injectFault,
     sync,
     reset: async (resetOptions) => {
       assertIdle();

@@ -1,4 +1,4 @@
-import { toWire } from "../platform/messages.ts";
+import { toWireUser } from "../platform/wire-user.ts";
 import { errorResponse } from "../provisioning/errors.ts";
 import type { ProvisioningHandler } from "../provisioning/handler-options.ts";
 import type { ProvisioningResponse } from "../provisioning/types.ts";
@@ -53,7 +53,7 @@ export function withReadUserRoute(
     }
     if (user === undefined) return errorResponse("not_found", "No user has this uuid");
     const { password: _password, ...served } = user;
-    const body = method === "HEAD" ? undefined : JSON.stringify(toWire(served));
+    const body = method === "HEAD" ? undefined : JSON.stringify(toWireUser(served));
     return { status: 200, headers: jsonHeaders, body };
   };
   return {

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
-import { toWire } from "../../src/platform/messages.ts";
+import { toWireUser } from "../../src/platform/wire-user.ts";
 import type { ConformanceReport } from "../../src/testing/index.ts";
 import { createFakeIo } from "../support/fake-io.ts";
 import { createReferenceProvisioning } from "../support/reference-provisioning.ts";
@@ -20,7 +20,7 @@ async function serve({ missing404 = false, noisy = false } = {}) {
     const uuid = /\/v1\/user\/([^/]+)$/.exec(new URL(request.url).pathname)?.[1];
     if (request.method === "GET" && uuid) {
       const user = await app.store.get(decodeURIComponent(uuid));
-      return user ? Response.json(toWire(user)) : new Response(null, { status: 404 });
+      return user ? Response.json(toWireUser(user)) : new Response(null, { status: 404 });
     }
     if (
       missing404 &&

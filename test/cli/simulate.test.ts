@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
-import { toWire } from "../../src/platform/messages.ts";
+import { toWireUser } from "../../src/platform/wire-user.ts";
 import { createUserGenerator } from "../../src/testing/index.ts";
 import { createFakeIo } from "../support/fake-io.ts";
 import {
@@ -47,7 +47,7 @@ describe("platform-integration simulate", () => {
       const uuid = /\/v1\/user\/([^/]+)$/.exec(new URL(request.url).pathname)?.[1];
       if (request.method !== "GET" || uuid === undefined) return undefined;
       const user = await app.store.get(decodeURIComponent(uuid));
-      return user ? Response.json(toWire(user)) : new Response(null, { status: 404 });
+      return user ? Response.json(toWireUser(user)) : new Response(null, { status: 404 });
     });
     const io = createFakeIo();
     const args = ["simulate", url, "--users", "30", "--changes", "10", "--seed", "2"];
@@ -66,7 +66,7 @@ describe("platform-integration simulate", () => {
       const uuid = /\/v1\/user\/([^/]+)$/.exec(path)?.[1];
       if (request.method === "GET" && uuid !== undefined) {
         const user = await app?.store.get(decodeURIComponent(uuid));
-        return user ? Response.json(toWire(user)) : new Response(null, { status: 404 });
+        return user ? Response.json(toWireUser(user)) : new Response(null, { status: 404 });
       }
       if (path.endsWith("/modify"))
         await app?.store.delete(((await request.json()) as { uuid: string }).uuid);

@@ -13,7 +13,7 @@ import { DatabaseSync } from "node:sqlite";
 import { Client } from "ldapts";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createDirectorySync, type DirectorySync } from "../../src/ldap/index.ts";
-import { toWire } from "../../src/platform/messages.ts";
+import { toWireUser } from "../../src/platform/wire-user.ts";
 import {
   createProvisioningHandler,
   type UserRecord,
@@ -467,7 +467,7 @@ describe.runIf(url || required)("directory sync against a real slapd", () => {
       if (user && uuid === unit.people[2]?.entryUUID) user.firstName = "Someone Else";
       response.writeHead(user ? 200 : 404, { "content-type": "application/json" });
       // The read route's contract: the stored user in the wire's snake_case names.
-      response.end(user ? JSON.stringify(toWire(user)) : "");
+      response.end(user ? JSON.stringify(toWireUser(user)) : "");
     });
     await new Promise<void>((resolve) => reader.listen(0, "127.0.0.1", resolve));
     cleanups.push(() => new Promise((resolve) => reader.close(resolve)));

@@ -27,6 +27,7 @@ import {
   MemoryUserStore,
   type UserRecord,
 } from "../../src/provisioning/index.ts";
+import { type FaultyClient, withFaults } from "../../src/testing/faults.ts";
 import { exploration } from "../support/exploration.ts";
 import { type RunningServer, serveFetchHandler } from "../support/serve-fetch-handler.ts";
 import { type RunningSlapd, startSlapd } from "../support/slapd.ts";
@@ -99,6 +100,8 @@ interface Real {
   proxy: LdapProxy;
   state: string;
   sync: DirectorySync;
+  /** The fault injector around the open sync's client. */
+  faults: FaultyClient;
   steps: string[];
 }
 
@@ -132,6 +135,10 @@ describe.runIf(installed || required)("directory sync explored against slapd (mo
       state: real.state,
       deleteGuard: false,
       timeoutMs: 5_000,
+      wrapClient: (client) => {
+        real.faults = withFaults(client);
+        return real.faults;
+      },
     });
 
   /** The directory's users under the base, mapped as the run's mapping says. */
@@ -162,7 +169,7 @@ describe.runIf(installed || required)("directory sync explored against slapd (mo
   async function cycle(real: Real, fault: Fault) {
     real.intercept = { count: 0, fault };
     if (fault.type === "lost-answer") {
-      real.sync.injectFault({ type: "drop-response", on: fault.at % 2 ? "create" : "modify" });
+      real.faults.injectFault({ type: "drop-response", on: fault.at % 2 ? "create" : "modify" });
     }
     if (fault.type === "cut-ldap") real.proxy.cutAfter(fault.afterBytes);
     const controller = new AbortController();

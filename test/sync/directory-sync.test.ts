@@ -11,12 +11,14 @@ import {
   type DirectorySource,
   type DirectorySync,
   StateMismatchError,
+  type SyncTargetOptions,
 } from "../../src/ldap/index.ts";
 import {
   createProvisioningHandler,
   MemoryUserStore,
   type UserRecord,
 } from "../../src/provisioning/index.ts";
+import { type FaultyClient, withFaults } from "../../src/testing/faults.ts";
 import {
   createReferenceProvisioning,
   type ReferenceProvisioning,
@@ -76,7 +78,12 @@ afterEach(async () => {
 
 async function open(
   source: DirectorySource,
-  options: { target?: string; resetRequest?: boolean; adoptState?: boolean } = {},
+  options: {
+    target?: string;
+    resetRequest?: boolean;
+    adoptState?: boolean;
+    wrapClient?: SyncTargetOptions["wrapClient"];
+  } = {},
 ) {
   appUrl ??= (await startServer((request) => app.fetch(request))).url;
   const target = options.target ?? appUrl;
@@ -86,6 +93,7 @@ async function open(
     state: join(folder, "state.sqlite"),
     ...(options.resetRequest && { resetRequest: true }),
     ...(options.adoptState && { adoptState: true }),
+    ...(options.wrapClient && { wrapClient: options.wrapClient }),
   });
   syncs.push(sync);
   return sync;
@@ -208,12 +216,36 @@ describe("createDirectorySync over a directory source", () => {
     });
   });
 
+  it("sends every message through the client wrapClient returns: a test's lost answer", async () => {
+    const directory = memoryDirectory(people(2));
+    let faults: FaultyClient | undefined;
+    const sync = await open(directory, { wrapClient: (client) => (faults = withFaults(client)) });
+    faults?.injectFault({ type: "drop-response", on: "create" });
+    expect((await sync.syncOnce()).stoppedAt).toMatchObject({
+      message: { kind: "create", uuid: "u0" },
+      attempt: 1,
+      error: "connection dropped before the answer (injected fault)",
+    });
+    expect((await app.store.list()).map(({ uuid }) => uuid)).toEqual(["u0"]);
+    expect(await sync.syncOnce()).toMatchObject({ completed: true, created: 2 });
+    expect(calls()).toEqual([
+      "GET /v1/ping",
+      "POST /v1/user/create",
+      "GET /v1/ping",
+      "POST /v1/user/create",
+      "POST /v1/user/create",
+    ]);
+  });
+
   it("resumes after a restart from its state file, resending only the unacknowledged message", async () => {
     const directory = memoryDirectory(people(6));
-    const first = await open(directory);
-    first.injectFault({ type: "drop-response", on: "create", times: 1 });
+    let faults: FaultyClient | undefined;
+    const first = await open(directory, {
+      wrapClient: (client) => (faults = withFaults(client)),
+    });
+    faults?.injectFault({ type: "drop-response", on: "create", times: 1 });
     await first.syncOnce(); // u0 was stored, its answer lost: the cycle stops there
-    first.injectFault({ type: "duplicate", on: "create" });
+    faults?.injectFault({ type: "duplicate", on: "create" });
     const stopped = await first.syncOnce();
     expect(stopped.completed).toBe(true);
     await first.close();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { toWire } from "../../src/platform/messages.ts";
+import { toWireUser } from "../../src/platform/wire-user.ts";
 import { type ConformanceReport, runConformance } from "../../src/testing/index.ts";
 import {
   createReferenceProvisioning,
@@ -23,7 +23,7 @@ async function serve(
     const read = /^GET \/v1\/user\/([^/]+)$/.exec(route(request))?.[1];
     if (read !== undefined) {
       const user = await app.store.get(decodeURIComponent(read));
-      return user ? Response.json(toWire(user)) : status(404);
+      return user ? Response.json(toWireUser(user)) : status(404);
     }
     return (await wrong?.(request.clone(), app)) ?? app.fetch(request);
   };

@@ -3,7 +3,7 @@ import {
   createPlatformSimulator,
   type FetchHandler,
   type PlatformSimulatorOptions,
-  type SyncProgress,
+  type SimulatorSyncProgress,
 } from "../../src/testing/index.ts";
 import {
   createReferenceProvisioning,
@@ -284,7 +284,7 @@ describe.each(Object.entries(targets))("createPlatformSimulator against %s", (_,
   });
 
   it("reports progress after each acknowledged message", async () => {
-    const progress: SyncProgress[] = [];
+    const progress: SimulatorSyncProgress[] = [];
     const platform = await simulator({ onProgress: (event) => progress.push(event) });
     platform.addUser(bob);
     platform.addUser(eve);

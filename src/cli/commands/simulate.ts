@@ -3,7 +3,7 @@ import {
   createPlatformSimulator,
   type MessageKind,
   type PlatformSimulator,
-  type SyncReport,
+  type SimulatorSyncReport,
 } from "../../testing/platform-simulator.ts";
 import { createUserGenerator } from "../../testing/user-generator.ts";
 import { integerOption, parseTargetCommandLine, targetOptionsUsage } from "../args.ts";
@@ -75,7 +75,7 @@ export const simulateCommand: Command = {
     });
     for (const user of generator.users(users)) platform.addUser(user);
 
-    const reports: SyncReport[] = [];
+    const reports: SimulatorSyncReport[] = [];
     const cycle = async (label: string, unit: string) => {
       const count = platform.pending;
       const report = await platform.sync({ signal: io.signal });
@@ -110,7 +110,12 @@ export const simulateCommand: Command = {
   },
 };
 
-function printReport(io: CommandIo, reports: SyncReport[], completed: boolean, url: string) {
+function printReport(
+  io: CommandIo,
+  reports: SimulatorSyncReport[],
+  completed: boolean,
+  url: string,
+) {
   const kinds: MessageKind[] = ["ping", "create", "modify", "delete"];
   const deliveries = reports.flatMap((report) => report.delivered);
   const rows = kinds.flatMap((kind) => {

@@ -1,3 +1,4 @@
+import { readFailureCause } from "../../internal/failure-cause.ts";
 /**
  * `pass` checked and fine; `warn` works but deserves attention; `fail` does not work (the exit
  * status is then 1); `skip` not checked, with the reason in the summary.
@@ -51,8 +52,5 @@ export function errorCode(error: unknown): string | undefined {
 
 /** An error's message, following `cause` when the outer message says little ("fetch failed"). */
 export function describeError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause;
-  if (error.message === "fetch failed" && cause instanceof Error) return describeError(cause);
-  return error.message;
+  return error instanceof Error ? readFailureCause(error).message : String(error);
 }

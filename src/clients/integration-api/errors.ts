@@ -1,6 +1,7 @@
 // The brand is a registered symbol so that the type guards recognise errors thrown by another copy
 // of this package (its ESM and CJS builds loaded in one process, or two installed versions), where
 // `instanceof` would answer false.
+import { readFailureCause } from "../../internal/failure-cause.ts";
 import { redactUrl } from "../../internal/url.ts";
 import { isRetryableStatus } from "./retry-policy.ts";
 
@@ -202,7 +203,8 @@ export class NetworkError extends PlatformApiError implements RequestDetails {
 
   constructor(details: RequestDetails, cause: unknown) {
     const { method, url, attempts } = details;
-    const reason = describeCause(cause);
+    const { code, message } = readFailureCause(cause);
+    const reason = code ?? message;
     super(
       `${method} ${url} failed before an answer${reason ? ` (${reason})` : ""}${attemptsText(attempts)}. Check ${addressOf(details.api)} and that ${titleOf(details.api)} is reachable from here.`,
       { cause },
@@ -373,18 +375,4 @@ function hint(status: number, headers: Headers, api: PlatformApiKind | undefined
 
 function capitalize(text: string): string {
   return `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
-}
-
-/** The code or innermost message of a fetch failure: ECONNREFUSED, CERT_HAS_EXPIRED... */
-export function describeCause(cause: unknown): string {
-  // fetch wraps the socket error: its code (ECONNREFUSED, CERT_HAS_EXPIRED...), else the innermost
-  // message, says what happened.
-  let message = "";
-  for (let error = cause, depth = 0; error instanceof Error && depth < 4; depth++) {
-    const code = (error as { code?: unknown }).code;
-    if (typeof code === "string") return code;
-    message = error.message;
-    error = error.cause;
-  }
-  return message;
 }

@@ -1,4 +1,6 @@
 import { isCertificateProblem } from "../../internal/certificate-problem.ts";
+import { readFailureCause } from "../../internal/failure-cause.ts";
+import { readCappedText } from "../../internal/read-capped-text.ts";
 import { sdkVersion } from "../../internal/sdk-version.ts";
 import { joinUrl } from "../../internal/url.ts";
 import { resolveBaseUrl } from "./base-url.ts";
@@ -13,7 +15,6 @@ import {
   apiTitles,
   CallTimeoutError,
   ConfigurationError,
-  describeCause,
   HttpError,
   isHttpError,
   isPlatformApiError,
@@ -123,7 +124,7 @@ export function createIntegrationApi(
       const response = await (injectedFetch === undefined
         ? globalThis.fetch(url, init)
         : injectedFetch(new Request(url, init)));
-      const { body, complete } = await readText(
+      const { body, complete } = await readCappedText(
         response,
         options.maxResponseBytes,
         controller.signal,
@@ -223,7 +224,8 @@ function toPlatformError(
   if (error instanceof AttemptTimeout || (error as { name?: unknown })?.name === "TimeoutError") {
     return new CallTimeoutError(context);
   }
-  const reason = describeCause(error);
+  const { code, message } = readFailureCause(error);
+  const reason = code ?? message;
   if (isCertificateProblem(reason)) {
     return new ConfigurationError(
       `${method} ${url} failed: the Integration API's certificate is not trusted (${reason}). ${
@@ -237,60 +239,4 @@ function toPlatformError(
   // Whatever else fetch or an injected fetch throws, or a body cut off mid-read, is a failure
   // to reach the API.
   return new NetworkError({ method, url, attempts, api }, error);
-}
-
-/**
- * Reads a body as UTF-8 text while it streams, stopping at `maxBytes` (`complete` false, the
- * bytes read so far kept) and at `signal`, which the attempt's timer aborts: a body that trickles
- * stays within the call's time, even from an injected fetch that ignores its signal.
- */
-async function readText(
-  response: Response,
-  maxBytes: number,
-  signal: AbortSignal,
-): Promise<{ body: string; complete: boolean }> {
-  const stream = response.body;
-  if (stream === null) return { body: "", complete: true };
-  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
-  if (declared > maxBytes) {
-    await stream.cancel().catch(() => undefined);
-    return { body: "", complete: false };
-  }
-  const reader = stream.getReader();
-  const stop = () => void reader.cancel(signal.reason).catch(() => undefined);
-  signal.addEventListener("abort", stop, { once: true });
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  let complete = true;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      // A cancelled reader ends as if the body had: only the signal tells the two apart.
-      signal.throwIfAborted();
-      if (done) break;
-      if (length + value.byteLength > maxBytes) {
-        chunks.push(value.subarray(0, maxBytes - length));
-        length = maxBytes;
-        complete = false;
-        await reader.cancel().catch(() => undefined);
-        break;
-      }
-      chunks.push(value);
-      length += value.byteLength;
-    }
-  } finally {
-    signal.removeEventListener("abort", stop);
-  }
-  const bytes = chunks.length === 1 ? (chunks[0] as Uint8Array) : concat(chunks, length);
-  return { body: new TextDecoder().decode(bytes), complete };
-}
-
-function concat(chunks: Uint8Array[], length: number): Uint8Array {
-  const bytes = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
 }

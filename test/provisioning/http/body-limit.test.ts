@@ -82,6 +82,19 @@ describe("the body limit", () => {
     ).toBeUndefined();
     expect(await readNodeBodyAsync(Readable.from([Buffer.from("a")]), "5", 4)).toBeUndefined();
     expect(text(await readNodeBodyAsync(Readable.from([]), undefined, 4))).toBe("");
+    // Chunks that reach the limit exactly, then one byte more: refused, never cut to the limit.
+    expect(
+      await readNodeBodyAsync(Readable.from([Buffer.from("abcd"), Buffer.from("e")]), undefined, 4),
+    ).toBeUndefined();
+  });
+
+  it("rejects when the Node stream fails before its end (the client went away)", async () => {
+    const gone = new Readable({
+      read() {
+        this.destroy(new Error("aborted"));
+      },
+    });
+    await expect(readNodeBodyAsync(gone, undefined, 4)).rejects.toThrow("aborted");
   });
 
   it("reads a Web body with or without a declared length, and refuses one past the limit", async () => {

@@ -1,0 +1,195 @@
+// The acknowledged state's SQLite file: its schema and locking, the identity that binds it to one
+// directory and target, and every query the state makes. What the queries mean is
+// acknowledged-state.ts's; the journal in front of the file is state-journal.ts's.
+import { chmodSync } from "node:fs";
+import { DatabaseSync, type StatementSync } from "node:sqlite";
+import type { JsonValue } from "type-fest";
+
+/** A user record in wire form, as the application acknowledged it. */
+export type WireRecord = Record<string, JsonValue>;
+
+/** What the state file belongs to; another sync must not reuse it (see `openState`). */
+export interface StateIdentity {
+  /** The directory: its URL, base DN and filter, or a custom source's name. */
+  source: string;
+  /** The Provisioning API's base URL, or "in-process". */
+  target: string;
+}
+
+/** Thrown when a state file belongs to another directory or target: retrying cannot fix it. */
+export class StateMismatchError extends Error {
+  override readonly name = "StateMismatchError";
+}
+
+/** The state file's rows: each user's acknowledged record (JSON), and a few named values. */
+export interface StateDatabase {
+  /** A user's record as stored: its JSON, `null` when it is to be sent whole again, or undefined. */
+  record(uuid: string): string | null | undefined;
+  hasRows(): boolean;
+  count(): number;
+  /** Writes records (undefined: the user is forgotten) in one transaction. */
+  apply(entries: Iterable<readonly [string, string | undefined]>): void;
+  /** Marks every record to be sent whole again and clears the re-sync request and the cookie. */
+  forgetContents(): void;
+  readMeta(key: "resync" | "changeCookie"): string | undefined;
+  writeMeta(key: "resync" | "changeCookie", value: string | undefined): void;
+  /** Starts collecting the uuids a read sees; {@link unseen} lists the rows it did not. */
+  beginScan(): void;
+  markSeen(uuids: readonly string[]): void;
+  unseen(): Generator<string>;
+  unseenCount(): number;
+  holderOf(username: string, except: string): string | undefined;
+  close(): void;
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS acknowledged (uuid TEXT PRIMARY KEY NOT NULL, record TEXT) STRICT;
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) STRICT;
+`;
+
+/**
+ * Opens (or creates, readable by its owner only) the state file, locked for this sync alone, and
+ * binds it to `identity` (see {@link checkIdentity}).
+ */
+export function openStateDatabase(
+  path: string,
+  identity: StateIdentity,
+  adopt: boolean,
+): StateDatabase {
+  const db = new DatabaseSync(path);
+  try {
+    if (path !== ":memory:") chmodSync(path, 0o600);
+    // An exclusive lock: two syncs sharing one state file would send each change twice, and a
+    // commit without the shared-memory lock costs about half. A checkpoint every 10,000 pages
+    // rather than 1,000, as a cycle commits once per message.
+    db.exec(
+      "PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 10000;",
+    );
+    db.exec(schema);
+    checkIdentity(db, identity, adopt, path);
+  } catch (error) {
+    db.close();
+    if (error instanceof Error && /locked|busy/i.test(error.message)) {
+      throw new Error(`The state file ${path} is in use by another sync: run one at a time`, {
+        cause: error,
+      });
+    }
+    throw error;
+  }
+  const statement = (sql: string): StatementSync => db.prepare(sql);
+  const select = statement("SELECT record FROM acknowledged WHERE uuid = ?");
+  const upsert = statement(
+    "INSERT INTO acknowledged (uuid, record) VALUES (?, ?) ON CONFLICT (uuid) DO UPDATE SET record = excluded.record",
+  );
+  const remove = statement("DELETE FROM acknowledged WHERE uuid = ?");
+  const countRows = statement("SELECT count(*) AS n FROM acknowledged");
+  const anyRow = statement("SELECT EXISTS (SELECT 1 FROM acknowledged) AS found");
+  const readMeta = statement("SELECT value FROM meta WHERE key = ?");
+  const writeMeta = statement(
+    "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+  );
+  const removeMeta = statement("DELETE FROM meta WHERE key = ?");
+  db.exec("CREATE TEMP TABLE seen (uuid TEXT PRIMARY KEY NOT NULL) STRICT");
+  const insertSeen = statement("INSERT OR IGNORE INTO seen (uuid) VALUES (?)");
+  // Keyset pages, so that forgetting a user while the pages are read cannot skip another.
+  const unseenPage = statement(
+    "SELECT uuid FROM acknowledged WHERE uuid > ? AND uuid NOT IN (SELECT uuid FROM seen) ORDER BY uuid LIMIT 500",
+  );
+  const countUnseen = statement(
+    "SELECT count(*) AS n FROM acknowledged WHERE uuid NOT IN (SELECT uuid FROM seen)",
+  );
+  const selectHolder = statement(
+    "SELECT uuid FROM acknowledged WHERE json_extract(record, '$.username') = ? AND uuid <> ? LIMIT 1",
+  );
+  const transaction = (work: () => void) => {
+    db.exec("BEGIN");
+    try {
+      work();
+      db.exec("COMMIT");
+    } catch (error) {
+      db.exec("ROLLBACK");
+      throw error;
+    }
+  };
+
+  return {
+    record: (uuid) => (select.get(uuid) as { record: string | null } | undefined)?.record,
+    hasRows: () => (anyRow.get() as { found: number }).found === 1,
+    count: () => (countRows.get() as { n: number }).n,
+    apply(entries) {
+      transaction(() => {
+        for (const [uuid, record] of entries) {
+          if (record === undefined) remove.run(uuid);
+          else upsert.run(uuid, record);
+        }
+      });
+    },
+    forgetContents() {
+      transaction(() => {
+        db.exec("UPDATE acknowledged SET record = NULL");
+        writeMeta.run("resync", "false");
+        removeMeta.run("changeCookie");
+      });
+    },
+    readMeta: (key) => (readMeta.get(key) as { value: string } | undefined)?.value,
+    writeMeta(key, value) {
+      if (value === undefined) removeMeta.run(key);
+      else writeMeta.run(key, value);
+    },
+    beginScan() {
+      db.exec("DELETE FROM seen");
+    },
+    markSeen(uuids) {
+      db.exec("BEGIN");
+      for (const uuid of uuids) insertSeen.run(uuid);
+      db.exec("COMMIT");
+    },
+    *unseen() {
+      let after = "";
+      for (;;) {
+        const page = unseenPage.all(after) as { uuid: string }[];
+        for (const { uuid } of page) yield uuid;
+        const last = page.at(-1);
+        if (!last) return;
+        after = last.uuid;
+      }
+    },
+    unseenCount: () => (countUnseen.get() as { n: number }).n,
+    holderOf: (username, except) =>
+      (selectHolder.get(username, except) as { uuid: string } | undefined)?.uuid,
+    close: () => db.close(),
+  };
+}
+
+/**
+ * Binds the state file to its directory and target, or refuses another's. A file that holds
+ * nothing (no acknowledged user, no cookie: a first run that failed before any answer, against a
+ * mistyped URL) is bound to whatever opens it next. The LDAP source's identity once carried the
+ * filter too, which may change without a re-sync: such a file is taken over by its URL and base.
+ */
+function checkIdentity(db: DatabaseSync, identity: StateIdentity, adopt: boolean, path: string) {
+  const read = db.prepare("SELECT value FROM meta WHERE key = ?");
+  const write = db.prepare(
+    "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+  );
+  const holdsNothing =
+    (db.prepare("SELECT EXISTS (SELECT 1 FROM acknowledged) AS found").get() as { found: number })
+      .found === 0 && read.get("changeCookie") === undefined;
+  for (const key of ["source", "target"] as const) {
+    const stored = (read.get(key) as { value: string } | undefined)?.value;
+    const sameWithFilter = key === "source" && stored?.startsWith(`${identity.source} (`) === true;
+    if (
+      stored !== undefined &&
+      stored !== identity[key] &&
+      !adopt &&
+      !holdsNothing &&
+      !sameWithFilter
+    ) {
+      throw new StateMismatchError(
+        `The state file ${path} belongs to the ${key} ${stored}, not ${identity[key]}: ` +
+          "use another state file, or run a full re-sync to take this one over",
+      );
+    }
+    write.run(key, identity[key]);
+  }
+}
