@@ -1,10 +1,12 @@
 import type { JsonObject } from "type-fest";
 import { consoleOptionParameter, startupStatusRecord } from "../clients/console/console-schema.ts";
-import type { RecordOf } from "../clients/integration-api/wire-record.ts";
 import { type FakeRoute, jsonError, readJsonObjectBody, text } from "./fake-responses.ts";
 
 /** A start-up status as the fake's Status API received it (`startupStatusRecord`). */
-export type FakeStartupStatus = RecordOf<typeof startupStatusRecord.shape>;
+export interface FakeStartupStatus {
+  message: string;
+  severity?: string;
+}
 
 /** The fake Status and Console APIs' state, as `api.console` of a fake Integration API. */
 export interface FakeConsoleApi {

@@ -1,4 +1,3 @@
-import type { WireValuesOf } from "../clients/integration-api/wire-record.ts";
 import { currentVersionRecord, versionUpdateRecord } from "../clients/version/version-schema.ts";
 import { type FakeRoute, json, jsonError } from "./fake-responses.ts";
 
@@ -8,7 +7,13 @@ import { type FakeRoute, json, jsonError } from "./fake-responses.ts";
  * fractional digits). Both come from one schema, `currentVersionRecord`, which also gives the
  * wire names: `{ version, release_sequence, release_notes, release_date, install_date }`.
  */
-export type FakeCurrentVersion = WireValuesOf<typeof currentVersionRecord.shape>;
+export interface FakeCurrentVersion {
+  version: string;
+  releaseSequence: number;
+  releaseNotes: string;
+  releaseDate: string;
+  installDate: string;
+}
 
 /** A pending update: the current-version record without `installDate`. */
 export type FakeUpdate = Omit<FakeCurrentVersion, "installDate">;

@@ -1,5 +1,4 @@
 import type { JsonObject } from "type-fest";
-import type * as z from "zod/mini";
 import { ResponseShapeError } from "../integration-api/errors.ts";
 import type { ApiResponse } from "../integration-api/http.ts";
 import { readJsonObject } from "../integration-api/json-body.ts";
@@ -10,14 +9,13 @@ import {
   licenseFieldRecord,
   licenseFieldValueRecord,
   licenseRecord,
-  type licenseValueSchema,
 } from "./license-schema.ts";
 
 /**
  * A license field's value. The platform sends an Integer field as a JSON number in the license
  * but as a string from the field endpoint; use {@link LicenseField.type} to read it.
  */
-export type LicenseValue = z.output<typeof licenseValueSchema>;
+export type LicenseValue = string | number | boolean | null;
 
 /** One custom field of the license (`fields[]`): `licenseFieldRecord` of license-schema.ts. */
 export interface LicenseField extends LicenseFieldRead {

@@ -3,24 +3,29 @@
 // would change a public type fails the suite (and says so in CHANGELOG).
 import type { JsonObject } from "type-fest";
 import { expectTypeOf, it } from "vitest";
+import type * as z from "zod/mini";
 import type { AuditEventField } from "../../../src/clients/audit/audit-event-schema.ts";
 import type { AuditEvent } from "../../../src/clients/audit/index.ts";
+import type { startupStatusRecord } from "../../../src/clients/console/console-schema.ts";
 import type {
   IdentityGroup,
   IdentitySource,
   IdentityUser,
 } from "../../../src/clients/identity/identity-records.ts";
 import type { Timestamp } from "../../../src/clients/integration-api/timestamp.ts";
+import type { RecordOf, WireValuesOf } from "../../../src/clients/integration-api/wire-record.ts";
 import type {
   License,
   LicenseField,
   LicenseFieldValue,
   LicenseValue,
 } from "../../../src/clients/license/license-records.ts";
+import type { licenseValueSchema } from "../../../src/clients/license/license-schema.ts";
 import type {
   CurrentVersion,
   VersionUpdate,
 } from "../../../src/clients/version/version-records.ts";
+import type { currentVersionRecord } from "../../../src/clients/version/version-schema.ts";
 import type { FakeAuditEvent } from "../../../src/testing/fake-audit-api.ts";
 import type { FakeStartupStatus } from "../../../src/testing/fake-console-api.ts";
 import type { FakeLicense, FakeLicenseField } from "../../../src/testing/fake-license-api.ts";
@@ -124,4 +129,16 @@ it("keeps every record's public type as it was written by hand", () => {
     extra?: Record<string, unknown>;
   }>();
   expectTypeOf<Flat<FakeStartupStatus>>().toEqualTypeOf<{ message: string; severity?: string }>();
+});
+
+// The public types spelled out for their readers (TypeDoc shows them, not the schema's internal
+// helpers) stay the schema's: a field changed in the schema fails here.
+it("spells out the same types as the schemas derive", () => {
+  expectTypeOf<LicenseValue>().toEqualTypeOf<z.output<typeof licenseValueSchema>>();
+  expectTypeOf<Flat<FakeCurrentVersion>>().toEqualTypeOf<
+    Flat<WireValuesOf<typeof currentVersionRecord.shape>>
+  >();
+  expectTypeOf<Flat<FakeStartupStatus>>().toEqualTypeOf<
+    Flat<RecordOf<typeof startupStatusRecord.shape>>
+  >();
 });
