@@ -357,7 +357,7 @@ describe.runIf(url || required)("directory sync against a real slapd", () => {
         .filter(({ path }) => path === "/v1/user/create")
         .map(({ body }) => body?.uuid);
       expect(accepted).toEqual(unit.people.map((someone) => someone.entryUUID));
-      expect((app.store as SqliteUserStore).count()).toBe(60);
+      expect(await (app.store as SqliteUserStore).count()).toBe(60);
     },
     120_000,
   );
@@ -390,7 +390,7 @@ describe.runIf(url || required)("directory sync against a real slapd", () => {
       .map(({ body }) => body?.uuid);
     const order = unit.people.map((someone) => someone.entryUUID);
     expect(accepted).toEqual([...order.slice(0, 30), ...order.slice(29)]);
-    expect((app.store as SqliteUserStore).count()).toBe(80);
+    expect(await (app.store as SqliteUserStore).count()).toBe(80);
   }, 120_000);
 
   it("maps a recorded Active Directory entry: objectGUID in AD's byte order, sAMAccountName", async () => {
