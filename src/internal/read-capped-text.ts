@@ -1,6 +1,7 @@
 // The one reader of an HTTP answer's body under a size cap: the Integration API clients' answers
 // and the application's answers to the platform's calls are read whole, and a server that sends a
 // runaway body must not exhaust the reader's memory.
+import { concatBytes } from "./concat-bytes.ts";
 
 /**
  * Reads a body as UTF-8 text while it streams, stopping at `maxBytes` (`complete` false, the
@@ -44,16 +45,5 @@ export async function readCappedText(
   } finally {
     signal.removeEventListener("abort", stop);
   }
-  const bytes = chunks.length === 1 ? (chunks[0] as Uint8Array) : concat(chunks, length);
-  return { body: new TextDecoder().decode(bytes), complete };
-}
-
-function concat(chunks: Uint8Array[], length: number): Uint8Array {
-  const bytes = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
+  return { body: new TextDecoder().decode(concatBytes(chunks, length)), complete };
 }

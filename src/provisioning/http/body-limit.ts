@@ -4,6 +4,7 @@
 // adapter hands over, and the CLI's local servers all go through it: a declared Content-Length
 // over the limit is refused before reading; a body without one is read until it passes the limit,
 // then refused with 413 `payload_too_large`, and the connection closes.
+import { concatBytes } from "../../internal/concat-bytes.ts";
 import { errorResponse } from "../errors.ts";
 import { headerOf } from "../headers.ts";
 import type { ProvisioningRequest, ProvisioningResponse } from "../types.ts";
@@ -65,18 +66,6 @@ export function withinBodyLimit(request: ProvisioningRequest, limit: number): bo
     : !declaresMoreThan(headerOf(request.headers, "content-length"), limit);
 }
 
-/** Joins chunks into one array, without a copy when there is one chunk. */
-function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0] as Uint8Array;
-  const body = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return body;
-}
-
 /**
  * Reads a Node request body up to `limit` bytes and calls `done` with it, or with undefined as
  * soon as it is (or declares to be) larger. Past the limit the stream still drains, so that the
@@ -105,7 +94,7 @@ export function readNodeBody(
     else done(undefined);
   });
   stream.on("end", () => {
-    if (size <= limit) done(concat(chunks, size));
+    if (size <= limit) done(concatBytes(chunks, size));
   });
   if (failed !== undefined) stream.on("error", failed);
 }
@@ -155,5 +144,5 @@ export async function readWebBody(
     }
     chunks.push(value);
   }
-  return concat(chunks, size);
+  return concatBytes(chunks, size);
 }
