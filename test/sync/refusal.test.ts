@@ -178,7 +178,37 @@ describe("holdRefusals", () => {
     );
     expect(sent.at(-1)).toBe(`b:${stagingUsername("b")}`);
     expect(hold.summary().refused).toBe(2);
+    // Each user's own message stays held, not the staging rename in its place.
+    expect([...hold.held()].map(({ message }) => message.body?.username)).toEqual(["y", "x"]);
     expect(held.get("b")).toBe("y");
+  });
+
+  it("stages no rename for a refusal other than a conflict, nor through a holder refused for another cause", async () => {
+    // a is refused for its data (422), b for a name nobody in the cycle frees: no swap to untie.
+    const held = new Map([
+      ["b", "x"],
+      ["c", "y"],
+    ]);
+    const { sent } = await runCycle(held, [rename("a", "x"), rename("b", "y")], (message) =>
+      message.uuid === "a" ? 422 : undefined,
+    );
+    expect(sent.some((line) => line.includes(stagingUsername("b")))).toBe(false);
+    const through = new Map([["b", "x"]]);
+    const second = await runCycle(through, [rename("a", "x"), rename("b", "y")], (message) =>
+      message.uuid === "b" ? 422 : undefined,
+    );
+    expect(second.sent.some((line) => line.includes(stagingUsername("b")))).toBe(false);
+  });
+
+  it("never moves a holder off the name its own refused message keeps (it would be left on the temporary one)", async () => {
+    // b keeps x; its modify is refused for another field. Moving b away would free x for a, and
+    // leave b on sync-tmp-b when its own message is refused again.
+    const held = new Map([["b", "x"]]);
+    const { sent } = await runCycle(held, [rename("a", "x"), rename("b", "x")], (message) =>
+      message.uuid === "b" ? 409 : undefined,
+    );
+    expect(sent.some((line) => line.includes(stagingUsername("b")))).toBe(false);
+    expect(held.get("b")).toBe("x");
   });
 
   it("lets go of a user once their message is acknowledged", async () => {
