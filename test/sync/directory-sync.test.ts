@@ -83,6 +83,7 @@ async function open(
     resetRequest?: boolean;
     adoptState?: boolean;
     wrapClient?: SyncTargetOptions["wrapClient"];
+    deleteGuard?: SyncTargetOptions["deleteGuard"];
   } = {},
 ) {
   appUrl ??= (await startServer((request) => app.fetch(request))).url;
@@ -94,6 +95,7 @@ async function open(
     ...(options.resetRequest && { resetRequest: true }),
     ...(options.adoptState && { adoptState: true }),
     ...(options.wrapClient && { wrapClient: options.wrapClient }),
+    ...(options.deleteGuard !== undefined && { deleteGuard: options.deleteGuard }),
   });
   syncs.push(sync);
   return sync;
@@ -554,7 +556,10 @@ function scriptedFeed() {
  * A directory with a scripted change feed, synced: the initial sync, which takes no cookie, then
  * an update cycle that reads the whole directory and takes cookie c0.
  */
-async function syncedWithFeed(count: number, options: { target?: string } = {}) {
+async function syncedWithFeed(
+  count: number,
+  options: { target?: string; deleteGuard?: SyncTargetOptions["deleteGuard"] } = {},
+) {
   const directory = memoryDirectory(people(count));
   const feed = scriptedFeed();
   const source: DirectorySource = Object.assign(directory, { changes: feed });
@@ -639,6 +644,35 @@ describe("update cycles from a change feed (Content Sync)", () => {
     feed.next = { changed: [], skipped: [], deleted: [], cookie: "c3" };
     await sync.syncOnce();
     expect(feed.asked).toEqual(["c0", "c1", "c1"]);
+  });
+
+  it("deletes a user both deleted and not present once, and the guard counts it once", async () => {
+    const { feed, sync } = await syncedWithFeed(4);
+    feed.next = { changed: [], skipped: [], deleted: ["u3"], present: ["u0", "u1"], cookie: "c1" };
+    expect(await sync.syncOnce()).toMatchObject({ completed: true, deleted: 2 });
+    expect(calls()).toEqual(["GET /v1/ping", "DELETE /v1/user/u2", "DELETE /v1/user/u3"]);
+  });
+
+  it("guards the unseen and the deleted together, before a delete is sent", async () => {
+    const { feed, sync } = await syncedWithFeed(4, { deleteGuard: { maxDeletes: 1 } });
+    feed.next = { changed: [], skipped: [], deleted: ["u3"], present: ["u0", "u1"], cookie: "c1" };
+    const report = await sync.syncOnce();
+    expect(report.deleteGuard).toMatchObject({ deletes: 2, held: 4 });
+    expect(calls()).toEqual(["GET /v1/ping"]);
+  });
+
+  it("reports the accounts a change read left out", async () => {
+    const { feed, sync } = await syncedWithFeed(2);
+    feed.next = {
+      changed: [people(3)[2] as UserRecord],
+      skipped: [{ dn: "cn=nouuid", reason: "it has no uuid attribute" }],
+      deleted: [],
+      disabled: 2,
+      nonUsers: 1,
+      cookie: "c1",
+    };
+    const report = await sync.syncOnce();
+    expect(report).toMatchObject({ read: "content-sync", disabled: 2, nonUsers: 1, created: 1 });
   });
 
   it("keeps the cookie of a cycle stopped by a failed answer: the next cycle resends that message", async () => {
