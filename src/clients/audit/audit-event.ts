@@ -100,13 +100,17 @@ export function utf8Length(text: string): number {
     const code = text.charCodeAt(index);
     if (code < 0x80) bytes += 1;
     else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code < 0xdc00 && index + 1 < text.length) {
+    else if (code >= 0xd800 && code < 0xdc00 && isLowSurrogate(text.charCodeAt(index + 1))) {
       // A surrogate pair: one four-byte character.
       bytes += 4;
       index++;
-    } else bytes += 3;
+    } else bytes += 3; // a lone surrogate is encoded as U+FFFD, three bytes
   }
   return bytes;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code < 0xe000;
 }
 
 function describe(value: unknown): string {

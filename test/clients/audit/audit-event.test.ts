@@ -48,4 +48,34 @@ describe("audit event encoding", () => {
       expect(utf8Length(text), text).toBe(encoder.encode(text).length);
     }
   });
+
+  // Wrong implementation caught: any high surrogate taken as the start of a pair, so a lone one
+  // before a non-ASCII character swallows it (4 bytes instead of 3 + 2).
+  it("counts a lone surrogate as TextEncoder does, as U+FFFD", () => {
+    const encoder = new TextEncoder();
+    for (const text of ["\ud800é", "é\ud800", "\udc00é", "\udc00\ud800é", "\ud83d\ud83d\udc4d"]) {
+      expect(utf8Length(text), JSON.stringify(text)).toBe(encoder.encode(text).length);
+    }
+  });
+
+  // Wrong implementation caught: the object check dropped, so `null` fails on destructuring and a
+  // number as an event without an action, neither saying what an event is.
+  it("says what an event is when given something else, and what each bad field holds", () => {
+    const encode = (event: unknown) => () =>
+      encodeAuditEvent(event as Parameters<typeof encodeAuditEvent>[0], undefined, 1000);
+    expect(encode(null)).toThrow(
+      new TypeError("An audit event is an object with at least an action, got null."),
+    );
+    expect(encode(42)).toThrow(
+      new TypeError("An audit event is an object with at least an action, got number."),
+    );
+    expect(encode({ action: "" })).toThrow(/non-empty string .*; got an empty string\.$/);
+    expect(encode({ action: null })).toThrow(/; got null\.$/);
+    expect(encode({ action: "a", name: 7 })).toThrow(
+      new TypeError("The audit event's name must be a string, got number."),
+    );
+    expect(encode({ action: "a", description: null })).toThrow(
+      new TypeError("The audit event's description must be a string, got null."),
+    );
+  });
 });
