@@ -17,11 +17,13 @@ import type {
   SdkLicense,
   SdkLicenseFieldValue,
 } from "./license-records.ts";
+import { valueTypeProblem } from "./value-type.ts";
 
 /** The entries of GET /api/v1/license/fields (or of the info's `entitlements`) as fields. */
-function toFields(fields: Record<string, SdkLicenseField>): LicenseField[] {
+function toFields(fields: Record<string, SdkLicenseField>, response: ApiResponse): LicenseField[] {
   return Object.entries(fields).map(([key, field]) => {
     const name = field.name ?? key;
+    checkValueType(field, name, response);
     return {
       field: name,
       title: field.title ?? name,
@@ -44,7 +46,7 @@ export function readSdkLicense(info: ApiResponse, fieldsAnswer?: ApiResponse): S
     fieldsAnswer === undefined
       ? (decoded.entitlements ?? {})
       : decodeBody(fieldsAnswer, sdkLicenseFieldsSchema);
-  const fields = toFields(entitlements);
+  const fields = toFields(entitlements, fieldsAnswer ?? info);
   const expires = fields.find((field) => field.field === "expires_at")?.value;
   let expirationTime: Timestamp | undefined;
   if (typeof expires === "string" && expires !== "") {
@@ -75,6 +77,7 @@ export function readSdkLicense(info: ApiResponse, fieldsAnswer?: ApiResponse): S
 /** GET /api/v1/license/fields/{name}. */
 export function readSdkLicenseField(response: ApiResponse, name: string): SdkLicenseFieldValue {
   const decoded = decodeBody(response, sdkLicenseFieldSchema);
+  checkValueType(decoded, decoded.name ?? name, response);
   return {
     field: decoded.name ?? name,
     value: decoded.value ?? null,
@@ -86,6 +89,18 @@ export function readSdkLicenseField(response: ApiResponse, name: string): SdkLic
     fromCache: readFlags(response.headers).fromCache,
     raw: readJsonObject(response),
   };
+}
+
+/**
+ * Refuses a field whose JSON value is not of its declared type (a Boolean `false` served as the
+ * string `"false"`, which `if (field.value)` would read as true): its signature covers the text
+ * only, so it would verify.
+ */
+function checkValueType(field: SdkLicenseField, name: string, response: ApiResponse): void {
+  const problem = valueTypeProblem(field.value, field.valueType);
+  if (problem !== undefined) {
+    throw new ResponseShapeError(response, `the license field ${JSON.stringify(name)}: ${problem}`);
+  }
 }
 
 /** GET {kotsadm}/license/v1/license: the admin console's compatibility license. */

@@ -1,4 +1,5 @@
 import type { LicenseSignature, LicenseValue } from "./license-records.ts";
+import { valueTypeProblem } from "./value-type.ts";
 
 /** What {@link verifyLicenseField} concludes. */
 export type LicenseFieldVerdict = "valid" | "invalid" | "unsigned";
@@ -12,22 +13,37 @@ export interface SignedLicenseField {
   value?: LicenseValue | undefined;
   /** Base64 signatures; a field without any is `"unsigned"`. */
   signature?: LicenseSignature | undefined;
+  /**
+   * The declared type (`"Integer"`, `"Boolean"`, `"String"`...), as the service's raw JSON
+   * names it; a value of another JSON type is `"invalid"`.
+   */
+  valueType?: string | undefined;
+  /** The declared type, as the clients' records name it (`type`); `valueType` wins. */
+  type?: string | undefined;
 }
 
-const saltMarginBytes = 2;
-const sha256Bytes = 32;
-
 /**
- * Checks a license field's signature against the application's public key, so that a value the
- * application enforces (a seat count, an expiry) cannot be changed in the cluster: `"valid"`
- * when the signature verifies, `"invalid"` when it does not (a changed value, another key, a
- * malformed signature), `"unsigned"` when the field carries none (the Integration API and the
- * admin console's endpoint never sign). Where a field has both, the v2 signature decides.
+ * Checks a license field's signature against the application's public key: `"valid"` when the
+ * vendor signed this value's text, `"invalid"` when it did not (a changed value, another key, a
+ * malformed signature) or when the value's JSON type is not the one its `valueType` (or `type`)
+ * declares, `"unsigned"` when the field carries no signature (the Integration API and the admin
+ * console's endpoint never sign). Where a field has both, the v2 signature decides.
+ *
+ * What a `"valid"` proves, exactly: the vendor signed this value's text for some field of some
+ * license of the application. The field's name, its type and the license are not signed, so
+ * another field's or another customer's signature of the same text verifies too (a `seat_count`
+ * of 1000 copied from another license; the `<nil>` signature of any empty field put onto
+ * `expires_at`). Bind the value to its field in the application: ask for the field by name,
+ * pass its `type` (checked here), and never read an empty or absent value as "unlimited"
+ * unless that field is meant to have none (README: "What a signature proves").
  *
  * The signed bytes are the value's plain text as the vendor's Go code prints it: a string as is,
  * an integer in decimal, `true`/`false`, `<nil>` for a field without a value. v2 is RSA-PSS with
- * SHA-256 and the maximum salt length, checked with WebCrypto; v1 (older licenses) is RSA-PSS
- * with MD5, which WebCrypto lacks, checked with `node:crypto` (Node, Bun and Deno have it).
+ * SHA-256, v1 (older licenses) RSA-PSS with MD5, both verified with any salt length, as the
+ * vendor's own check does, through `node:crypto` (Node, Bun and Deno). Where a runtime has no
+ * `node:crypto` (Workers), v2 falls back to WebCrypto, which needs the salt length: the lengths
+ * the vendor's tooling produces are tried (the maximum, and the digest's length), so a v2
+ * signature with another salt reads `"invalid"` there, and v1 throws (WebCrypto has no MD5).
  * Integers above 2^53 do not survive JSON as numbers, so they cannot verify.
  *
  * @param publicKeyPem The application's RSA public key (PEM, `-----BEGIN PUBLIC KEY-----`),
@@ -41,7 +57,11 @@ const sha256Bytes = 32;
  *
  * const license = createLicenseClient({ api: "sdk" });
  * const seats = await license.field("seat_count");
- * if (seats === undefined || (await verifyLicenseField(seats, APP_PUBLIC_KEY)) !== "valid") {
+ * if (
+ *   seats === undefined ||
+ *   seats.type !== "Integer" ||
+ *   (await verifyLicenseField(seats, APP_PUBLIC_KEY)) !== "valid"
+ * ) {
  *   throw new Error("The license's seat count is missing or not signed by the vendor.");
  * }
  * ```
@@ -51,6 +71,76 @@ export async function verifyLicenseField(
   publicKeyPem: string,
 ): Promise<LicenseFieldVerdict> {
   const spki = spkiOf(publicKeyPem);
+  const nodeCrypto = await loadNodeCrypto();
+  const verifier =
+    nodeCrypto === undefined
+      ? await webCryptoVerifier(spki)
+      : nodeVerifier(nodeCrypto, publicKeyPem);
+  const { v1, v2 } = field.signature ?? {};
+  const version = nonEmpty(v2) ? "v2" : nonEmpty(v1) ? "v1" : undefined;
+  if (version === undefined) return "unsigned";
+  if (valueTypeProblem(field.value, field.valueType ?? field.type) !== undefined) return "invalid";
+  const signature = base64Bytes((version === "v2" ? v2 : v1) as string);
+  if (signature === undefined) return "invalid";
+  const message = new TextEncoder().encode(signedText(field.value));
+  try {
+    return (await verifier(version === "v2" ? "sha256" : "md5", message, signature))
+      ? "valid"
+      : "invalid";
+  } catch (error) {
+    if (error instanceof NoMd5Error) throw error;
+    return "invalid";
+  }
+}
+
+type Verifier = (
+  hash: "sha256" | "md5",
+  message: Uint8Array<ArrayBuffer>,
+  signature: Uint8Array<ArrayBuffer>,
+) => Promise<boolean> | boolean;
+
+let nodeCryptoModule: Promise<typeof import("node:crypto") | undefined> | undefined;
+
+/** node:crypto where the runtime has it (Node, Bun, Deno), loaded once; undefined elsewhere. */
+function loadNodeCrypto() {
+  nodeCryptoModule ??= import("node:crypto").then(
+    (module) => (typeof module.verify === "function" ? module : undefined),
+    () => undefined,
+  );
+  return nodeCryptoModule;
+}
+
+/** RSA-PSS with the salt length detected from the signature, as the vendor's Go code verifies. */
+function nodeVerifier(nodeCrypto: typeof import("node:crypto"), publicKeyPem: string): Verifier {
+  const { constants, createPublicKey, verify } = nodeCrypto;
+  let key: import("node:crypto").KeyObject;
+  try {
+    key = createPublicKey(publicKeyPem);
+  } catch (error) {
+    throw new TypeError(`publicKeyPem is not an RSA public key: ${(error as Error).message}`);
+  }
+  if (key.asymmetricKeyType !== "rsa") {
+    throw new TypeError(
+      `publicKeyPem is not an RSA public key: it is a ${String(key.asymmetricKeyType)} key.`,
+    );
+  }
+  const options = {
+    key,
+    padding: constants.RSA_PKCS1_PSS_PADDING,
+    saltLength: constants.RSA_PSS_SALTLEN_AUTO,
+  };
+  return (hash, message, signature) => verify(hash, message, options, signature);
+}
+
+class NoMd5Error extends Error {}
+
+/**
+
+ * WebCrypto, where node:crypto is missing: it needs the salt length, so the ones the vendor's
+ * tooling produces are tried (the maximum, which its Go code signs with, and the digest's length,
+ * OpenSSL's default); it has no MD5, so v1 cannot be checked.
+ */
+export async function webCryptoVerifier(spki: Uint8Array<ArrayBuffer>): Promise<Verifier> {
   let key: Awaited<ReturnType<typeof crypto.subtle.importKey>>;
   try {
     key = await crypto.subtle.importKey("spki", spki, { name: "RSA-PSS", hash: "SHA-256" }, false, [
@@ -59,52 +149,24 @@ export async function verifyLicenseField(
   } catch (error) {
     throw new TypeError(`publicKeyPem is not an RSA public key: ${(error as Error).message}`);
   }
-  const { v1, v2 } = field.signature ?? {};
-  const version = nonEmpty(v2) ? "v2" : nonEmpty(v1) ? "v1" : undefined;
-  if (version === undefined) return "unsigned";
-  const signature = base64Bytes((version === "v2" ? v2 : v1) as string);
-  if (signature === undefined) return "invalid";
-  const message = new TextEncoder().encode(signedText(field.value));
-  if (version === "v2") {
-    const modulusBits = (key.algorithm as unknown as { modulusLength: number }).modulusLength;
-    const saltLength = Math.ceil((modulusBits - 1) / 8) - sha256Bytes - saltMarginBytes;
-    try {
-      return (await crypto.subtle.verify({ name: "RSA-PSS", saltLength }, key, signature, message))
-        ? "valid"
-        : "invalid";
-    } catch {
-      return "invalid";
+  const modulusBits = (key.algorithm as unknown as { modulusLength: number }).modulusLength;
+  const maximum = Math.ceil((modulusBits - 1) / 8) - sha256Bytes - 2;
+  return async (hash, message, signature) => {
+    if (hash === "md5") {
+      throw new NoMd5Error(
+        "A v1 license signature (RSA-PSS with MD5) needs node:crypto, which this runtime lacks; WebCrypto has no MD5.",
+      );
     }
-  }
-  return verifyMd5Pss(publicKeyPem, message, signature);
+    for (const saltLength of [maximum, sha256Bytes]) {
+      if (await crypto.subtle.verify({ name: "RSA-PSS", saltLength }, key, signature, message)) {
+        return true;
+      }
+    }
+    return false;
+  };
 }
 
-/** v1: RSA-PSS with MD5 and MGF1-MD5, salt length detected as the vendor's own check does. */
-async function verifyMd5Pss(
-  publicKeyPem: string,
-  message: Uint8Array,
-  signature: Uint8Array,
-): Promise<LicenseFieldVerdict> {
-  let nodeCrypto: typeof import("node:crypto");
-  try {
-    nodeCrypto = await import("node:crypto");
-  } catch (error) {
-    throw new Error(
-      `A v1 license signature (RSA-PSS with MD5) needs node:crypto, which this runtime lacks (${(error as Error).message}); WebCrypto has no MD5.`,
-    );
-  }
-  const { constants, verify } = nodeCrypto;
-  try {
-    const key = {
-      key: publicKeyPem,
-      padding: constants.RSA_PKCS1_PSS_PADDING,
-      saltLength: constants.RSA_PSS_SALTLEN_AUTO,
-    };
-    return verify("md5", message, key, signature) ? "valid" : "invalid";
-  } catch {
-    return "invalid";
-  }
-}
+const sha256Bytes = 32;
 
 /** The value as Go's fmt.Sprint prints it, which is what the vendor signs. */
 export function signedText(value: LicenseValue | undefined): string {

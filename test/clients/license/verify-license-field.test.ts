@@ -7,7 +7,16 @@ import {
   type LicenseValue,
   verifyLicenseField,
 } from "../../../src/clients/license/index.ts";
-import { signedText } from "../../../src/clients/license/verify-license-field.ts";
+import {
+  signedText,
+  webCryptoVerifier,
+} from "../../../src/clients/license/verify-license-field.ts";
+
+function spkiBytes(pem: string): Uint8Array<ArrayBuffer> {
+  const body = pem.replace(/-----[A-Z ]+-----/g, "").replace(/\s+/g, "");
+  return new Uint8Array(Buffer.from(body, "base64"));
+}
+
 import { createFakeSdkApi } from "../../../src/testing/fake-sdk-api.ts";
 import { hasRuntime, runModule } from "../integration-api/child-process.ts";
 
@@ -24,13 +33,79 @@ const vectors = JSON.parse(
 // A key of our own, to sign what the vendor's vectors lack: both versions on one field, <nil>.
 const own = generateKeyPairSync("rsa", { modulusLength: 2048 });
 const ownPem = own.publicKey.export({ type: "spki", format: "pem" }).toString();
-function signAs(version: "v1" | "v2", text: string): string {
+function signAs(
+  version: "v1" | "v2",
+  text: string,
+  saltLength: number = constants.RSA_PSS_SALTLEN_MAX_SIGN,
+): string {
   return sign(version === "v1" ? "md5" : "sha256", Buffer.from(text), {
     key: own.privateKey,
     padding: constants.RSA_PKCS1_PSS_PADDING,
-    saltLength: constants.RSA_PSS_SALTLEN_MAX_SIGN,
+    saltLength,
   }).toString("base64");
 }
+
+// Cases the vendor's vectors lack, for every runtime: signatures with a salt shorter than the
+// maximum (the vendor verifies with any salt), and values whose JSON type is not their
+// valueType, though their text is what was signed (a Boolean false served as "false").
+const extraCases: { field: Record<string, unknown>; expect: LicenseFieldVerdict; about: string }[] =
+  [
+    {
+      about: "v2, salt 32",
+      field: { value: 10, signature: { v2: signAs("v2", "10", 32) } },
+      expect: "valid",
+    },
+    {
+      about: "v2, salt 0",
+      field: { value: 10, signature: { v2: signAs("v2", "10", 0) } },
+      expect: "valid",
+    },
+    {
+      about: "v2, salt 100",
+      field: { value: 10, signature: { v2: signAs("v2", "10", 100) } },
+      expect: "valid",
+    },
+    {
+      about: "v1, salt 16",
+      field: { value: 10, signature: { v1: signAs("v1", "10", 16) } },
+      expect: "valid",
+    },
+    {
+      about: "v2, salt 32, value changed",
+      field: { value: 11, signature: { v2: signAs("v2", "10", 32) } },
+      expect: "invalid",
+    },
+    {
+      about: "Boolean false as a boolean",
+      field: { value: false, valueType: "Boolean", signature: { v2: signAs("v2", "false") } },
+      expect: "valid",
+    },
+    {
+      about: 'Boolean false served as the string "false"',
+      field: { value: "false", valueType: "Boolean", signature: { v2: signAs("v2", "false") } },
+      expect: "invalid",
+    },
+    {
+      about: 'Integer 0 served as the string "0"',
+      field: { value: "0", valueType: "Integer", signature: { v2: signAs("v2", "0") } },
+      expect: "invalid",
+    },
+    {
+      about: 'Integer 0 served as "0", the type named as the clients name it',
+      field: { value: "0", type: "Integer", signature: { v2: signAs("v2", "0") } },
+      expect: "invalid",
+    },
+    {
+      about: "String 10 served as the number 10",
+      field: { value: 10, valueType: "String", signature: { v2: signAs("v2", "10") } },
+      expect: "invalid",
+    },
+    {
+      about: 'an empty Integer ("")',
+      field: { value: "", valueType: "Integer", signature: { v2: signAs("v2", "") } },
+      expect: "valid",
+    },
+  ];
 
 describe("verifyLicenseField: the vendor's known-answer vectors", () => {
   for (const set of vectors.sets) {
@@ -48,6 +123,66 @@ describe("verifyLicenseField: the vendor's known-answer vectors", () => {
       }
     });
   }
+});
+
+describe("verifyLicenseField: salt lengths and value types", () => {
+  for (const { about, field, expect: verdict } of extraCases) {
+    it(`${about}: ${verdict}`, async () => {
+      expect(await verifyLicenseField(field, ownPem)).toBe(verdict);
+    });
+  }
+
+  it("without node:crypto, tries the salt lengths the vendor's tooling produces (maximum, digest)", async () => {
+    const verify = await webCryptoVerifier(spkiBytes(ownPem));
+    const message = new TextEncoder().encode("10");
+    const check = (salt: number) =>
+      verify("sha256", message, new Uint8Array(Buffer.from(signAs("v2", "10", salt), "base64")));
+    expect(await check(constants.RSA_PSS_SALTLEN_MAX_SIGN)).toBe(true);
+    expect(await check(32)).toBe(true);
+    // WebCrypto needs the salt length: one it does not try reads invalid, as the docs say.
+    expect(await check(100)).toBe(false);
+    await expect(
+      verify("md5", message, new Uint8Array(Buffer.from(signAs("v1", "10"), "base64"))),
+    ).rejects.toThrow(/needs node:crypto/);
+  });
+
+  it("license.field() and license.license() refuse a value whose JSON type is not its valueType", async () => {
+    const bodies: Record<string, unknown> = {
+      "/api/v1/license/fields/flag": {
+        name: "flag",
+        value: "false",
+        valueType: "Boolean",
+        signature: { v2: signAs("v2", "false") },
+      },
+      "/api/v1/license/fields/seats": {
+        name: "seats",
+        value: 0,
+        valueType: "Integer",
+        signature: {},
+      },
+      "/api/v1/license/info": {
+        licenseID: "L",
+        entitlements: { seats: { value: "0", valueType: "Integer", signature: {} } },
+      },
+    };
+    const license = createLicenseClient({
+      api: "sdk",
+      baseUrl: "http://sdk.test",
+      fetch: async (request) =>
+        Response.json(bodies[new URL(request.url).pathname] ?? {}, { status: 200 }),
+    });
+    await expect(license.field("flag")).rejects.toMatchObject({
+      name: "ResponseShapeError",
+      message: expect.stringContaining(
+        '"flag": its value "false" is a string, but its valueType Boolean needs a boolean',
+      ),
+    });
+    expect((await license.field("seats"))?.value).toBe(0);
+    await expect(license.license()).rejects.toMatchObject({
+      name: "ResponseShapeError",
+      message: expect.stringContaining("valueType Integer needs an integer"),
+    });
+  });
 });
 
 describe("verifyLicenseField", () => {
@@ -145,24 +280,29 @@ describe.each(["node", "bun", "deno"] as const)("the vectors on %s", (runtime) =
     it("is installed", () => expect(hasRuntime(runtime), `${runtime} is required`).toBe(true));
   }
   it.skipIf(!hasRuntime(runtime))(
-    "give the expected verdicts, v1 (MD5) and v2 (SHA-256)",
+    "give the expected verdicts, v1 (MD5) and v2 (SHA-256), any salt length, value types checked",
     async () => {
       const result = await runModule(
         `
       const { verifyLicenseField } = await import(src + "clients/license/verify-license-field.ts");
       const vectors = ${JSON.stringify(vectors)};
+      const extra = ${JSON.stringify(extraCases)};
       const verdicts = [];
       for (const set of vectors.sets) {
         for (const field of set.fields) {
           verdicts.push(await verifyLicenseField(field, set.publicKeyPem));
         }
       }
+      for (const { field } of extra) verdicts.push(await verifyLicenseField(field, ${JSON.stringify(ownPem)}));
       console.log(JSON.stringify(verdicts));
       `,
         runtime,
       );
       expect(result.stderr).toBe("");
-      const expected = vectors.sets.flatMap((set) => set.fields.map((field) => field.expect));
+      const expected = [
+        ...vectors.sets.flatMap((set) => set.fields.map((field) => field.expect)),
+        ...extraCases.map((item) => item.expect),
+      ];
       expect(JSON.parse(result.stdout)).toEqual(expected);
       expect(expected).toContain("invalid");
     },
