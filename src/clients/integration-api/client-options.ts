@@ -63,9 +63,18 @@ export interface IntegrationApiOptions {
    * `http:` base URL is a `ConfigurationError`.
    */
   tls?: TlsOptions | undefined;
-  /** The longest wait for an answer to one attempt, in milliseconds. Default 10,000. */
+  /**
+   * The longest wait for an answer to one attempt, in milliseconds. Default 10,000 on the
+   * Integration API and the admin console; 30,000 on the newer in-cluster service, whose own
+   * calls to the vendor time out at 10 s each (up to two per request, for the pending updates)
+   * before it answers from its cache: a shorter time-out would abort just before that cached
+   * answer (`fromCache: true`) and turn it into an error.
+   */
   timeoutMs?: number | undefined;
-  /** The longest wait for one call, retries, their delays and the reading of answers included. Default 30,000. */
+  /**
+   * The longest wait for one call, retries, their delays and the reading of answers included.
+   * Default 30,000; 60,000 on the newer in-cluster service (one full attempt and a retry).
+   */
   totalTimeoutMs?: number | undefined;
   /**
    * The largest answer read, in bytes, counted while it streams: a longer one is cut off there
@@ -103,8 +112,29 @@ export interface NormalizedOptions {
   logger: Logger;
 }
 
-/** Validates the options once, with messages that name the option. */
-export function normalizeOptions(options: IntegrationApiOptions = {}): NormalizedOptions {
+/**
+ * The time-outs of each API when the options name none. The newer service's calls to the vendor
+ * time out at 10 s, up to two per request (`pkg/util/http_client.go`), after which it answers
+ * from its cache: its clients wait 30 s per attempt, so that the cached answer arrives.
+ */
+export const defaultTimeouts: Record<
+  "integration" | "sdk" | "kots",
+  { timeoutMs: number; totalTimeoutMs: number }
+> = {
+  integration: { timeoutMs: 10_000, totalTimeoutMs: 30_000 },
+  sdk: { timeoutMs: 30_000, totalTimeoutMs: 60_000 },
+  kots: { timeoutMs: 10_000, totalTimeoutMs: 30_000 },
+};
+
+/**
+ * Validates the options once, with messages that name the option; `api` picks the default
+ * time-outs ({@link defaultTimeouts}).
+ */
+export function normalizeOptions(
+  options: IntegrationApiOptions = {},
+  api: keyof typeof defaultTimeouts = "integration",
+): NormalizedOptions {
+  const timeouts = defaultTimeouts[api];
   const { baseUrl, fetch, retry = {} } = options;
   if (fetch !== undefined && typeof fetch !== "function") {
     throw new TypeError("The fetch option must be a function.");
@@ -114,8 +144,13 @@ export function normalizeOptions(options: IntegrationApiOptions = {}): Normalize
     baseUrl,
     fetch,
     tls,
-    timeoutMs: duration("timeoutMs", options.timeoutMs, 10_000),
-    totalTimeoutMs: duration("totalTimeoutMs", options.totalTimeoutMs, 30_000, true),
+    timeoutMs: duration("timeoutMs", options.timeoutMs, timeouts.timeoutMs),
+    totalTimeoutMs: duration(
+      "totalTimeoutMs",
+      options.totalTimeoutMs,
+      timeouts.totalTimeoutMs,
+      true,
+    ),
     maxResponseBytes: atLeastOne("maxResponseBytes", options.maxResponseBytes, 4 * 1024 * 1024),
     logger: resolveLogger(options.logger),
     retry: {

@@ -83,7 +83,7 @@ export function createIntegrationApi(
   input?: IntegrationApiOptions,
   api: PlatformApiKind = "integration",
 ): IntegrationApi {
-  const options = normalizeOptions(input);
+  const options = normalizeOptions(input, api);
   const injectedFetch = selectFetch(options);
   const telemetry = createClientTelemetry();
 
