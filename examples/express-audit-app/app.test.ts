@@ -72,7 +72,11 @@ async function start({
 
   const app = createApp({
     audit,
-    version: createVersionClient({ baseUrl: served.baseUrl, retry: { limit: 0 } }),
+    version: createVersionClient({
+      api: "integration",
+      baseUrl: served.baseUrl,
+      retry: { limit: 0 },
+    }),
     authenticate: async (username, given) =>
       username === bob.username && given === password ? bob : undefined,
     signal: stop.signal,

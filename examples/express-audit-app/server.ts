@@ -29,7 +29,7 @@ const audit = createAuditClient({
   onDrop: ({ reason, count, events }) =>
     console.error(`audit: dropped ${count} event(s) (${reason})`, JSON.stringify(events)),
 });
-const version = createVersionClient(clientOptions);
+const version = createVersionClient({ api: "integration", ...clientOptions });
 
 // A stand-in for your sign-in (the platform's Identity API): one demo user.
 const demoUser: User = { id: "97e86d2d-b076-4d87-b4f6-5e2ce4534d6a", username: "bob" };

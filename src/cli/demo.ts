@@ -181,7 +181,7 @@ async function demo(
 
   // Everything queued is delivered before the audit log is read.
   await audit.flush({ timeoutMs: 30_000 });
-  const version = createVersionClient({ baseUrl: served.baseUrl });
+  const version = createVersionClient({ api: "integration", baseUrl: served.baseUrl });
   const [current, updates] = await Promise.all([version.current(), version.updates()]);
   const inDatabase = await database.count();
   const inDirectory = platform.users().length;

@@ -111,7 +111,11 @@ describe("mock-api", () => {
       expect(server.stdout()).toContain(`certificate written to ${file}`);
       const ca = await readFile(file, "utf8");
       expect(ca).toMatch(/^-----BEGIN CERTIFICATE-----/);
-      const version = createVersionClient({ baseUrl: server.baseUrl, tls: { ca } });
+      const version = createVersionClient({
+        api: "integration",
+        baseUrl: server.baseUrl,
+        tls: { ca },
+      });
       expect((await version.current()).version).toBe("1.0.0");
     } finally {
       expect(await server.stop()).toBe(0);

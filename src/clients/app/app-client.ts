@@ -5,14 +5,13 @@ import {
   normalizeOptions,
 } from "../integration-api/client-options.ts";
 import type { PlatformApiKind } from "../integration-api/errors.ts";
-import { createIntegrationApi } from "../integration-api/http.ts";
 import type { Timestamp } from "../integration-api/timestamp.ts";
 import {
   type ApiOption,
-  baseUrlFor,
   type Capabilities,
   capabilitiesOf,
-  lazyApiSelection,
+  createApiSelection,
+  decidedOrThrow,
   requireCapability,
 } from "../sdk-api/api-selection.ts";
 import {
@@ -34,10 +33,10 @@ import {
 /** Options of {@link createAppClient}. */
 export interface AppClientOptions extends IntegrationApiOptions {
   /**
-   * Which API to talk to (default `"auto"`). Only the newer in-cluster SDK service (`"sdk"`:
-   * `baseUrl`, else PLATFORM_SDK_API, else http://replicated:3000) serves these calls; on the
-   * other APIs each rejects at once with an `UnsupportedOperationError`, and `capabilities` says
-   * so beforehand.
+   * Which API to talk to. Only the newer in-cluster SDK service serves these calls, so
+   * `"auto"` (the default) means `"sdk"` wherever the client is pointed: `baseUrl`, else
+   * PLATFORM_SDK_API, else http://replicated:3000. On the other APIs each call rejects at once
+   * with an `UnsupportedOperationError`, and `capabilities` says so beforehand.
    */
   api?: ApiOption | undefined;
 }
@@ -118,6 +117,12 @@ export interface AppClient {
   readonly api: PlatformApiKind;
   /** What that API can serve: everything here needs `"sdk"`. */
   readonly capabilities: Readonly<Capabilities>;
+  /**
+   * The service's version, from its `GET /healthz` (`"1.19.1"`), to gate features an older
+   * service lacks (support bundles need 1.17.0, their metadata 1.18.0); undefined on the other
+   * APIs.
+   */
+  serviceVersion(options?: CallOptions): Promise<string | undefined>;
   /** The app info: instance, channel, current release and status. */
   info(options?: CallOptions): Promise<AppInfo>;
   /** The app's status, computed by the platform from its Kubernetes resources. */
@@ -203,12 +208,11 @@ const endpoints = {
 export function createAppClient(options: AppClientOptions = {}): AppClient {
   const { api: option, ...rest } = options;
   normalizeOptions(rest);
-  const select = lazyApiSelection(option, rest.baseUrl, (kind) =>
-    createIntegrationApi({ ...rest, baseUrl: baseUrlFor(kind, rest.baseUrl) }, kind),
-  );
+  const selection = createApiSelection(option, rest, true);
+  const select = () => decidedOrThrow(selection, "app");
   type Rest<T> = T extends [unknown, unknown, ...infer Tail] ? Tail : never;
   const request = (...args: Rest<Parameters<typeof sdkRequest>>) =>
-    sdkRequest(select().built, select().kind, ...args);
+    sdkRequest(select().api, select().kind, ...args);
   const flags = (headers: Headers): ReadFlags => ({
     fromCache: headers.get("x-replicated-served-from-cache") === "true",
     mockData: headers.get("x-replicated-mock-data") === "true",
@@ -241,6 +245,7 @@ export function createAppClient(options: AppClientOptions = {}): AppClient {
     get capabilities() {
       return capabilitiesOf(select().kind);
     },
+    serviceVersion: (call) => selection.serviceVersion(call),
 
     async info(call = {}) {
       requireCapability(select().kind, "appStatus", endpoints.info.operation);

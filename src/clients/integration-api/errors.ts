@@ -35,6 +35,8 @@ export interface RequestDetails {
    * (default `"integration"`).
    */
   api?: PlatformApiKind | undefined;
+  /** Where the address came from, when the messages must say more than the API's usual source. */
+  address?: string | undefined;
 }
 
 /**
@@ -155,8 +157,8 @@ const shortTitles: Record<PlatformApiKind, string> = {
   kots: "the admin console",
 };
 
-function addressOf(api: PlatformApiKind | undefined): string {
-  return addressSources[api ?? "integration"];
+function addressOf(api: PlatformApiKind | undefined, address?: string): string {
+  return address ?? addressSources[api ?? "integration"];
 }
 
 function titleOf(api: PlatformApiKind | undefined): string {
@@ -180,7 +182,7 @@ export class HttpError extends PlatformApiError implements RequestDetails {
   constructor(details: RequestDetails & { status: number; headers: Headers; body: string }) {
     const { method, url, attempts, status } = details;
     super(
-      `${method} ${url} answered ${status}${attemptsText(attempts)}. ${hint(status, details.headers, details.api)}`,
+      `${method} ${url} answered ${status}${attemptsText(attempts)}. ${hint(status, details.headers, details.api, details.address)}`,
     );
     mark(this, "http");
     this.retryable = isRetryableStatus(status);
@@ -206,7 +208,7 @@ export class NetworkError extends PlatformApiError implements RequestDetails {
     const { code, message } = readFailureCause(cause);
     const reason = code ?? message;
     super(
-      `${method} ${url} failed before an answer${reason ? ` (${reason})` : ""}${attemptsText(attempts)}. Check ${addressOf(details.api)} and that ${titleOf(details.api)} is reachable from here.`,
+      `${method} ${url} failed before an answer${reason ? ` (${reason})` : ""}${attemptsText(attempts)}. Check ${addressOf(details.api, details.address)} and that ${titleOf(details.api)} is reachable from here.`,
       { cause },
     );
     mark(this, "network");
@@ -264,12 +266,13 @@ export class ResponseShapeError extends PlatformApiError {
       headers: Headers;
       body: string;
       api?: PlatformApiKind | undefined;
+      address?: string | undefined;
     },
     problem: string,
   ) {
     const { method, url, status } = details;
     super(
-      `${method} ${url} answered ${status} with an unexpected body: ${problem}. The raw body is on error.body; check that ${addressOf(details.api)} points at ${apiTitles[details.api ?? "integration"]}.`,
+      `${method} ${url} answered ${status} with an unexpected body: ${problem}. The raw body is on error.body; check that ${addressOf(details.api, details.address)} points at ${apiTitles[details.api ?? "integration"]}.`,
     );
     mark(this, "response-shape");
     this.method = method;
@@ -358,17 +361,22 @@ function attemptsText(attempts: number): string {
   return attempts > 1 ? ` after ${attempts} attempts` : "";
 }
 
-function hint(status: number, headers: Headers, api: PlatformApiKind | undefined): string {
+function hint(
+  status: number,
+  headers: Headers,
+  api: PlatformApiKind | undefined,
+  address: string | undefined,
+): string {
   const title = titleOf(api);
   if (status >= 300 && status < 400) {
     const location = headers.get("location");
-    return `It redirects${location === null ? "" : ` to ${redactUrl(location)}`}, which this client never follows (a POST would arrive as a GET, or at another server): point ${addressOf(api)} at ${title} itself.`;
+    return `It redirects${location === null ? "" : ` to ${redactUrl(location)}`}, which this client never follows (a POST would arrive as a GET, or at another server): point ${addressOf(api, address)} at ${title} itself.`;
   }
   if (isRetryableStatus(status)) {
     return `${capitalize(title)} is overloaded or failing; the call can be retried later.`;
   }
   if (status === 404) {
-    return `Check ${addressOf(api)}: it must be the base URL of ${title}.`;
+    return `Check ${addressOf(api, address)}: it must be the base URL of ${title}.`;
   }
   return `${capitalize(title)} rejected the request; its answer is on error.body.`;
 }

@@ -77,11 +77,13 @@ class AttemptTimeout extends Error {}
  * turn an audit POST into a GET), bounds each attempt by `timeoutMs` and the whole call by
  * `totalTimeoutMs`, retries under the retry policy, and maps every failure to the package's
  * error family. `api` (default `"integration"`) is the API behind the base URL, which the errors'
- * messages name with what to check.
+ * messages name with what to check; `address`, where the address came from when the messages
+ * must say more than that API's usual source.
  */
 export function createIntegrationApi(
   input?: IntegrationApiOptions,
   api: PlatformApiKind = "integration",
+  address?: string,
 ): IntegrationApi {
   const options = normalizeOptions(input, api);
   const injectedFetch = selectFetch(options);
@@ -171,13 +173,13 @@ export function createIntegrationApi(
           if (received.status >= 200 && received.status < 300) {
             if (!complete) {
               throw new ResponseShapeError(
-                { method, url, api, ...received },
+                { method, url, api, address, ...received },
                 `it is longer than maxResponseBytes (${options.maxResponseBytes} bytes) and was cut off there (raise maxResponseBytes if such an answer is legitimate)`,
               );
             }
             return { method, url, api, ...received };
           }
-          error = new HttpError({ method, url, attempts, api, ...received });
+          error = new HttpError({ method, url, attempts, api, address, ...received });
         } catch (caught) {
           // An abort by the caller is theirs, not a failure of the API: it surfaces as its reason.
           if (signal?.aborted) throw signal.reason;
@@ -186,6 +188,7 @@ export function createIntegrationApi(
             url,
             attempts,
             api,
+            address,
             timeoutMs: attemptTimeoutMs,
             totalTimeoutMs: options.totalTimeoutMs,
             tls: options.tls !== undefined,
@@ -214,13 +217,14 @@ function toPlatformError(
     url: string;
     attempts: number;
     api: PlatformApiKind;
+    address: string | undefined;
     timeoutMs: number;
     totalTimeoutMs: number;
     tls: boolean;
   },
 ): PlatformApiError {
   if (isPlatformApiError(error)) return error;
-  const { method, url, attempts, api } = context;
+  const { method, url, attempts, api, address } = context;
   if (error instanceof AttemptTimeout || (error as { name?: unknown })?.name === "TimeoutError") {
     return new CallTimeoutError(context);
   }
@@ -238,5 +242,5 @@ function toPlatformError(
   }
   // Whatever else fetch or an injected fetch throws, or a body cut off mid-read, is a failure
   // to reach the API.
-  return new NetworkError({ method, url, attempts, api }, error);
+  return new NetworkError({ method, url, attempts, api, address }, error);
 }

@@ -5,14 +5,13 @@ import {
   normalizeOptions,
 } from "../integration-api/client-options.ts";
 import { isHttpError, type PlatformApiKind } from "../integration-api/errors.ts";
-import { createIntegrationApi } from "../integration-api/http.ts";
 import { readJsonObject } from "../integration-api/json-body.ts";
 import {
   type ApiOption,
-  baseUrlFor,
   type Capabilities,
   capabilitiesOf,
-  lazyApiSelection,
+  createApiSelection,
+  decidedOrThrow,
   requireCapability,
 } from "../sdk-api/api-selection.ts";
 import { sdkRequest } from "../sdk-api/sdk-answers.ts";
@@ -51,10 +50,24 @@ export type LicenseFieldValueOf<Api extends PlatformApiKind> = Api extends "sdk"
 
 /** The License API on one of the platform's APIs; see {@link LicenseClient}. */
 export interface LicenseClientOf<Api extends PlatformApiKind> {
-  /** The API this client talks to, decided at its first use (or by the `api` option). */
+  /**
+   * The API this client talks to, decided at its first use (or by the `api` option). With
+   * "auto" and a `baseUrl`, what answers there decides, at the first call: reading `api`
+   * before then throws; `await detectApi()` decides it.
+   */
   readonly api: Api;
-  /** What that API can serve: `signedLicenseFields` only on `"sdk"`. */
+  /** What that API can serve: `signedLicenseFields` only on `"sdk"`. Read as `api` is. */
   readonly capabilities: Readonly<Capabilities>;
+  /**
+   * Decides the API now (with "auto" and a `baseUrl`, by asking `GET /healthz` there once) and
+   * resolves with it.
+   */
+  detectApi(options?: CallOptions): Promise<Api>;
+  /**
+   * The newer service's version, from its `GET /healthz` (`"1.19.1"`), to gate features an older
+   * service lacks; undefined on the other APIs, which name none.
+   */
+  serviceVersion(options?: CallOptions): Promise<string | undefined>;
   /** The whole license: ids, dates (lossless `Timestamp`s) and every field, with the raw body. */
   license(options?: CallOptions): Promise<LicenseOf<Api>>;
   /**
@@ -87,19 +100,14 @@ export type LicenseClient<Api extends PlatformApiKind = PlatformApiKind> =
 export function createLicenseClient<Api extends PlatformApiKind>(
   options: LicenseClientOptions & { api: Api },
 ): LicenseClient<Api>;
-export function createLicenseClient(
-  options: LicenseClientOptions & { baseUrl: string | URL; api?: "auto" | undefined },
-): LicenseClient<"integration">;
 export function createLicenseClient(options?: LicenseClientOptions): LicenseClient;
 export function createLicenseClient(options: LicenseClientOptions = {}): LicenseClient {
   const { api: option, ...rest } = options;
   normalizeOptions(rest);
-  const select = lazyApiSelection(option, rest.baseUrl, (kind) =>
-    createIntegrationApi({ ...rest, baseUrl: baseUrlFor(kind, rest.baseUrl) }, kind),
-  );
+  const selection = createApiSelection(option, rest);
 
   async function license(call: CallOptions = {}) {
-    const { kind, built: api } = select();
+    const { kind, api } = await selection.select(call);
     const get = (path: string, operation: string, feature: string) =>
       sdkRequest(api, kind, "GET", path, { operation, feature }, { ...call, retry: true });
     requireCapability(kind, "license", "license.license");
@@ -121,15 +129,19 @@ export function createLicenseClient(options: LicenseClientOptions = {}): License
 
   const client: LicenseClientOf<PlatformApiKind> = {
     get api() {
-      return select().kind;
+      return decidedOrThrow(selection, "license").kind;
     },
     get capabilities() {
-      return capabilitiesOf(select().kind);
+      return capabilitiesOf(decidedOrThrow(selection, "license").kind);
     },
+    async detectApi(call = {}) {
+      return (await selection.select(call)).kind;
+    },
+    serviceVersion: (call) => selection.serviceVersion(call),
     license,
 
     async field(name, call = {}) {
-      const { kind, built: api } = select();
+      const { kind, api } = await selection.select(call);
       requireCapability(kind, "licenseField", "license.field");
       const segment = pathSegment("name", name);
       if (kind === "kots") {

@@ -1,13 +1,22 @@
 import { baseUrlVariable } from "../integration-api/base-url.ts";
-import { type PlatformApiKind, UnsupportedOperationError } from "../integration-api/errors.ts";
+import type { CallOptions, IntegrationApiOptions } from "../integration-api/client-options.ts";
+import {
+  isHttpError,
+  type PlatformApiKind,
+  UnsupportedOperationError,
+} from "../integration-api/errors.ts";
+import { createIntegrationApi, type IntegrationApi } from "../integration-api/http.ts";
 
 /**
  * Which of the platform's APIs a client talks to. `"integration"`: the Integration API of the
  * platform's legacy installs (PLATFORM_INTEGRATIONAPI). `"sdk"`: the newer in-cluster service
  * (`baseUrl`, else PLATFORM_SDK_API, else `http://replicated:3000`). `"kots"`: the admin
  * console's compatibility license endpoint (`baseUrl`, else `http://kotsadm:3000`; license
- * calls only). `"auto"` (the default): `"integration"` when a `baseUrl` is given or
- * PLATFORM_INTEGRATIONAPI is set at the client's first use, else `"sdk"`.
+ * calls only). `"auto"` (the default), decided once, at the client's first use: with a
+ * `baseUrl`, by what answers there (the newer service's `GET /healthz` names its version; any
+ * other answer means the Integration API), logged at info level; without one,
+ * `"integration"` when PLATFORM_INTEGRATIONAPI is set, else `"sdk"`. The app client, which only
+ * the newer service serves, reads `"auto"` as `"sdk"` wherever it is pointed.
  */
 export type ApiOption = PlatformApiKind | "auto";
 
@@ -20,8 +29,16 @@ export const kotsDefaultBaseUrl = "http://kotsadm:3000";
 
 const apis: readonly ApiOption[] = ["integration", "sdk", "kots", "auto"];
 
-/** The API a client uses, decided once when it is created. */
-export function selectApi(option: ApiOption | undefined, baseUrl: string | URL | undefined) {
+/**
+ * The API a client uses when no probe is needed, or undefined when "auto" has a `baseUrl` (what
+ * answers there decides: {@link createApiSelection}). `"auto"` means `"sdk"` for a client that
+ * only the newer service serves (`sdkOnly`).
+ */
+export function selectApi(
+  option: ApiOption | undefined,
+  baseUrl: string | URL | undefined,
+  sdkOnly = false,
+): PlatformApiKind | undefined {
   const chosen = option ?? "auto";
   if (!apis.includes(chosen)) {
     throw new TypeError(
@@ -29,10 +46,154 @@ export function selectApi(option: ApiOption | undefined, baseUrl: string | URL |
     );
   }
   if (chosen !== "auto") return chosen;
+  if (sdkOnly) return "sdk";
+  if (baseUrl !== undefined) return undefined;
   const variable = readVariable(baseUrlVariable);
-  return baseUrl !== undefined || (variable !== undefined && variable.trim() !== "")
-    ? "integration"
-    : "sdk";
+  return variable !== undefined && variable.trim() !== "" ? "integration" : "sdk";
+}
+
+/**
+ * Whether neither PLATFORM_INTEGRATIONAPI nor PLATFORM_SDK_API is set: "auto" then tries the
+ * newer service's default address, and a failure must name both variables.
+ */
+function neitherVariableSet(): boolean {
+  return [baseUrlVariable, sdkBaseUrlVariable].every(
+    (name) => (readVariable(name) ?? "").trim() === "",
+  );
+}
+
+/**
+ * The newer service's version from the body of its `GET /healthz` (`{"version":"1.19.1"}`), or
+ * undefined when the body is not that: the one rule by which the clients' "auto" and `doctor`
+ * tell the newer service from anything else at an address.
+ */
+export function sdkServiceVersion(body: string): string | undefined {
+  try {
+    const parsed = JSON.parse(body) as { version?: unknown } | null;
+    return typeof parsed?.version === "string" && parsed.version !== ""
+      ? parsed.version
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Calls `GET /healthz` once, without retries: the newer service's version when it answers, `null`
+ * when something else answers (any status, any other body), undefined when nothing answers (the
+ * caller's own call will then report why).
+ */
+export async function probeSdkService(
+  api: IntegrationApi,
+  call: CallOptions = {},
+): Promise<string | null | undefined> {
+  try {
+    const response = await api.request("GET", "/healthz", { ...call, retry: false });
+    return sdkServiceVersion(response.body) ?? null;
+  } catch (error) {
+    if (call.signal?.aborted) throw call.signal.reason;
+    return isHttpError(error) ? null : undefined;
+  }
+}
+
+/** The API a client talks to, once chosen, with the HTTP layer for it. */
+export interface ChosenApi {
+  kind: PlatformApiKind;
+  api: IntegrationApi;
+}
+
+/** A client's choice of API, made once at its first use; see {@link createApiSelection}. */
+export interface ApiSelection {
+  /** The choice, or undefined while "auto" with a `baseUrl` has not probed yet. */
+  decided(): ChosenApi | undefined;
+  /** The choice, probing the address first where "auto" has a `baseUrl`. */
+  select(call?: CallOptions): Promise<ChosenApi>;
+  /** The newer service's version (`GET /healthz`), once known; undefined on the other APIs. */
+  serviceVersion(call?: CallOptions): Promise<string | undefined>;
+}
+
+/**
+ * Chooses a client's API at its first use rather than at its creation: a client created at import
+ * time, before a test or a start-up script sets PLATFORM_INTEGRATIONAPI, still finds it (as the
+ * Integration API clients always did). An explicit `api` is checked at once and skips the probe;
+ * "auto" with a `baseUrl` asks `GET /healthz` there once (a renamed service, through Helm's
+ * `nameOverride` or an alias, is still the newer one), and says at info level what it chose. A
+ * probe that gets no answer at all decides nothing: that call goes to the Integration API, whose
+ * error says what failed, and the next call probes again.
+ */
+export function createApiSelection(
+  option: ApiOption | undefined,
+  options: IntegrationApiOptions & { baseUrl?: string | URL | undefined },
+  sdkOnly = false,
+): ApiSelection {
+  const { baseUrl } = options;
+  if (option !== undefined) selectApi(option, baseUrl, sdkOnly);
+  const build = (kind: PlatformApiKind): ChosenApi => {
+    const address = baseUrlFor(kind, baseUrl);
+    const defaulted = option === undefined || option === "auto";
+    const source =
+      kind === "sdk" && defaulted && baseUrl === undefined && neitherVariableSet()
+        ? `${baseUrlVariable} (legacy installs) or ${sdkBaseUrlVariable} (the newer service: neither is set, so its default address http://replicated:3000 was tried)`
+        : undefined;
+    return { kind, api: createIntegrationApi({ ...options, baseUrl: address }, kind, source) };
+  };
+  let chosen: ChosenApi | undefined;
+  let probedVersion: string | undefined;
+  let probing: Promise<ChosenApi> | undefined;
+
+  async function probe(call: CallOptions): Promise<ChosenApi> {
+    const probeApi = createIntegrationApi({ ...options, retry: { limit: 0 } });
+    const found = await probeSdkService(probeApi, { signal: call.signal });
+    const kind = found === undefined || found === null ? "integration" : "sdk";
+    const result = build(kind);
+    if (found === undefined) return result;
+    chosen = result;
+    if (typeof found === "string") probedVersion = found;
+    probeApi.options.logger.info(
+      kind === "sdk"
+        ? `platform-integration: ${String(baseUrl)} answers as the platform's newer in-cluster SDK service ${found} (its /healthz names its version): using api "sdk". Pass api: "sdk" to skip this check.`
+        : `platform-integration: ${String(baseUrl)} is not the newer in-cluster SDK service (its /healthz names no version): using the Integration API (api "integration"). Pass api explicitly to skip this check.`,
+      { api: kind, baseUrl: String(baseUrl) },
+    );
+    return result;
+  }
+
+  const selection: ApiSelection = {
+    decided() {
+      if (chosen === undefined) {
+        const kind = selectApi(option, baseUrl, sdkOnly);
+        if (kind !== undefined) chosen = build(kind);
+      }
+      return chosen;
+    },
+    async select(call = {}) {
+      const decided = selection.decided();
+      if (decided !== undefined) return decided;
+      probing ??= probe(call).finally(() => {
+        probing = undefined;
+      });
+      return probing;
+    },
+    async serviceVersion(call = {}) {
+      const { kind, api } = await selection.select(call);
+      if (kind !== "sdk") return undefined;
+      if (probedVersion === undefined) {
+        const response = await api.request("GET", "/healthz", { ...call, retry: true });
+        probedVersion = sdkServiceVersion(response.body);
+      }
+      return probedVersion;
+    },
+  };
+  return selection;
+}
+
+/** The getters' view of an undecided choice: "auto" with a `baseUrl` is known after a call. */
+export function decidedOrThrow(selection: ApiSelection, client: string): ChosenApi {
+  const decided = selection.decided();
+  if (decided !== undefined) return decided;
+  throw new Error(
+    `The ${client} client's API is decided by what answers at its baseUrl, at its first call: await ${client}.detectApi() before reading api or capabilities, or pass the api option.`,
+  );
 }
 
 /**
@@ -181,25 +342,4 @@ const alternatives: Record<Capability, string> = {
 export function requireCapability(api: PlatformApiKind, capability: Capability, operation: string) {
   if (table[api][capability]) return;
   throw new UnsupportedOperationError({ api, operation, alternative: alternatives[capability] });
-}
-
-/**
- * The API for a client, chosen at its first use rather than at its creation: a client created
- * at import time, before a test or a start-up script sets PLATFORM_INTEGRATIONAPI, still finds
- * it (as the Integration API clients always did). An explicit `api` is checked at once.
- */
-export function lazyApiSelection<T>(
-  option: ApiOption | undefined,
-  baseUrl: string | URL | undefined,
-  build: (kind: PlatformApiKind) => T,
-): () => { kind: PlatformApiKind; built: T } {
-  if (option !== undefined) selectApi(option, baseUrl);
-  let chosen: { kind: PlatformApiKind; built: T } | undefined;
-  return () => {
-    if (chosen === undefined) {
-      const kind = selectApi(option, baseUrl);
-      chosen = { kind, built: build(kind) };
-    }
-    return chosen;
-  };
 }

@@ -2,14 +2,13 @@ import type { JsonValue } from "type-fest";
 import type { CallOptions, IntegrationApiOptions } from "../integration-api/client-options.ts";
 import { duration, normalizeOptions } from "../integration-api/client-options.ts";
 import { isConfigurationError, type PlatformApiKind } from "../integration-api/errors.ts";
-import { createIntegrationApi } from "../integration-api/http.ts";
 import { sleep } from "../integration-api/timers.ts";
 import {
   type ApiOption,
-  baseUrlFor,
   type Capabilities,
   capabilitiesOf,
-  lazyApiSelection,
+  createApiSelection,
+  decidedOrThrow,
   requireCapability,
 } from "../sdk-api/api-selection.ts";
 import { sdkRequest } from "../sdk-api/sdk-answers.ts";
@@ -70,10 +69,24 @@ export type VersionUpdateOf<Api extends PlatformApiKind> = Api extends "integrat
 
 /** The Version API on one of the platform's APIs; see {@link VersionClient}. */
 export interface VersionClientOf<Api extends PlatformApiKind> {
-  /** The API this client talks to, decided at its first use (or by the `api` option). */
+  /**
+   * The API this client talks to, decided at its first use (or by the `api` option). With
+   * "auto" and a `baseUrl`, what answers there decides, at the first call: reading `api`
+   * before then throws; `await detectApi()` decides it.
+   */
   readonly api: Api;
-  /** What that API can serve: on `"sdk"`, `apply` is false. */
+  /** What that API can serve: on `"sdk"`, `apply` is false. Read as `api` is. */
   readonly capabilities: Readonly<Capabilities>;
+  /**
+   * Decides the API now (with "auto" and a `baseUrl`, by asking `GET /healthz` there once) and
+   * resolves with it.
+   */
+  detectApi(options?: CallOptions): Promise<Api>;
+  /**
+   * The newer service's version, from its `GET /healthz` (`"1.19.1"`), to gate features an older
+   * service lacks; undefined on the Integration API, which names none.
+   */
+  serviceVersion(options?: CallOptions): Promise<string | undefined>;
   /** The version now running. */
   current(options?: CallOptions): Promise<CurrentVersionOf<Api>>;
   /**
@@ -111,7 +124,8 @@ export type VersionClient<Api extends PlatformApiKind = PlatformApiKind> =
 /**
  * Creates a client of the platform's Version API (on Node, Bun, Deno and Workers), on the API
  * the `api` option selects: the Integration API (`baseUrl`, else PLATFORM_INTEGRATIONAPI) or the
- * newer in-cluster SDK service (`baseUrl`, else PLATFORM_SDK_API, else http://replicated:3000).
+ * newer in-cluster SDK service (`baseUrl`, else PLATFORM_SDK_API, else http://replicated:3000);
+ * "auto" with a `baseUrl` asks the address once which one it is (see {@link ApiOption}).
  *
  * @example
  * ```ts
@@ -125,21 +139,16 @@ export type VersionClient<Api extends PlatformApiKind = PlatformApiKind> =
 export function createVersionClient<Api extends PlatformApiKind>(
   options: VersionClientOptions & { api: Api },
 ): VersionClient<Api>;
-export function createVersionClient(
-  options: VersionClientOptions & { baseUrl: string | URL; api?: "auto" | undefined },
-): VersionClient<"integration">;
 export function createVersionClient(options?: VersionClientOptions): VersionClient;
 export function createVersionClient(options: VersionClientOptions = {}): VersionClient {
   const { api: option, ...rest } = options;
   normalizeOptions(rest);
-  const select = lazyApiSelection(option, rest.baseUrl, (kind) =>
-    createIntegrationApi({ ...rest, baseUrl: baseUrlFor(kind, rest.baseUrl) }, kind),
-  );
+  const selection = createApiSelection(option, rest);
 
   async function updates(
     call: CallOptions = {},
   ): Promise<{ updates: VersionUpdateList<VersionUpdate | SdkVersionUpdate>; raw: JsonValue[] }> {
-    const { kind, built: api } = select();
+    const { kind, api } = await selection.select(call);
     requireCapability(kind, "updates", "version.updates");
     if (kind === "integration") {
       return readUpdates(await api.request("GET", "/version/v1/updates", { ...call, retry: true }));
@@ -152,14 +161,18 @@ export function createVersionClient(options: VersionClientOptions = {}): Version
 
   const client: VersionClientOf<PlatformApiKind> = {
     get api() {
-      return select().kind;
+      return decidedOrThrow(selection, "version").kind;
     },
     get capabilities() {
-      return capabilitiesOf(select().kind);
+      return capabilitiesOf(decidedOrThrow(selection, "version").kind);
     },
+    async detectApi(call = {}) {
+      return (await selection.select(call)).kind;
+    },
+    serviceVersion: (call) => selection.serviceVersion(call),
 
     async current(call = {}) {
-      const { kind, built: api } = select();
+      const { kind, api } = await selection.select(call);
       requireCapability(kind, "currentVersion", "version.current");
       if (kind === "integration") {
         return readCurrentVersion(
@@ -177,7 +190,7 @@ export function createVersionClient(options: VersionClientOptions = {}): Version
     },
 
     async apply(sequence, call = {}) {
-      const { kind, built: api } = select();
+      const { kind, api } = await selection.select(call);
       requireCapability(kind, "apply", "version.apply");
       if (typeof sequence !== "number" || !Number.isSafeInteger(sequence) || sequence < 1) {
         throw new RangeError(

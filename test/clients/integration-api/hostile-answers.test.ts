@@ -71,7 +71,11 @@ describe("the size of an answer", () => {
   // Wrong implementation: response.text() (reads all 64 MiB, then resolves the version).
   it("stops reading a 2xx answer at maxResponseBytes, while it streams, with a ResponseShapeError", async () => {
     const { server, sent, requests } = await streamingServer(64 * 1024 * kib);
-    const version = createVersionClient({ baseUrl: server.url, maxResponseBytes: 256 * kib });
+    const version = createVersionClient({
+      api: "integration",
+      baseUrl: server.url,
+      maxResponseBytes: 256 * kib,
+    });
     const error = await version.current().catch((caught: unknown) => caught);
     expect(isResponseShapeError(error)).toBe(true);
     expect((error as Error).message).toContain("maxResponseBytes (262144 bytes)");
@@ -93,6 +97,7 @@ describe("the size of an answer", () => {
       // The rest never comes: a reader that waited for it would hit the time-out instead.
     });
     const error = await createVersionClient({
+      api: "integration",
       baseUrl: server.url,
       maxResponseBytes: 1000,
       timeoutMs: 60_000,
@@ -128,6 +133,7 @@ describe("the size of an answer", () => {
       response.end(body);
     });
     const current = await createVersionClient({
+      api: "integration",
       baseUrl: server.url,
       maxResponseBytes: Buffer.byteLength(body),
     }).current();
@@ -183,7 +189,7 @@ describe("an answer nested without end", () => {
       response.writeHead(200, { "content-type": "application/json" });
       response.end(body);
     });
-    const error = await createVersionClient({ baseUrl: server.url })
+    const error = await createVersionClient({ api: "integration", baseUrl: server.url })
       .current()
       .catch((caught: unknown) => caught);
     expect(isResponseShapeError(error)).toBe(true);
@@ -197,7 +203,10 @@ describe("an answer nested without end", () => {
       response.writeHead(200, { "content-type": "application/json" });
       response.end(JSON.stringify({ ...currentVersion, deep }));
     });
-    const current = await createVersionClient({ baseUrl: server.url }).current();
+    const current = await createVersionClient({
+      api: "integration",
+      baseUrl: server.url,
+    }).current();
     expect(current.extra).toEqual({ deep });
   });
 });
@@ -210,6 +219,7 @@ describe("a script that awaits a call while the API is down", () => {
       import { createVersionClient } from "platform-integration/version";
       try {
         await createVersionClient({
+          api: "integration",
           baseUrl: "http://127.0.0.1:9",
           retry: { limit: 2, baseDelayMs: 200 },
         }).current();

@@ -45,7 +45,11 @@ describe("renaming a field in a record's schema", () => {
     expect(served).toMatchObject({ notes: "Renamed on the wire" });
     expect(served).not.toHaveProperty("release_notes");
 
-    const client = createVersionClient({ baseUrl: server.url, retry: { limit: 0 } });
+    const client = createVersionClient({
+      api: "integration",
+      baseUrl: server.url,
+      retry: { limit: 0 },
+    });
     const current = await client.current();
     expect(current.releaseNotes).toBe("Renamed on the wire");
     expect(current.extra).toBeUndefined();

@@ -39,7 +39,11 @@ describe("the Version API's records", () => {
         installDate: "2016-01-01T21:00:00.0000000Z",
       },
     });
-    const current = await createVersionClient({ baseUrl, ...noRetry }).current();
+    const current = await createVersionClient({
+      api: "integration",
+      baseUrl,
+      ...noRetry,
+    }).current();
     expect(current).toEqual({
       version: "100",
       releaseSequence: 51,
@@ -65,7 +69,11 @@ describe("the Version API's records", () => {
         { version: "1.2", releaseSequence: 3, releaseDate: "2020-02-01T00:00:00.1234567Z" },
       ],
     });
-    const updates = await createVersionClient({ baseUrl, ...noRetry }).updates();
+    const updates = await createVersionClient({
+      api: "integration",
+      baseUrl,
+      ...noRetry,
+    }).updates();
     expect(updates.invalid).toEqual([]);
     expect(updates).toEqual(
       fake.updates.map((update) => ({
@@ -97,7 +105,7 @@ describe("the License API's records", () => {
       ],
     };
     const { baseUrl, wire } = await platform({ license });
-    const read = await createLicenseClient({ baseUrl, ...noRetry }).license();
+    const read = await createLicenseClient({ api: "integration", baseUrl, ...noRetry }).license();
     const served = await wire("/license/v1/license");
     expect(read).toEqual({
       ...license,
@@ -112,7 +120,9 @@ describe("the License API's records", () => {
 
   it("field: one field by name, its Integer value a string as the platform sends it", async () => {
     const { baseUrl } = await platform();
-    const field = await createLicenseClient({ baseUrl, ...noRetry }).field("max_users");
+    const field = await createLicenseClient({ api: "integration", baseUrl, ...noRetry }).field(
+      "max_users",
+    );
     expect(field).toEqual({
       field: "max_users",
       value: "100",

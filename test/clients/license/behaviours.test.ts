@@ -4,7 +4,7 @@ import { describeClientBehaviours } from "../client-behaviours.ts";
 describeClientBehaviours("license", [
   {
     name: "license()",
-    run: (options) => createLicenseClient(options).license(),
+    run: (options) => createLicenseClient({ api: "integration", ...options }).license(),
     answer: {
       status: 200,
       contentType: "application/json",
@@ -13,7 +13,7 @@ describeClientBehaviours("license", [
   },
   {
     name: "field()",
-    run: (options) => createLicenseClient(options).field("max_users"),
+    run: (options) => createLicenseClient({ api: "integration", ...options }).field("max_users"),
     answer: {
       status: 200,
       contentType: "application/json",

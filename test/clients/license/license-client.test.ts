@@ -12,7 +12,8 @@ import { useMswServer } from "../integration-api/msw-server.ts";
 
 const baseUrl = "https://platform.test";
 const server = useMswServer();
-const client = () => createLicenseClient({ baseUrl, retry: { limit: 2, baseDelayMs: 0 } });
+const client = () =>
+  createLicenseClient({ api: "integration", baseUrl, retry: { limit: 2, baseDelayMs: 0 } });
 
 function platform(license?: FakeLicense) {
   const { handlers, api } = createIntegrationApiHandlers({

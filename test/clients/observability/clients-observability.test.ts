@@ -95,7 +95,13 @@ describe("the version client's logger", () => {
   it("logs each retry at debug, with the URL and no credentials", async () => {
     const api = createFakeIntegrationApi();
     const { logger, lines } = recordingLogger();
-    const version = createVersionClient({ baseUrl, fetch: api.fetch, retry, logger });
+    const version = createVersionClient({
+      api: "integration",
+      baseUrl,
+      fetch: api.fetch,
+      retry,
+      logger,
+    });
     api.failNext(1, { status: 502 });
     await version.current();
     expect(lines).toEqual([
@@ -120,7 +126,7 @@ describe("OpenTelemetry on the clients", () => {
 
   it("makes a CLIENT span per attempt, the retry with its resend count", async () => {
     const api = createFakeIntegrationApi();
-    const version = createVersionClient({ baseUrl, fetch: api.fetch, retry });
+    const version = createVersionClient({ api: "integration", baseUrl, fetch: api.fetch, retry });
     api.failNext(1, { status: 503 });
     await version.current();
     const spans = otel.spans().map((span) => ({

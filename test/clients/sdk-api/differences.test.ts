@@ -169,12 +169,18 @@ describe("api: auto", () => {
     return { urls, fetch };
   };
 
-  it("picks the Integration API when a baseUrl is given", async () => {
+  it("with a baseUrl, asks GET /healthz there once, and picks the Integration API when it names no version", async () => {
     const { urls, fetch } = seen();
     const version = createVersionClient({ baseUrl: "https://platform.test", fetch });
-    expect(version.api).toBe("integration");
+    expect(() => version.api).toThrow(/await version.detectApi\(\)/);
     await version.updates();
-    expect(urls).toEqual(["https://platform.test/version/v1/updates"]);
+    await version.updates();
+    expect(version.api).toBe("integration");
+    expect(urls).toEqual([
+      "https://platform.test/healthz",
+      "https://platform.test/version/v1/updates",
+      "https://platform.test/version/v1/updates",
+    ]);
   });
 
   it("picks the Integration API when PLATFORM_INTEGRATIONAPI is set", () => {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createAppClient } from "../../../src/clients/app/index.ts";
+import { createLicenseClient } from "../../../src/clients/license/index.ts";
 import { createVersionClient, isCallTimeoutError } from "../../../src/clients/version/index.ts";
 
 const baseUrl = "http://replicated.test:3000";
@@ -76,5 +77,101 @@ describe("the per-attempt time-out of the newer API outlasts the service's own",
     const error = await settled;
     expect(isCallTimeoutError(error)).toBe(true);
     expect(String(error)).toContain("10000 ms per attempt, 30000 ms in total");
+  });
+});
+
+/** A fetch that records each URL and answers by path; `/healthz` as the newer service would. */
+function service(routes: Record<string, () => Response>) {
+  const urls: string[] = [];
+  const fetch = async (request: Request) => {
+    urls.push(`${request.method} ${request.url}`);
+    const route = routes[new URL(request.url).pathname];
+    return route === undefined ? new Response("404 page not found", { status: 404 }) : route();
+  };
+  return { urls, fetch };
+}
+
+const sdkRoutes = {
+  "/healthz": () => Response.json({ version: "1.19.1" }),
+  "/api/v1/app/info": () =>
+    Response.json({ instanceID: "i", appSlug: "app", currentRelease: { versionLabel: "2.0.0" } }),
+  "/api/v1/app/custom-metrics": () => Response.json(""),
+  "/api/v1/license/fields/seats": () =>
+    Response.json({ name: "seats", value: 5, valueType: "Integer", signature: {} }),
+};
+
+// Issue 39, finding 2: a renamed service (Helm nameOverride, an alias) is still the newer API.
+describe("a client pointed at an address", () => {
+  it("createAppClient({ baseUrl }) talks to the newer API there", async () => {
+    vi.stubEnv("PLATFORM_INTEGRATIONAPI", "https://legacy.test");
+    try {
+      const { urls, fetch } = service(sdkRoutes);
+      const app = createAppClient({ baseUrl: "http://my-sdk.ns.svc:3000", fetch });
+      expect(app.api).toBe("sdk");
+      expect(app.capabilities.customMetrics).toBe(true);
+      expect(await app.setCustomMetrics({ users: 1 })).toEqual({ status: 200, replayed: false });
+      expect(urls).toEqual(["POST http://my-sdk.ns.svc:3000/api/v1/app/custom-metrics"]);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
+  it("Version and License with api auto ask /healthz once, say what they chose, then use the newer API", async () => {
+    const { urls, fetch } = service(sdkRoutes);
+    const logged: string[] = [];
+    const logger = { ...console, info: (message: string) => logged.push(message) };
+    const baseUrl = "http://renamed:3000";
+    const version = createVersionClient({ baseUrl, fetch, logger });
+    expect((await version.current()).version).toBe("2.0.0");
+    expect(version.api).toBe("sdk");
+    expect(await version.serviceVersion()).toBe("1.19.1");
+    await version.current();
+    const license = createLicenseClient({ baseUrl, fetch, logger });
+    expect(await license.detectApi()).toBe("sdk");
+    expect((await license.field("seats"))?.value).toBe(5);
+    expect(urls).toEqual([
+      "GET http://renamed:3000/healthz",
+      "GET http://renamed:3000/api/v1/app/info",
+      "GET http://renamed:3000/api/v1/app/info",
+      "GET http://renamed:3000/healthz",
+      "GET http://renamed:3000/api/v1/license/fields/seats",
+    ]);
+    expect(logged).toEqual([
+      expect.stringContaining(
+        'answers as the platform\'s newer in-cluster SDK service 1.19.1 (its /healthz names its version): using api "sdk"',
+      ),
+      expect.stringContaining('using api "sdk"'),
+    ]);
+  });
+
+  it("an explicit api skips the probe", async () => {
+    const { urls, fetch } = service(sdkRoutes);
+    const version = createVersionClient({ api: "sdk", baseUrl: "http://renamed:3000", fetch });
+    await version.current();
+    expect(urls).toEqual(["GET http://renamed:3000/api/v1/app/info"]);
+    expect(await createVersionClient({ api: "integration", baseUrl, fetch }).serviceVersion()).toBe(
+      undefined,
+    );
+  });
+
+  it("a probe that gets no answer decides nothing: the call reports the failure, the next probes again", async () => {
+    let down = true;
+    const { urls, fetch } = service(sdkRoutes);
+    const flaky = async (request: Request) => {
+      if (down) throw new TypeError("fetch failed");
+      return fetch(request);
+    };
+    const version = createVersionClient({
+      baseUrl: "http://renamed:3000",
+      fetch: flaky,
+      retry: { limit: 0 },
+    });
+    await expect(version.current()).rejects.toMatchObject({ name: "NetworkError" });
+    down = false;
+    expect((await version.current()).version).toBe("2.0.0");
+    expect(urls).toEqual([
+      "GET http://renamed:3000/healthz",
+      "GET http://renamed:3000/api/v1/app/info",
+    ]);
   });
 });

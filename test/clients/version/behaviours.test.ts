@@ -14,17 +14,17 @@ const current = JSON.stringify({
 describeClientBehaviours("version", [
   {
     name: "current()",
-    run: (options) => createVersionClient(options).current(),
+    run: (options) => createVersionClient({ api: "integration", ...options }).current(),
     answer: { status: 200, contentType: "application/json", body: current },
   },
   {
     name: "updates()",
-    run: (options) => createVersionClient(options).updates(),
+    run: (options) => createVersionClient({ api: "integration", ...options }).updates(),
     answer: { status: 200, contentType: "application/json", body: "[]" },
   },
   {
     name: "apply()",
-    run: (options) => createVersionClient(options).apply(52),
+    run: (options) => createVersionClient({ api: "integration", ...options }).apply(52),
     answer: { status: 204, contentType: "text/plain", body: "" },
   },
 ]);

@@ -24,7 +24,7 @@ function answer(path: string, body: string, init: ResponseInit = {}) {
   server.use(http.get(`${baseUrl}${path}`, () => new HttpResponse(body, init)));
 }
 
-const client = () => createVersionClient({ baseUrl, retry: { limit: 0 } });
+const client = () => createVersionClient({ api: "integration", baseUrl, retry: { limit: 0 } });
 
 describe("current()", () => {
   it("reads the documented record, with lossless timestamps and the version as a string", async () => {
@@ -186,7 +186,11 @@ describe("apply()", () => {
 
   it("is never retried, even on a 503", async () => {
     const paths = recordPuts(() => new HttpResponse("busy", { status: 503 }));
-    const error = await createVersionClient({ baseUrl, retry: { limit: 5, baseDelayMs: 1 } })
+    const error = await createVersionClient({
+      api: "integration",
+      baseUrl,
+      retry: { limit: 5, baseDelayMs: 1 },
+    })
       .apply(52)
       .catch((caught: unknown) => caught);
     expect(isHttpError(error)).toBe(true);

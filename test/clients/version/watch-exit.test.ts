@@ -19,7 +19,7 @@ describe("watchUpdates and process exit", () => {
     servers.push(server);
     const result = await runModule(`
       const { createVersionClient } = await import(src + "clients/version/index.ts");
-      const version = createVersionClient({ baseUrl: ${JSON.stringify(server.url)}, tls: { ca: ${JSON.stringify(certificate.cert)} } });
+      const version = createVersionClient({ api: "integration", baseUrl: ${JSON.stringify(server.url)}, tls: { ca: ${JSON.stringify(certificate.cert)} } });
       void (async () => {
         for await (const updates of version.watchUpdates({ intervalMs: 3_600_000 })) console.log(updates.length);
       })();
