@@ -423,4 +423,23 @@ describe("doctor against the newer in-cluster API (mock-api --api sdk)", () => {
       await mock.stop();
     }
   });
+
+  // Issue 39, finding 11: doctor without arguments read PLATFORM_INTEGRATIONAPI only.
+  it("reads PLATFORM_SDK_API when PLATFORM_INTEGRATIONAPI is unset, and names both when neither is", async () => {
+    const mock = await startAnyMockApi(["--port", "0", "--api", "sdk"]);
+    try {
+      const { report, check } = await doctorJson([], { PLATFORM_SDK_API: mock.baseUrl });
+      expect(check("base-url")).toMatchObject({ title: "PLATFORM_SDK_API is set", status: "pass" });
+      expect(check("api").status).toBe("pass");
+      expect(check("api").details).toMatchObject({ api: "sdk" });
+      expect(report.passed).toBe(true);
+    } finally {
+      await mock.stop();
+    }
+    const { check } = await doctorJson([], {});
+    expect(check("base-url").summary).toBe(
+      "neither PLATFORM_INTEGRATIONAPI nor PLATFORM_SDK_API is set",
+    );
+    expect(check("base-url").fix).toContain("PLATFORM_SDK_API");
+  });
 });

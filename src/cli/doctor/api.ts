@@ -8,7 +8,7 @@ import {
   isResponseShapeError,
 } from "../../clients/integration-api/errors.ts";
 import { createIntegrationApi } from "../../clients/integration-api/http.ts";
-import { capabilitiesOf } from "../../clients/sdk-api/api-selection.ts";
+import { capabilitiesOf, probeSdkService } from "../../clients/sdk-api/api-selection.ts";
 import { readSdkCurrentVersion, readSdkUpdates } from "../../clients/version/sdk-api-version.ts";
 import { readCurrentVersion, readUpdates } from "../../clients/version/version-records.ts";
 import { trimTrailingSlashes } from "../../internal/url.ts";
@@ -274,17 +274,9 @@ export function apiResult(kind: "integration" | "sdk", serviceVersion?: string):
  * `{"version":…}`), and its version; undefined when something else answers.
  */
 export async function probeSdkApi(settings: ApiSettings): Promise<string | undefined> {
-  const api = singleAttemptApi(settings);
-  try {
-    const response = await api.request("GET", "/healthz", {
-      signal: settings.signal,
-      retry: false,
-    });
-    const body = JSON.parse(response.body) as { version?: unknown };
-    return typeof body.version === "string" ? body.version : undefined;
-  } catch {
-    return undefined;
-  }
+  return (
+    (await probeSdkService(singleAttemptApi(settings), { signal: settings.signal })) ?? undefined
+  );
 }
 
 /** The newer API's version check: GET /api/v1/app/info and its updates, and the clock. */

@@ -1,5 +1,6 @@
 import { baseUrlVariable } from "../../clients/integration-api/base-url.ts";
 import type { TlsOptions } from "../../clients/integration-api/client-options.ts";
+import { sdkBaseUrlVariable } from "../../clients/sdk-api/api-selection.ts";
 import { normalizeApiBaseUrl } from "../../internal/url.ts";
 import {
   type ApiSettings,
@@ -120,13 +121,24 @@ function checkBaseUrl(options: DoctorOptions): {
   url?: string;
   source: string;
 } {
-  const source = options.baseUrl === undefined ? baseUrlVariable : "--base-url";
-  const title = options.baseUrl === undefined ? `${baseUrlVariable} is set` : "--base-url is valid";
-  const raw = options.baseUrl ?? options.env[baseUrlVariable];
+  const set = (name: string) => (options.env[name] ?? "").trim() !== "";
+  // Legacy installs set PLATFORM_INTEGRATIONAPI; the newer service's address, when the
+  // application is given one, is PLATFORM_SDK_API (the clients read the two the same way).
+  const variable =
+    !set(baseUrlVariable) && set(sdkBaseUrlVariable) ? sdkBaseUrlVariable : baseUrlVariable;
+  const source = options.baseUrl === undefined ? variable : "--base-url";
+  const title = options.baseUrl === undefined ? `${variable} is set` : "--base-url is valid";
+  const raw = options.baseUrl ?? options.env[variable];
   if (raw === undefined || raw.trim() === "") {
-    const fix = `Set ${baseUrlVariable} to the Integration API's URL: the platform sets it in the application's container; outside it, run "platform-integration mock-api" and use the URL it prints.`;
+    const fix = `Set ${baseUrlVariable} to the Integration API's URL (the platform sets it in the application's container on legacy installs), or ${sdkBaseUrlVariable} to the newer in-cluster service's (http://replicated:3000 unless renamed), or pass --base-url; outside the cluster, run "platform-integration mock-api" and use the URL it prints.`;
     return {
-      result: result("base-url", title, "fail", `${source} is not set`, { fix }),
+      result: result(
+        "base-url",
+        title,
+        "fail",
+        `neither ${baseUrlVariable} nor ${sdkBaseUrlVariable} is set`,
+        { fix },
+      ),
       source,
     };
   }

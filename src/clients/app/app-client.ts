@@ -131,22 +131,37 @@ export interface AppClient {
   history(options?: CallOptions): Promise<AppHistory>;
   /**
    * Replaces the custom metrics with `data` (POST). An identical call within 60 seconds is
-   * answered from the service's replay cache: `replayed` says so, and it still succeeded.
+   * answered from the service's replay cache: `replayed` says so (see {@link WriteResult}).
+   *
+   * In read-only mode (the service's Helm value `readOnlyMode`) the service takes the call
+   * without a 422: it stores nothing, still sends `data` upstream (in an air gap, drops it) and
+   * answers 200, so a later `updateCustomMetrics()` merges with nothing.
+   *
+   * A 400 with an empty body means the service updated its copy but could not send it to the
+   * vendor: a transient failure, retried like a 5xx (then an `HttpError` whose `retryable` is
+   * true and whose message says so).
    *
    * @throws TypeError before any request when `data` is empty or holds a value that is not a
    * string, a finite number or a boolean.
-   * @throws ReadOnlyModeError (not retried) when the service runs in read-only mode.
    */
   setCustomMetrics(data: CustomMetrics, options?: CallOptions): Promise<WriteResult>;
-  /** Merges `data` into the last custom metrics (PATCH); otherwise as `setCustomMetrics()`. */
+  /**
+   * Merges `data` into the last custom metrics (PATCH); otherwise as `setCustomMetrics()`,
+   * read-only mode included (nothing stored, so nothing to merge with).
+   */
   updateCustomMetrics(data: CustomMetrics, options?: CallOptions): Promise<WriteResult>;
-  /** Removes one custom metric (DELETE). */
+  /**
+   * Removes one custom metric (DELETE).
+   *
+   * @throws ReadOnlyModeError (not retried) when the service runs in read-only mode (422).
+   */
   deleteCustomMetric(key: string, options?: CallOptions): Promise<WriteResult>;
   /**
    * Sets the instance's tags (the tag `name` names the instance; `""` removes a tag). With
    * `force: false` (the default) tags set in the Vendor Portal win.
    *
    * @throws TypeError before any request when a tag's value is not a string.
+   * @throws ReadOnlyModeError (not retried) when the service runs in read-only mode (422).
    */
   setInstanceTags(tags: Record<string, string>, options?: InstanceTagOptions): Promise<WriteResult>;
   /**
@@ -158,12 +173,16 @@ export interface AppClient {
     bundle: Blob | Uint8Array<ArrayBuffer> | ArrayBuffer,
     options?: CallOptions,
   ): Promise<SupportBundleUpload>;
-  /** Replaces the support bundle metadata (string values; service 1.18.0 and later). */
+  /**
+   * Replaces the support bundle metadata (string values; service 1.18.0 and later).
+   *
+   * @throws ReadOnlyModeError (not retried) when the service runs in read-only mode (422).
+   */
   setSupportBundleMetadata(
     data: Record<string, string>,
     options?: CallOptions,
   ): Promise<WriteResult>;
-  /** Merges into the support bundle metadata. */
+  /** Merges into the support bundle metadata; read-only mode as `setSupportBundleMetadata()`. */
   updateSupportBundleMetadata(
     data: Record<string, string>,
     options?: CallOptions,
@@ -235,6 +254,7 @@ export function createAppClient(options: AppClientOptions = {}): AppClient {
         ...(body === undefined ? {} : { json: JSON.stringify(body) }),
         // The service replays an identical write from its cache, so sending it again is safe.
         retry: true,
+        ...(endpoint === endpoints.metrics ? { transient: metricsNotSent } : {}),
       }),
     );
 
@@ -347,6 +367,16 @@ export function createAppClient(options: AppClientOptions = {}): AppClient {
       return send("PATCH", "/api/v1/supportbundle/metadata", endpoints.metadata, body, call);
     },
   };
+}
+
+/**
+ * The custom-metrics endpoints answer 400 with an empty body when the service stored the
+ * metrics but could not send them to the vendor (its other 400s carry a message): a transient
+ * failure, retried under the client's retry settings like a 5xx.
+ */
+function metricsNotSent(status: number, body: string): string | undefined {
+  if (status !== 400 || body.trim() !== "") return undefined;
+  return "The platform's SDK service updated its copy of the custom metrics but could not send them to the vendor (a 400 with an empty body): a transient failure of its uplink, retried under the client's retry settings. Call again later: each successful call sends the whole set.";
 }
 
 function toRelease(release: SdkRelease): AppRelease {

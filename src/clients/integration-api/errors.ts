@@ -71,7 +71,9 @@ export class ConfigurationError extends PlatformApiError {
 
 /**
  * The newer in-cluster API runs in read-only mode (its Helm value `readOnlyMode`) and refused a
- * write with 422: nothing was stored and nothing was sent upstream. Retrying cannot help, so it
+ * write with 422: nothing was stored and nothing was sent upstream. It refuses so the DELETE of
+ * a custom metric, instance tags and support bundle metadata; POST and PATCH of custom metrics
+ * are taken without a 422 (nothing stored, still sent upstream). Retrying cannot help, so it
  * is never retried; `isConfigurationError` also recognises it. The fix is the service's
  * configuration, or leaving the write out when `readOnlyMode` is intended.
  */
@@ -86,7 +88,7 @@ export class ReadOnlyModeError extends ConfigurationError implements RequestDeta
   constructor(details: RequestDetails & { serviceMessage: string }) {
     const { method, url, serviceMessage } = details;
     super(
-      `${method} ${url} was refused: the platform's SDK service runs in read-only mode (readOnlyMode${serviceMessage === "" ? "" : `: ${serviceMessage}`}), so it stores no custom metrics, instance tags or support bundle metadata. Turn readOnlyMode off in the service's Helm values, or skip this write in read-only installs.`,
+      `${method} ${url} was refused: the platform's SDK service runs in read-only mode (readOnlyMode${serviceMessage === "" ? "" : `: ${serviceMessage}`}), which refuses this write. Turn readOnlyMode off in the service's Helm values, or skip this write in read-only installs.`,
     );
     mark(this, "read-only");
     this.method = method;
@@ -179,13 +181,21 @@ export class HttpError extends PlatformApiError implements RequestDetails {
   /** The response body of the last answer, as text (empty when there was none). */
   readonly body: string;
 
-  constructor(details: RequestDetails & { status: number; headers: Headers; body: string }) {
-    const { method, url, attempts, status } = details;
+  constructor(
+    details: RequestDetails & {
+      status: number;
+      headers: Headers;
+      body: string;
+      /** What this answer means where the API gives its status a meaning of its own. */
+      transient?: string | undefined;
+    },
+  ) {
+    const { method, url, attempts, status, transient } = details;
     super(
-      `${method} ${url} answered ${status}${attemptsText(attempts)}. ${hint(status, details.headers, details.api, details.address)}`,
+      `${method} ${url} answered ${status}${attemptsText(attempts)}. ${transient ?? hint(status, details.headers, details.api, details.address)}`,
     );
     mark(this, "http");
-    this.retryable = isRetryableStatus(status);
+    this.retryable = transient !== undefined || isRetryableStatus(status);
     this.method = method;
     this.url = url;
     this.attempts = attempts;

@@ -48,6 +48,11 @@ export interface RequestOptions extends CallOptions {
   bytes?: { data: Uint8Array<ArrayBuffer> | Blob; contentType: string };
   /** Whether the client's retry settings apply; false for calls that must not run twice. */
   retry: boolean;
+  /**
+   * Reads an error answer that this endpoint uses for a transient failure, though its status
+   * says otherwise: what it means, for the error's message; the error is then retryable.
+   */
+  transient?: ((status: number, body: string) => string | undefined) | undefined;
 }
 
 /** The HTTP layer that every Integration API client shares. */
@@ -144,7 +149,11 @@ export function createIntegrationApi(
 
   return {
     options,
-    async request(method, path, { signal, timeoutMs, json: text, bytes, retry: retried }) {
+    async request(
+      method,
+      path,
+      { signal, timeoutMs, json: text, bytes, retry: retried, transient: readTransient },
+    ) {
       const json = bytes ?? text;
       const base = resolveBaseUrl(options.baseUrl);
       if (options.tls !== undefined && base.startsWith("http:")) {
@@ -179,7 +188,8 @@ export function createIntegrationApi(
             }
             return { method, url, api, ...received };
           }
-          error = new HttpError({ method, url, attempts, api, address, ...received });
+          const transient = readTransient?.(received.status, received.body);
+          error = new HttpError({ method, url, attempts, api, address, transient, ...received });
         } catch (caught) {
           // An abort by the caller is theirs, not a failure of the API: it surfaces as its reason.
           if (signal?.aborted) throw signal.reason;

@@ -25,9 +25,14 @@ export interface WriteResult {
   /** The 2xx status of the answer (a replay carries the status first recorded). */
   status: number;
   /**
-   * True when the service answered from its 60-second replay cache: the same write with a
-   * JSON-equal body succeeded less than a minute ago, so nothing went upstream this time. The
-   * write stands; it is not a failure and is not retried.
+   * True when the service answered from its replay cache (`X-Replicated-Rate-Limited`), as it
+   * defines it: a write to the same method, path and query with a JSON-equal body (an empty one
+   * counts as `{}`) answered 2xx less than 60 seconds ago, so it got that answer's status and
+   * body again and nothing was stored or sent upstream this time. The cache keys on the method,
+   * so it knows nothing of other writes to the same data in between: after POST `{a}`, PATCH
+   * `{b}`, a second POST `{a}` within the minute is replayed and the metrics stay `{a, b}`, not
+   * `{a}`. It is not a failure and is not retried; to have such a write applied, wait out the
+   * minute or change its body.
    */
   replayed: boolean;
 }
@@ -73,9 +78,10 @@ export interface SdkEndpoint {
 }
 
 /**
- * One call to the newer service: a 422 of read-only mode becomes a ReadOnlyModeError, a 404
- * (gorilla/mux's answer for a route it does not have) an UnsupportedOperationError that names
- * the missing feature; anything else as the HTTP layer reports it.
+ * One call to the newer service: a 422 of read-only mode becomes a ReadOnlyModeError, a 404 or
+ * a 405 (gorilla/mux's answers for a route or a method it does not have) an
+ * UnsupportedOperationError that names the missing feature; anything else as the HTTP layer
+ * reports it.
  */
 export async function sdkRequest(
   api: IntegrationApi,
@@ -101,12 +107,14 @@ export async function sdkRequest(
         });
       }
     }
-    if (error.status === 404) {
+    // gorilla/mux answers 404 for a path it does not route and 405 for a method it does not
+    // take on a path it does: an older service that lacks the endpoint, or lacks this method on it.
+    if (error.status === 404 || error.status === 405) {
       throw new UnsupportedOperationError(
         {
           api: kind,
           operation: endpoint.operation,
-          reason: `${error.method} ${error.url} answered 404: this service version lacks ${endpoint.feature}${endpoint.since === undefined ? "" : ` (added in ${endpoint.since})`}`,
+          reason: `${error.method} ${error.url} answered ${error.status}: this service version lacks ${error.status === 405 ? `${error.method} of ` : ""}${endpoint.feature}${endpoint.since === undefined ? "" : ` (added in ${endpoint.since})`}`,
           alternative:
             "Upgrade the platform's SDK service (the replicated Helm chart), or check that the base URL names it.",
         },

@@ -24,6 +24,30 @@ const timestamp = z.codec(
   },
 );
 
+/** Go's zero time, which the service sends for a time it never set. */
+const goZeroTime = /^0001-01-01T00:00:00(\.0+)?(Z|[+-]00:00)$/;
+
+/**
+ * A time the service treats as opaque text (a release's or a status's): `""` and Go's zero time
+ * (`0001-01-01T00:00:00Z`) read as absent, and so does text that is not RFC 3339, rather than
+ * failing the whole answer.
+ */
+const releaseTime = z.codec(
+  z.string(),
+  z.optional(z.custom<Timestamp>((value) => value instanceof Timestamp)),
+  {
+    decode: (text) => {
+      if (text === "" || goZeroTime.test(text)) return undefined;
+      try {
+        return Timestamp.parse(text);
+      } catch {
+        return undefined;
+      }
+    },
+    encode: (value) => value?.text ?? "",
+  },
+);
+
 /** A sequence the service sends as -1 when the registry did not inject it. */
 const sequence = z.codec(z.int(), z.optional(z.int()), {
   decode: (value) => (value < 0 ? undefined : value),
@@ -36,8 +60,8 @@ const text = z._default(z.string(), "");
 export const sdkReleaseSchema = z.object({
   versionLabel: z.string(),
   releaseNotes: text,
-  createdAt: z.optional(timestamp),
-  deployedAt: z.optional(timestamp),
+  createdAt: z.optional(releaseTime),
+  deployedAt: z.optional(releaseTime),
   helmReleaseName: z.optional(z.string()),
   helmReleaseRevision: z.optional(z.int()),
   helmReleaseNamespace: z.optional(z.string()),
@@ -62,7 +86,7 @@ export type SdkAppInfo = z.output<typeof sdkAppInfoSchema>;
 /** An item of GET /api/v1/app/updates: no sequence, channel or required flag. */
 export const sdkUpdateSchema = z.object({
   versionLabel: z.string(),
-  createdAt: z.optional(timestamp),
+  createdAt: z.optional(releaseTime),
   releaseNotes: text,
 });
 export type SdkUpdate = z.output<typeof sdkUpdateSchema>;
@@ -83,7 +107,7 @@ export const sdkAppStatusSchema = z.object({
   appStatus: z.object({
     appSlug: text,
     resourceStates: z._default(z.nullable(z.array(sdkResourceStateSchema)), null),
-    updatedAt: z.optional(timestamp),
+    updatedAt: z.optional(releaseTime),
     state: text,
     sequence: z._default(z.int(), 0),
   }),

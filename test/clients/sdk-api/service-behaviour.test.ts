@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createAppClient } from "../../../src/clients/app/index.ts";
+import { createAppClient, isUnsupportedOperationError } from "../../../src/clients/app/index.ts";
 import { createLicenseClient } from "../../../src/clients/license/index.ts";
 import { createVersionClient, isCallTimeoutError } from "../../../src/clients/version/index.ts";
 
@@ -173,5 +173,108 @@ describe("a client pointed at an address", () => {
       "GET http://renamed:3000/healthz",
       "GET http://renamed:3000/api/v1/app/info",
     ]);
+  });
+});
+
+describe("answers of the service as it really runs", () => {
+  // Finding 7: the local copy is updated, the upstream send failed: transient, not a bad request.
+  it("retries a custom-metrics 400 with an empty body, and says what it means when it persists", async () => {
+    let calls = 0;
+    const app = createAppClient({
+      baseUrl,
+      retry: { limit: 2, baseDelayMs: 0 },
+      fetch: async () => {
+        calls++;
+        return calls === 1 ? new Response("", { status: 400 }) : Response.json("");
+      },
+    });
+    expect(await app.setCustomMetrics({ users: 1 })).toEqual({ status: 200, replayed: false });
+    expect(calls).toBe(2);
+
+    const failing = createAppClient({
+      baseUrl,
+      retry: { limit: 1, baseDelayMs: 0 },
+      fetch: async () => new Response("", { status: 400 }),
+    });
+    const error = await failing
+      .updateCustomMetrics({ users: 1 })
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ name: "HttpError", status: 400, retryable: true, attempts: 2 });
+    expect(String(error)).toContain("could not send them to the vendor");
+    // A 400 with a message is the caller's mistake: not retried.
+    let bad = 0;
+    const refused = createAppClient({
+      baseUrl,
+      fetch: async () => {
+        bad++;
+        return new Response("no data provided", { status: 400 });
+      },
+    });
+    await expect(refused.setCustomMetrics({ users: 1 })).rejects.toMatchObject({
+      retryable: false,
+    });
+    expect(bad).toBe(1);
+  });
+
+  it("reads a 405 of an older service as an UnsupportedOperationError", async () => {
+    const app = createAppClient({
+      baseUrl,
+      fetch: async () => new Response("", { status: 405 }),
+    });
+    const error = await app.updateCustomMetrics({ users: 1 }).catch((caught: unknown) => caught);
+    expect(isUnsupportedOperationError(error)).toBe(true);
+    expect(String(error)).toContain(
+      "answered 405: this service version lacks PATCH of custom metrics",
+    );
+  });
+
+  // Finding 10: Go's zero time is "never set"; a time the service treats as text fails nothing.
+  it("reads Go's zero time as absent, and an unparseable time without failing the call", async () => {
+    const app = createAppClient({
+      baseUrl,
+      fetch: async (request) =>
+        new URL(request.url).pathname === "/api/v1/app/status"
+          ? Response.json({
+              appStatus: { appSlug: "app", state: "ready", updatedAt: "0001-01-01T00:00:00Z" },
+            })
+          : Response.json({
+              appSlug: "app",
+              currentRelease: { versionLabel: "1.0.0", createdAt: "yesterday", deployedAt: "" },
+            }),
+    });
+    const status = await app.status();
+    expect(status.state).toBe("ready");
+    expect("updatedAt" in status).toBe(false);
+    const info = await app.info();
+    expect(info.currentRelease.version).toBe("1.0.0");
+    expect("releaseDate" in info.currentRelease).toBe(false);
+    const version = createVersionClient({
+      api: "sdk",
+      baseUrl,
+      fetch: async () =>
+        Response.json({
+          currentRelease: { versionLabel: "1.0.0", createdAt: "0001-01-01T00:00:00Z" },
+        }),
+    });
+    expect("releaseDate" in (await version.current())).toBe(false);
+  });
+
+  // Finding 11: with neither variable set, a legacy-install developer must be told about both.
+  it("names both variables when neither is set and the default address fails", async () => {
+    vi.stubEnv("PLATFORM_INTEGRATIONAPI", "");
+    vi.stubEnv("PLATFORM_SDK_API", "");
+    try {
+      const version = createVersionClient({
+        fetch: () => Promise.reject(new TypeError("fetch failed")),
+        retry: { limit: 0 },
+      });
+      const error = await version.current().catch((caught: unknown) => caught);
+      expect(String(error)).toContain(
+        "PLATFORM_INTEGRATIONAPI (legacy installs) or PLATFORM_SDK_API",
+      );
+      expect(String(error)).toContain("http://replicated:3000");
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 });
