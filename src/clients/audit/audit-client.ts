@@ -2,12 +2,21 @@
 // exit hooks that flush or spool what is left, and the client's methods (record, send, flush,
 // close, stats).
 
-import { atLeastOne, duration } from "../integration-api/client-options.ts";
+import { baseUrlVariable } from "../integration-api/base-url.ts";
+import { atLeastOne, duration, normalizeOptions } from "../integration-api/client-options.ts";
+import { UnsupportedOperationError } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
-import { capabilitiesOf } from "../sdk-api/api-selection.ts";
+import { capabilitiesOf, isVariableSet, sdkBaseUrlVariable } from "../sdk-api/api-selection.ts";
+import type { AuditEvent } from "./audit-event.ts";
 import { encodeAuditEvent } from "./audit-event.ts";
 import { AuditQueue } from "./audit-queue.ts";
-import type { AuditClient, AuditClientOptions, AuditDrop, FlushOptions } from "./audit-types.ts";
+import type {
+  AuditClient,
+  AuditClientOptions,
+  AuditDrop,
+  AuditStats,
+  FlushOptions,
+} from "./audit-types.ts";
 import { DeliveryReport } from "./delivery-report.ts";
 import { type ExitParticipant, unwatchExit, watchExit } from "./exit-hooks.ts";
 import { callHook, reportDeliveryError, warnDrop } from "./hooks.ts";
@@ -36,6 +45,14 @@ import { observeAuditStats } from "./telemetry.ts";
 export function createAuditClient<Action extends string = string>(
   options: AuditClientOptions<Action> = {},
 ): AuditClient<Action> {
+  // The newer install methods run no Audit API; the application names the newer service's
+  // address there (PLATFORM_SDK_API), and the platform sets no PLATFORM_INTEGRATIONAPI.
+  const newerInstall =
+    options.baseUrl === undefined &&
+    !isVariableSet(baseUrlVariable) &&
+    isVariableSet(sdkBaseUrlVariable);
+  if (options.sink !== undefined) return createSinkAuditClient(options, newerInstall);
+  if (newerInstall) return createNoAuditClient(options);
   const api = createIntegrationApi(options);
   const actions =
     options.actions === undefined ? undefined : new Set<string>(Object.values(options.actions));
@@ -165,4 +182,141 @@ export function createAuditClient<Action extends string = string>(
   };
   const stopObserving = observeAuditStats(client.stats);
   return client;
+}
+
+/** The options every audit client reads the same way, whatever it delivers to. */
+function commonParts<Action extends string>(options: AuditClientOptions<Action>) {
+  if (options.sink !== undefined && typeof options.sink !== "function") {
+    throw new TypeError("The sink option must be a function.");
+  }
+  // Validates the shared options (logger, time-outs...) as the API client does.
+  const { logger } = normalizeOptions(options);
+  const actions =
+    options.actions === undefined ? undefined : new Set<string>(Object.values(options.actions));
+  const maxEventBytes = atLeastOne("maxEventBytes", options.maxEventBytes, 16 * 1024);
+  const flushTimeoutMs = duration("flushTimeoutMs", options.flushTimeoutMs, 10_000, true);
+  const report = new DeliveryReport<Action>({
+    onDrop: options.onDrop ?? ((drop: AuditDrop) => warnDrop(logger, drop)),
+    onError: options.onError ?? ((error: unknown) => reportDeliveryError(logger, error)),
+  });
+  return { logger, actions, maxEventBytes, flushTimeoutMs, report };
+}
+
+const noAuditApi = `the platform's newer install methods run no Audit API (${sdkBaseUrlVariable} is set, ${baseUrlVariable} is not)`;
+const noAuditAdvice =
+  "Pass createAuditClient a sink function of the application's own (its log, database or SIEM), or send audit events as OpenTelemetry logs.";
+
+/** A newer install without a sink: every event is dropped at once, said once at construction. */
+function createNoAuditClient<Action extends string>(
+  options: AuditClientOptions<Action>,
+): AuditClient<Action> {
+  const { logger, actions, maxEventBytes, report } = commonParts(options);
+  const unsupported = new UnsupportedOperationError({
+    api: "sdk",
+    operation: "audit.record",
+    reason: noAuditApi,
+    alternative: noAuditAdvice,
+  });
+  logger.warn(
+    `platform-integration: audit events have nowhere to go: ${noAuditApi}, so each one recorded is dropped at once (reason "configuration", reported to onDrop). ${noAuditAdvice}`,
+  );
+  const stats = (): AuditStats => {
+    const { delivered, dropped, droppedByReason, retried, lastError } = report.counts();
+    return {
+      queued: 0,
+      inFlight: 0,
+      bytes: 0,
+      delivered,
+      dropped,
+      droppedByReason,
+      retried,
+      ...(lastError === undefined ? {} : { lastError }),
+      configurationError: unsupported.message,
+    };
+  };
+  return {
+    capabilities: capabilitiesOf("sdk"),
+    record(event) {
+      encodeAuditEvent(event, actions, maxEventBytes);
+      report.dropLater("configuration", event, unsupported);
+    },
+    persisted: async () => false,
+    async send(event) {
+      encodeAuditEvent(event, actions, maxEventBytes);
+      throw unsupported;
+    },
+    flush: async () => true,
+    close: async () => true,
+    stats,
+  };
+}
+
+/** Events go to the application's own sink, validated as for the API, each once. */
+function createSinkAuditClient<Action extends string>(
+  options: AuditClientOptions<Action>,
+  newerInstall: boolean,
+): AuditClient<Action> {
+  const { actions, maxEventBytes, flushTimeoutMs, report } = commonParts(options);
+  const sink = options.sink as (event: AuditEvent<Action>) => void | Promise<void>;
+  const pending = new Set<Promise<void>>();
+  let closed = false;
+
+  function deliver(event: AuditEvent<Action>): Promise<void> {
+    return (async () => sink(event))().then(() => report.delivered());
+  }
+
+  async function flush({ timeoutMs, signal }: FlushOptions = {}): Promise<boolean> {
+    const limit = duration("timeoutMs", timeoutMs, flushTimeoutMs, true);
+    const settled = (async () => {
+      while (pending.size > 0) await Promise.allSettled([...pending]);
+      return true;
+    })();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stop = new Promise<boolean>((resolve) => {
+      if (Number.isFinite(limit)) timer = setTimeout(() => resolve(false), limit);
+      signal?.addEventListener("abort", () => resolve(false), { once: true });
+    });
+    try {
+      return await Promise.race([settled, stop]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  return {
+    capabilities: capabilitiesOf(newerInstall ? "sdk" : "integration"),
+    record(event) {
+      // Validated as for the API: an event the API would refuse is refused here too.
+      encodeAuditEvent(event, actions, maxEventBytes);
+      if (closed) return report.dropLater("closed", event);
+      const delivery = deliver(event).catch((error: unknown) =>
+        report.drop("rejected", [event], error),
+      );
+      pending.add(delivery);
+      void delivery.finally(() => pending.delete(delivery));
+    },
+    persisted: async () => false,
+    async send(event) {
+      encodeAuditEvent(event, actions, maxEventBytes);
+      await deliver(event);
+    },
+    flush,
+    async close(closeOptions) {
+      closed = true;
+      return flush(closeOptions);
+    },
+    stats() {
+      const { delivered, dropped, droppedByReason, retried, lastError } = report.counts();
+      return {
+        queued: 0,
+        inFlight: pending.size,
+        bytes: 0,
+        delivered,
+        dropped,
+        droppedByReason,
+        retried,
+        ...(lastError === undefined ? {} : { lastError }),
+      };
+    },
+  };
 }

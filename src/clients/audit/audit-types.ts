@@ -85,6 +85,15 @@ export interface AuditClientOptions<Action extends string = string>
    * `waitUntil`, or `waitUntil` from "cloudflare:workers".
    */
   waitUntil?: ((promise: Promise<unknown>) => void) | undefined;
+  /**
+   * The application's own audit sink (its log, database or SIEM), called with each event in
+   * place of the platform's Audit API: for the newer install methods, which have none. Each
+   * event is validated as for the API, then passed once; a sink that throws or rejects drops
+   * that event as `rejected` (reported to `onDrop`). `flush()` and `close()` wait for the
+   * promises it returns; `send()` awaits it and rethrows its error. The API's own options
+   * (`baseUrl`, `tls`, `spool`...) are then unused.
+   */
+  sink?: ((event: AuditEvent<Action>) => void | Promise<void>) | undefined;
   /** Called with every drop. Default: a warning through `logger`. */
   onDrop?: ((drop: AuditDrop<Action>) => void) | undefined;
   /**
@@ -134,9 +143,11 @@ export interface AuditStats {
 /** The Audit API: write events to the platform's audit log. */
 export interface AuditClient<Action extends string = string> {
   /**
-   * What this client's API can serve: audit events go to the Integration API only (the newer
-   * install methods have no audit service; an application there needs a sink of its own), so
-   * check `capabilities` of a Version or License client to know whether this one applies.
+   * What this install's API can serve: audit events go to the Integration API only. On a newer
+   * install (no `baseUrl`, PLATFORM_INTEGRATIONAPI unset and PLATFORM_SDK_API set) `audit` is
+   * false: there is no Audit API there, the client says so once at construction, and without a
+   * `sink` every event is dropped at once as `configuration` (reported to `onDrop`), never held
+   * until `close()`.
    */
   readonly capabilities: Readonly<Capabilities>;
   /**

@@ -21,7 +21,7 @@ export class DeliveryReport<Action extends string> {
   readonly #onDrop: (drop: AuditDrop<Action>) => void;
   readonly #onError: (error: unknown) => void;
   // Drops noticed inside record() are reported after it returns, one report per reason and tick.
-  readonly #deferred = new Map<AuditDropReason, AuditEvent<Action>[]>();
+  readonly #deferred = new Map<AuditDropReason, { events: AuditEvent<Action>[]; error: unknown }>();
   readonly #droppedByReason = Object.fromEntries(
     auditDropReasons.map((reason) => [reason, 0]),
   ) as Record<AuditDropReason, number>;
@@ -79,14 +79,18 @@ export class DeliveryReport<Action extends string> {
   }
 
   /** {@link drop}, reported after the current task: `record()` returns before any hook runs. */
-  dropLater(reason: "overflow" | "closed" | "spool_full", event: AuditEvent<Action>): void {
-    const events = this.#deferred.get(reason);
-    if (events !== undefined) return void events.push(event);
-    this.#deferred.set(reason, [event]);
+  dropLater(
+    reason: "overflow" | "closed" | "spool_full" | "configuration",
+    event: AuditEvent<Action>,
+    error?: unknown,
+  ): void {
+    const batch = this.#deferred.get(reason);
+    if (batch !== undefined) return void batch.events.push(event);
+    this.#deferred.set(reason, { events: [event], error });
     queueMicrotask(() => {
-      const batch = this.#deferred.get(reason) ?? [];
+      const { events = [], error: cause } = this.#deferred.get(reason) ?? {};
       this.#deferred.delete(reason);
-      this.drop(reason, batch);
+      this.drop(reason, events, cause);
     });
   }
 

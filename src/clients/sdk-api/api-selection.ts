@@ -215,6 +215,11 @@ interface RuntimeGlobals {
   Deno?: { env?: { get(name: string): string | undefined } };
 }
 
+/** Whether an environment variable is set to something other than blanks. */
+export function isVariableSet(name: string): boolean {
+  return (readVariable(name) ?? "").trim() !== "";
+}
+
 /** An environment variable, or undefined where the runtime has none or forbids reading it. */
 function readVariable(name: string): string | undefined {
   const runtime = globalThis as RuntimeGlobals;

@@ -1,0 +1,113 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { type AuditDrop, createAuditClient } from "../../../src/clients/audit/index.ts";
+
+afterEach(() => vi.unstubAllEnvs());
+
+function newerInstall() {
+  vi.stubEnv("PLATFORM_INTEGRATIONAPI", "");
+  vi.stubEnv("PLATFORM_SDK_API", "http://replicated:3000");
+}
+
+function capture() {
+  const lines: string[] = [];
+  const logger = {
+    debug: () => {},
+    info: () => {},
+    warn: (message: string) => lines.push(message),
+    error: (message: string) => lines.push(message),
+  };
+  return { lines, logger };
+}
+
+// Issue 39, finding 11: there is no Audit API on the newer install methods.
+describe("the audit client on a newer install", () => {
+  it("says at construction, once, that there is no Audit API and what to do instead", () => {
+    newerInstall();
+    const { lines, logger } = capture();
+    const audit = createAuditClient({ logger, onDrop: () => {} });
+    expect(audit.capabilities.audit).toBe(false);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(
+      "run no Audit API (PLATFORM_SDK_API is set, PLATFORM_INTEGRATIONAPI is not)",
+    );
+    expect(lines[0]).toContain("sink function of the application's own");
+    expect(lines[0]).toContain("OpenTelemetry logs");
+    expect(lines[0]).not.toMatch(/set the PLATFORM_INTEGRATIONAPI/);
+  });
+
+  it("drops each event at once as configuration, without waiting for close()", async () => {
+    newerInstall();
+    const drops: AuditDrop[] = [];
+    const audit = createAuditClient({
+      logger: capture().logger,
+      onDrop: (drop) => drops.push(drop),
+    });
+    audit.record({ action: "user.login" });
+    audit.record({ action: "user.logout" });
+    await Promise.resolve();
+    expect(drops).toEqual([
+      expect.objectContaining({
+        reason: "configuration",
+        count: 2,
+        error: expect.objectContaining({ name: "UnsupportedOperationError" }),
+      }),
+    ]);
+    expect(audit.stats()).toMatchObject({ queued: 0, dropped: 2 });
+    expect(audit.stats().configurationError).toContain("no Audit API");
+    expect(await audit.flush()).toBe(true);
+    await expect(audit.send({ action: "user.login" })).rejects.toMatchObject({
+      name: "UnsupportedOperationError",
+    });
+    // An invalid event is still refused where it is recorded.
+    expect(() => audit.record({ action: "" })).toThrow();
+  });
+
+  it("keeps the Integration API where PLATFORM_INTEGRATIONAPI or a baseUrl names it", () => {
+    vi.stubEnv("PLATFORM_SDK_API", "http://replicated:3000");
+    expect(createAuditClient({ baseUrl: "https://platform.test" }).capabilities.audit).toBe(true);
+    vi.stubEnv("PLATFORM_INTEGRATIONAPI", "https://platform.test");
+    expect(createAuditClient().capabilities.audit).toBe(true);
+  });
+});
+
+describe("createAuditClient({ sink })", () => {
+  it("passes each valid event to the application's sink, waits for it on flush, reports its failures", async () => {
+    newerInstall();
+    const received: unknown[] = [];
+    const drops: AuditDrop[] = [];
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { lines, logger } = capture();
+    const audit = createAuditClient({
+      logger,
+      onDrop: (drop) => drops.push(drop),
+      sink: async (event) => {
+        await gate;
+        if (event.action === "fail") throw new Error("disk full");
+        received.push(event);
+      },
+    });
+    expect(lines).toEqual([]);
+    audit.record({ action: "user.login", name: "bob" });
+    audit.record({ action: "fail" });
+    expect(audit.stats().inFlight).toBe(2);
+    expect(await audit.flush({ timeoutMs: 0 })).toBe(false);
+    release();
+    expect(await audit.flush()).toBe(true);
+    expect(received).toEqual([{ action: "user.login", name: "bob" }]);
+    expect(drops).toEqual([expect.objectContaining({ reason: "rejected", count: 1 })]);
+    expect(audit.stats()).toMatchObject({ delivered: 1, dropped: 1, inFlight: 0 });
+    await expect(audit.send({ action: "fail" })).rejects.toThrow("disk full");
+    expect(() => audit.record({ action: "" })).toThrow();
+    expect(await audit.close()).toBe(true);
+    audit.record({ action: "late" });
+    await Promise.resolve();
+    expect(drops.at(-1)).toMatchObject({ reason: "closed", count: 1 });
+  });
+
+  it("refuses a sink that is not a function", () => {
+    expect(() => createAuditClient({ sink: "log" as never })).toThrow(TypeError);
+  });
+});
