@@ -4,7 +4,7 @@ import {
   type IntegrationApiOptions,
   normalizeOptions,
 } from "../integration-api/client-options.ts";
-import type { PlatformApiKind } from "../integration-api/errors.ts";
+import { type PlatformApiKind, UnsupportedOperationError } from "../integration-api/errors.ts";
 import type { Timestamp } from "../integration-api/timestamp.ts";
 import {
   type ApiOption,
@@ -33,10 +33,12 @@ import {
 /** Options of {@link createAppClient}. */
 export interface AppClientOptions extends IntegrationApiOptions {
   /**
-   * Which API to talk to. Only the newer in-cluster SDK service serves these calls, so
-   * `"auto"` (the default) means `"sdk"` wherever the client is pointed: `baseUrl`, else
-   * PLATFORM_SDK_API, else http://replicated:3000. On the other APIs each call rejects at once
-   * with an `UnsupportedOperationError`, and `capabilities` says so beforehand.
+   * Which API to talk to. The newer in-cluster SDK service serves these calls, so `"auto"` (the
+   * default) means `"sdk"` wherever the client is pointed: `baseUrl`, else PLATFORM_SDK_API,
+   * else http://replicated:3000. On KOTS installs, `"kots"` sends `setCustomMetrics()` to the
+   * admin console (`POST http://kotsadm:3000/api/v1/app/custom-metrics`, KOTS 1.102.0 and
+   * later). A call the API cannot serve rejects at once with an `UnsupportedOperationError`, and
+   * `capabilities` says so beforehand.
    */
   api?: ApiOption | undefined;
 }
@@ -315,12 +317,14 @@ export function createAppClient(options: AppClientOptions = {}): AppClient {
 
     async updateCustomMetrics(data, call = {}) {
       requireCapability(select().kind, "customMetrics", "app.updateCustomMetrics");
+      postOnlyOnKots(select().kind, "app.updateCustomMetrics");
       const body = { data: checkMetrics(data, "updateCustomMetrics") };
       return send("PATCH", "/api/v1/app/custom-metrics", endpoints.metrics, body, call);
     },
 
     async deleteCustomMetric(key, call = {}) {
       requireCapability(select().kind, "customMetrics", "app.deleteCustomMetric");
+      postOnlyOnKots(select().kind, "app.deleteCustomMetric");
       const path = `/api/v1/app/custom-metrics/${pathSegment("key", key)}`;
       return send("DELETE", path, endpoints.metrics, undefined, call);
     },
@@ -367,6 +371,17 @@ export function createAppClient(options: AppClientOptions = {}): AppClient {
       return send("PATCH", "/api/v1/supportbundle/metadata", endpoints.metadata, body, call);
     },
   };
+}
+
+/** The admin console takes custom metrics by POST only: the whole set each time. */
+function postOnlyOnKots(kind: PlatformApiKind, operation: string): void {
+  if (kind !== "kots") return;
+  throw new UnsupportedOperationError({
+    api: kind,
+    operation,
+    alternative:
+      "The admin console takes custom metrics by POST only: send the whole set with setCustomMetrics().",
+  });
 }
 
 /**

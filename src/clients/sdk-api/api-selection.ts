@@ -11,8 +11,8 @@ import { createIntegrationApi, type IntegrationApi } from "../integration-api/ht
  * Which of the platform's APIs a client talks to. `"integration"`: the Integration API of the
  * platform's legacy installs (PLATFORM_INTEGRATIONAPI). `"sdk"`: the newer in-cluster service
  * (`baseUrl`, else PLATFORM_SDK_API, else `http://replicated:3000`). `"kots"`: the admin
- * console's compatibility license endpoint (`baseUrl`, else `http://kotsadm:3000`; license
- * calls only). `"auto"` (the default), decided once, at the client's first use: with a
+ * console (`baseUrl`, else `http://kotsadm:3000`): its compatibility license endpoint and, on KOTS
+ * 1.102.0 and later, `app.setCustomMetrics()`. `"auto"` (the default), decided once, at the client's first use: with a
  * `baseUrl`, by what answers there (the newer service's `GET /healthz` names its version; any
  * other answer means the Integration API), logged at info level; without one,
  * `"integration"` when PLATFORM_INTEGRATIONAPI is set, else `"sdk"`. The app client, which only
@@ -253,7 +253,10 @@ export interface Capabilities {
   licenseField: boolean;
   /** Fields carry signatures that `verifyLicenseField` checks. */
   signedLicenseFields: boolean;
-  /** `app.setCustomMetrics()`, `updateCustomMetrics()`, `deleteCustomMetric()`. */
+  /**
+   * `app.setCustomMetrics()`, `updateCustomMetrics()`, `deleteCustomMetric()`; on `"kots"` (the
+   * admin console, KOTS 1.102.0 and later) `setCustomMetrics()` only.
+   */
   customMetrics: boolean;
   /** `app.setInstanceTags()`. */
   instanceTags: boolean;
@@ -311,7 +314,8 @@ const table: Record<PlatformApiKind, Readonly<Capabilities>> = {
     history: true,
     supportBundle: true,
   }),
-  kots: Object.freeze({ ...none, license: true, licenseField: true }),
+  // The admin console (KOTS 1.102.0 and later) takes POST /api/v1/app/custom-metrics only.
+  kots: Object.freeze({ ...none, license: true, licenseField: true, customMetrics: true }),
 };
 
 /** What `api` can serve (a frozen object, shared). */

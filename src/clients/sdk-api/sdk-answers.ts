@@ -116,7 +116,9 @@ export async function sdkRequest(
           operation: endpoint.operation,
           reason: `${error.method} ${error.url} answered ${error.status}: this service version lacks ${error.status === 405 ? `${error.method} of ` : ""}${endpoint.feature}${endpoint.since === undefined ? "" : ` (added in ${endpoint.since})`}`,
           alternative:
-            "Upgrade the platform's SDK service (the replicated Helm chart), or check that the base URL names it.",
+            kind === "kots"
+              ? "Upgrade the admin console (KOTS 1.102.0 and later take custom metrics), or check that the base URL names it."
+              : "Upgrade the platform's SDK service (the replicated Helm chart), or check that the base URL names it.",
         },
         true,
       );

@@ -178,7 +178,7 @@ describe("createAppClient on an API without these calls", () => {
       const fake = createFakeSdkApi();
       const client = createAppClient({ api, baseUrl, fetch: fake.fetch });
       expect(client.capabilities).toMatchObject({
-        customMetrics: false,
+        customMetrics: api === "kots",
         appStatus: false,
         supportBundle: false,
       });
@@ -186,7 +186,7 @@ describe("createAppClient on an API without these calls", () => {
         () => client.info(),
         () => client.status(),
         () => client.history(),
-        () => client.setCustomMetrics({ a: 1 }),
+        ...(api === "kots" ? [] : [() => client.setCustomMetrics({ a: 1 })]),
         () => client.updateCustomMetrics({ a: 1 }),
         () => client.deleteCustomMetric("a"),
         () => client.setInstanceTags({ a: "b" }),

@@ -278,3 +278,34 @@ describe("answers of the service as it really runs", () => {
     }
   });
 });
+
+describe("custom metrics on KOTS installs", () => {
+  it('api "kots" POSTs the whole set to the admin console, and refuses PATCH and DELETE, which it lacks', async () => {
+    const { urls, fetch } = service({
+      "/api/v1/app/custom-metrics": () => new Response(null, { status: 200 }),
+    });
+    const app = createAppClient({ api: "kots", fetch });
+    expect(app.capabilities.customMetrics).toBe(true);
+    expect(await app.setCustomMetrics({ users: 3 })).toEqual({ status: 200, replayed: false });
+    expect(urls).toEqual(["POST http://kotsadm:3000/api/v1/app/custom-metrics"]);
+    for (const call of [
+      () => app.updateCustomMetrics({ users: 4 }),
+      () => app.deleteCustomMetric("users"),
+    ]) {
+      const error = await call().catch((caught: unknown) => caught);
+      expect(isUnsupportedOperationError(error)).toBe(true);
+      expect(String(error)).toContain("POST only: send the whole set with setCustomMetrics()");
+    }
+    expect(urls).toHaveLength(1);
+  });
+
+  it("names the admin console's upgrade when an older one lacks the route", async () => {
+    const app = createAppClient({
+      api: "kots",
+      baseUrl,
+      fetch: async () => new Response("", { status: 404 }),
+    });
+    const error = await app.setCustomMetrics({ users: 3 }).catch((caught: unknown) => caught);
+    expect(String(error)).toContain("KOTS 1.102.0 and later take custom metrics");
+  });
+});
