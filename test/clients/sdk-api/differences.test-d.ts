@@ -24,4 +24,12 @@ describe("the newer API's pending updates", () => {
       expectTypeOf(version.updates).returns.resolves.items.toEqualTypeOf<VersionUpdate>();
     }
   });
+
+  it("a client given only a baseUrl is undecided too: what answers there decides", () => {
+    const version = createVersionClient({ baseUrl: "http://renamed:3000" });
+    expectTypeOf(version.api).toEqualTypeOf<"integration" | "sdk" | "kots">();
+    expectTypeOf(
+      createVersionClient({ api: "integration", baseUrl: "http://x" }).api,
+    ).toEqualTypeOf<"integration">();
+  });
 });
