@@ -220,20 +220,10 @@ function createNoAuditClient<Action extends string>(
   logger.warn(
     `platform-integration: audit events have nowhere to go: ${noAuditApi}, so each one recorded is dropped at once (reason "configuration", reported to onDrop). ${noAuditAdvice}`,
   );
-  const stats = (): AuditStats => {
-    const { delivered, dropped, droppedByReason, retried, lastError } = report.counts();
-    return {
-      queued: 0,
-      inFlight: 0,
-      bytes: 0,
-      delivered,
-      dropped,
-      droppedByReason,
-      retried,
-      ...(lastError === undefined ? {} : { lastError }),
-      configurationError: unsupported.message,
-    };
-  };
+  const stats = (): AuditStats => ({
+    ...queuelessStats(report, 0),
+    configurationError: unsupported.message,
+  });
   return {
     capabilities: capabilitiesOf("sdk"),
     record(event) {
@@ -305,18 +295,24 @@ function createSinkAuditClient<Action extends string>(
       closed = true;
       return flush(closeOptions);
     },
-    stats() {
-      const { delivered, dropped, droppedByReason, retried, lastError } = report.counts();
-      return {
-        queued: 0,
-        inFlight: pending.size,
-        bytes: 0,
-        delivered,
-        dropped,
-        droppedByReason,
-        retried,
-        ...(lastError === undefined ? {} : { lastError }),
-      };
-    },
+    stats: () => queuelessStats(report, pending.size),
+  };
+}
+
+/** The counters of a client without a queue: nothing waits, `inFlight` events are being handed over. */
+function queuelessStats<Action extends string>(
+  report: DeliveryReport<Action>,
+  inFlight: number,
+): AuditStats {
+  const { delivered, dropped, droppedByReason, retried, lastError } = report.counts();
+  return {
+    queued: 0,
+    inFlight,
+    bytes: 0,
+    delivered,
+    dropped,
+    droppedByReason,
+    retried,
+    ...(lastError === undefined ? {} : { lastError }),
   };
 }

@@ -50,26 +50,18 @@ function signAs(
 // valueType, though their text is what was signed (a Boolean false served as "false").
 const extraCases: { field: Record<string, unknown>; expect: LicenseFieldVerdict; about: string }[] =
   [
-    {
-      about: "v2, salt 32",
-      field: { value: 10, signature: { v2: signAs("v2", "10", 32) } },
-      expect: "valid",
-    },
-    {
-      about: "v2, salt 0",
-      field: { value: 10, signature: { v2: signAs("v2", "10", 0) } },
-      expect: "valid",
-    },
-    {
-      about: "v2, salt 100",
-      field: { value: 10, signature: { v2: signAs("v2", "10", 100) } },
-      expect: "valid",
-    },
-    {
-      about: "v1, salt 16",
-      field: { value: 10, signature: { v1: signAs("v1", "10", 16) } },
-      expect: "valid",
-    },
+    ...(
+      [
+        ["v2", 32],
+        ["v2", 0],
+        ["v2", 100],
+        ["v1", 16],
+      ] as const
+    ).map(([version, salt]) => ({
+      about: `${version}, salt ${salt}`,
+      field: { value: 10, signature: { [version]: signAs(version, "10", salt) } },
+      expect: "valid" as const,
+    })),
     {
       about: "v2, salt 32, value changed",
       field: { value: 11, signature: { v2: signAs("v2", "10", 32) } },
