@@ -5,6 +5,7 @@ import {
   normalizeOptions,
 } from "../integration-api/client-options.ts";
 import { type PlatformApiKind, UnsupportedOperationError } from "../integration-api/errors.ts";
+import { parseJsonBody } from "../integration-api/json-body.ts";
 import type { Timestamp } from "../integration-api/timestamp.ts";
 import {
   type ApiOption,
@@ -28,6 +29,7 @@ import {
   sdkAppStatusSchema,
   sdkHistorySchema,
   sdkSupportBundleSchema,
+  unreadTimes,
 } from "../sdk-api/sdk-records.ts";
 
 /** Options of {@link createAppClient}. */
@@ -55,6 +57,11 @@ export interface AppRelease {
   helmReleaseName?: string;
   helmReleaseRevision?: number;
   helmReleaseNamespace?: string;
+  /**
+   * `createdAt` and `deployedAt` as the text the service sent, under those names, when it is
+   * not RFC 3339 (the service treats them as opaque text); the `Timestamp` is then absent.
+   */
+  extra?: Record<string, string>;
 }
 
 /** GET /api/v1/app/info. */
@@ -91,6 +98,8 @@ export interface AppStatus extends ReadFlags {
   resourceStates: ResourceState[];
   updatedAt?: Timestamp;
   sequence: number;
+  /** `updatedAt` as the text the service sent, when it is not RFC 3339 (then no `updatedAt`). */
+  extra?: Record<string, string>;
 }
 
 /** GET /api/v1/app/history: the releases deployed, newest Helm revision first. */
@@ -279,7 +288,10 @@ export function createAppClient(options: AppClientOptions = {}): AppClient {
         appName: info.appName,
         appStatus: info.appStatus,
         ...(info.helmChartURL === undefined ? {} : { helmChartUrl: info.helmChartURL }),
-        currentRelease: toRelease(info.currentRelease),
+        currentRelease: toRelease(
+          info.currentRelease,
+          (parseJsonBody(response) as { currentRelease?: unknown }).currentRelease,
+        ),
         channelId: info.channelID,
         channelName: info.channelName,
         ...(info.channelSequence === undefined ? {} : { channelSequence: info.channelSequence }),
@@ -292,12 +304,16 @@ export function createAppClient(options: AppClientOptions = {}): AppClient {
       requireCapability(select().kind, "appStatus", endpoints.status.operation);
       const response = await get("/api/v1/app/status", endpoints.status, call);
       const { appStatus } = decodeBody(response, sdkAppStatusSchema);
+      const unread = unreadTimes((parseJsonBody(response) as { appStatus?: unknown }).appStatus, [
+        "updatedAt",
+      ]);
       return {
         appSlug: appStatus.appSlug,
         state: appStatus.state,
         resourceStates: appStatus.resourceStates ?? [],
         ...(appStatus.updatedAt === undefined ? {} : { updatedAt: appStatus.updatedAt }),
         sequence: appStatus.sequence,
+        ...(unread === undefined ? {} : { extra: unread }),
         ...flags(response.headers),
       };
     },
@@ -306,7 +322,12 @@ export function createAppClient(options: AppClientOptions = {}): AppClient {
       requireCapability(select().kind, "history", endpoints.history.operation);
       const response = await get("/api/v1/app/history", endpoints.history, call);
       const { releases } = decodeBody(response, sdkHistorySchema);
-      return { releases: (releases ?? []).map(toRelease), ...flags(response.headers) };
+      const wire = (parseJsonBody(response) as { releases?: unknown }).releases;
+      const raw = Array.isArray(wire) ? wire : [];
+      return {
+        releases: (releases ?? []).map((release, index) => toRelease(release, raw[index])),
+        ...flags(response.headers),
+      };
     },
 
     async setCustomMetrics(data, call = {}) {
@@ -394,7 +415,8 @@ function metricsNotSent(status: number, body: string): string | undefined {
   return "The platform's SDK service updated its copy of the custom metrics but could not send them to the vendor (a 400 with an empty body): a transient failure of its uplink, retried under the client's retry settings. Call again later: each successful call sends the whole set.";
 }
 
-function toRelease(release: SdkRelease): AppRelease {
+function toRelease(release: SdkRelease, wire: unknown): AppRelease {
+  const unread = unreadTimes(wire, ["createdAt", "deployedAt"]);
   return {
     version: release.versionLabel,
     releaseNotes: release.releaseNotes,
@@ -407,6 +429,7 @@ function toRelease(release: SdkRelease): AppRelease {
     ...(release.helmReleaseNamespace === undefined
       ? {}
       : { helmReleaseNamespace: release.helmReleaseNamespace }),
+    ...(unread === undefined ? {} : { extra: unread }),
   };
 }
 

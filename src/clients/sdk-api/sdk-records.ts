@@ -30,7 +30,7 @@ const goZeroTime = /^0001-01-01T00:00:00(\.0+)?(Z|[+-]00:00)$/;
 /**
  * A time the service treats as opaque text (a release's or a status's): `""` and Go's zero time
  * (`0001-01-01T00:00:00Z`) read as absent, and so does text that is not RFC 3339, rather than
- * failing the whole answer.
+ * failing the whole answer: the records keep that text in `extra` ({@link unreadTimes}).
  */
 const releaseTime = z.codec(
   z.string(),
@@ -47,6 +47,29 @@ const releaseTime = z.codec(
     encode: (value) => value?.text ?? "",
   },
 );
+
+/**
+ * The times among `names` of a raw wire object that {@link releaseTime} reads as absent though
+ * the service sent text (not `""`, not Go's zero time): kept as that text, under their wire
+ * names, for the record's `extra`; undefined when there is none.
+ */
+export function unreadTimes(
+  raw: unknown,
+  names: readonly string[],
+): Record<string, string> | undefined {
+  if (typeof raw !== "object" || raw === null) return undefined;
+  const kept: Record<string, string> = {};
+  for (const name of names) {
+    const text = (raw as Record<string, unknown>)[name];
+    if (typeof text !== "string" || text === "" || goZeroTime.test(text)) continue;
+    try {
+      Timestamp.parse(text);
+    } catch {
+      kept[name] = text;
+    }
+  }
+  return Object.keys(kept).length === 0 ? undefined : kept;
+}
 
 /** A sequence the service sends as -1 when the registry did not inject it. */
 const sequence = z.codec(z.int(), z.optional(z.int()), {

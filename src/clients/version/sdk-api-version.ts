@@ -4,7 +4,7 @@ import { ResponseShapeError } from "../integration-api/errors.ts";
 import type { ApiResponse } from "../integration-api/http.ts";
 import { isJsonObject, parseJsonBody } from "../integration-api/json-body.ts";
 import { decodeBody, readFlags } from "../sdk-api/sdk-answers.ts";
-import { sdkAppInfoSchema, sdkUpdateSchema } from "../sdk-api/sdk-records.ts";
+import { sdkAppInfoSchema, sdkUpdateSchema, unreadTimes } from "../sdk-api/sdk-records.ts";
 import {
   type InvalidVersionUpdate,
   type SdkCurrentVersion,
@@ -18,13 +18,15 @@ export function readSdkCurrentVersion(response: ApiResponse): SdkCurrentVersion 
   const info = decodeBody(response, sdkAppInfoSchema);
   const release = info.currentRelease;
   const { currentRelease: _, releaseSequence: __, ...rest } = z.encode(sdkAppInfoSchema, info);
+  const wire = parseJsonBody(response) as { currentRelease?: unknown };
+  const unread = unreadTimes(wire.currentRelease, ["createdAt", "deployedAt"]);
   return {
     version: release.versionLabel,
     ...(info.releaseSequence === undefined ? {} : { releaseSequence: info.releaseSequence }),
     releaseNotes: release.releaseNotes,
     ...(release.createdAt === undefined ? {} : { releaseDate: release.createdAt }),
     ...(release.deployedAt === undefined ? {} : { installDate: release.deployedAt }),
-    extra: rest as JsonObject,
+    extra: { ...(rest as JsonObject), ...unread },
   };
 }
 
@@ -56,10 +58,12 @@ export function readSdkUpdates(response: ApiResponse): {
       continue;
     }
     const { versionLabel, releaseNotes, createdAt } = decoded.data;
+    const unread = unreadTimes(item, ["createdAt"]);
     updates.push({
       version: versionLabel,
       releaseNotes,
       ...(createdAt === undefined ? {} : { releaseDate: createdAt }),
+      ...(unread === undefined ? {} : { extra: unread }),
     });
   }
   return { updates: toUpdateList(updates, invalid, readFlags(response.headers).fromCache), raw };

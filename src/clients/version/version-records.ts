@@ -52,7 +52,10 @@ export interface SdkCurrentVersion {
   releaseDate?: Timestamp;
   /** `currentRelease.deployedAt`: set only for Helm installs. */
   installDate?: Timestamp;
-  /** The app info's other fields, under their wire names. */
+  /**
+   * The app info's other fields, under their wire names, and the release's times that are not
+   * RFC 3339 (`createdAt`, `deployedAt`), as the text the service sent.
+   */
   extra?: JsonObject;
 }
 
@@ -67,6 +70,8 @@ export interface SdkVersionUpdate {
   releaseNotes: string;
   /** `createdAt`. */
   releaseDate?: Timestamp;
+  /** `createdAt` as the text the service sent, when it is not RFC 3339 (then no `releaseDate`). */
+  extra?: JsonObject;
 }
 
 /**

@@ -229,7 +229,7 @@ describe("answers of the service as it really runs", () => {
   });
 
   // Finding 10: Go's zero time is "never set"; a time the service treats as text fails nothing.
-  it("reads Go's zero time as absent, and an unparseable time without failing the call", async () => {
+  it("reads Go's zero time as absent, and keeps an unparseable time as text without failing the call", async () => {
     const app = createAppClient({
       baseUrl,
       fetch: async (request) =>
@@ -248,6 +248,9 @@ describe("answers of the service as it really runs", () => {
     const info = await app.info();
     expect(info.currentRelease.version).toBe("1.0.0");
     expect("releaseDate" in info.currentRelease).toBe(false);
+    // Kept as the text the service sent; the empty deployedAt is simply absent.
+    expect(info.currentRelease.extra).toEqual({ createdAt: "yesterday" });
+    expect("extra" in status).toBe(false);
     const version = createVersionClient({
       api: "sdk",
       baseUrl,
@@ -256,7 +259,21 @@ describe("answers of the service as it really runs", () => {
           currentRelease: { versionLabel: "1.0.0", createdAt: "0001-01-01T00:00:00Z" },
         }),
     });
-    expect("releaseDate" in (await version.current())).toBe(false);
+    const current = await version.current();
+    expect("releaseDate" in current).toBe(false);
+    expect(current.extra).not.toHaveProperty("createdAt");
+    const unreadable = createVersionClient({
+      api: "sdk",
+      baseUrl,
+      fetch: async (request) =>
+        new URL(request.url).pathname === "/api/v1/app/updates"
+          ? Response.json([{ versionLabel: "2.0.0", createdAt: "2024-13-45" }])
+          : Response.json({ currentRelease: { versionLabel: "1.0.0", deployedAt: "soon" } }),
+    });
+    expect((await unreadable.current()).extra).toMatchObject({ deployedAt: "soon" });
+    const [update] = await unreadable.updates();
+    expect(update).toMatchObject({ version: "2.0.0", extra: { createdAt: "2024-13-45" } });
+    expect(update).not.toHaveProperty("releaseDate");
   });
 
   // Finding 11: with neither variable set, a legacy-install developer must be told about both.
