@@ -103,10 +103,15 @@ let nodeCryptoModule: Promise<typeof import("node:crypto") | undefined> | undefi
 
 /** node:crypto where the runtime has it (Node, Bun, Deno), loaded once; undefined elsewhere. */
 function loadNodeCrypto() {
-  nodeCryptoModule ??= import("node:crypto").then(
-    (module) => (typeof module.verify === "function" ? module : undefined),
-    () => undefined,
-  );
+  nodeCryptoModule ??= (async () => {
+    // Inside try, so that bundlers for the browser and Workers leave the import to the runtime.
+    try {
+      const module = await import("node:crypto");
+      return typeof module.verify === "function" ? module : undefined;
+    } catch {
+      return undefined;
+    }
+  })();
   return nodeCryptoModule;
 }
 
