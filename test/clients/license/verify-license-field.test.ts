@@ -178,6 +178,16 @@ describe("verifyLicenseField: salt lengths and value types", () => {
 });
 
 describe("verifyLicenseField", () => {
+  it("proves the text only, as the docs say: another field's signature of the same text verifies", async () => {
+    const seats = { value: 1000, type: "Integer", signature: { v2: signAs("v2", "1000") } };
+    // The same signature on another field with the same text: nothing binds it to its field.
+    expect(await verifyLicenseField({ ...seats, type: "Integer" }, ownPem)).toBe("valid");
+    const nilOfAnyField = { v2: signAs("v2", "<nil>") };
+    expect(await verifyLicenseField({ signature: nilOfAnyField, type: "String" }, ownPem)).toBe(
+      "valid",
+    );
+  });
+
   it("prefers v2 where a field has both signatures", async () => {
     const v1 = signAs("v1", "10");
     const v2 = signAs("v2", "10");
