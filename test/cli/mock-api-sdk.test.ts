@@ -36,6 +36,8 @@ describe("mock-api --api sdk", () => {
     await expect(app.setInstanceTags({ name: "x" })).rejects.toSatisfy(isReadOnlyModeError);
     await control({ failNext: { count: 1, status: 503 } });
     await expect(app.status()).rejects.toThrow(/503/);
+    // Read-only mode refuses mock data updates too (422): leave it first.
+    await control({ mode: { readOnly: false } });
     const edited = await fetch(`${mock.baseUrl}/api/v1/integration/mock-data`, {
       method: "POST",
       body: JSON.stringify({
