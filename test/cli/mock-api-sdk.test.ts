@@ -53,6 +53,17 @@ describe("mock-api --api sdk", () => {
     expect(updates.map((update) => update.version)).toEqual(["10.0.0"]);
   });
 
+  it("--read-only refuses what the service refuses and takes custom metrics without storing them", async () => {
+    const mock = await start(["--api", "sdk", "--read-only"]);
+    const app = createAppClient({ api: "sdk", baseUrl: mock.baseUrl, retry: { limit: 0 } });
+    expect(await app.setCustomMetrics({ users: 1 })).toEqual({ status: 200, replayed: false });
+    expect(await app.updateCustomMetrics({ users: 2 })).toEqual({ status: 200, replayed: false });
+    await expect(app.deleteCustomMetric("users")).rejects.toSatisfy(isReadOnlyModeError);
+    await expect(app.setInstanceTags({ name: "x" })).rejects.toSatisfy(isReadOnlyModeError);
+    await expect(app.setSupportBundleMetadata({ a: "b" })).rejects.toSatisfy(isReadOnlyModeError);
+    expect(mock.stdout()).toContain("readOnly");
+  });
+
   it("--api kots serves the admin console's license endpoint", async () => {
     const mock = await start(["--api", "kots", "--license-field", "seats=5"]);
     const license = await createLicenseClient({ api: "kots", baseUrl: mock.baseUrl }).license();
