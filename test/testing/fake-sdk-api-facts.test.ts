@@ -470,7 +470,7 @@ describe("the newer API's facts: createFakeSdkApi", () => {
 
 describe("the newer API's facts: the msw handlers", () => {
   const server = setupServer();
-  beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
+  beforeAll(() => server.listen({ onUnhandledFrame: "error" }));
   afterEach(() => server.resetHandlers());
   afterAll(() => server.close());
 
