@@ -285,11 +285,15 @@ interface Route {
  * JSON string for an unknown one); custom metrics (POST replaces, PATCH merges, DELETE), instance
  * tags, support bundles and their metadata. It serves the admin console's compatibility license
  * (`GET /license/v1/license`) from the same license. The service's behaviours are there to test
- * against: the 60-second replay cache of writes (`X-Replicated-Rate-Limited`), read-only mode's
- * 422, the air gap's empty updates, stale answers (`X-Replicated-Served-From-Cache`),
- * integration-mode data (`X-Replicated-Mock-Data`), an older service without the newer routes
- * (404), and injected failures. Every record is encoded by the zod schema the clients decode it
- * with.
+ * against: the 60-second replay cache of writes (`X-Replicated-Rate-Limited`), read-only mode
+ * (422 for DELETE of a metric, instance tags, bundle metadata and mock data; custom metrics taken
+ * but not stored, dropped in an air gap), the air gap's empty updates, stale answers
+ * (`X-Replicated-Served-From-Cache`), integration mode (a dev license's mock data, marked
+ * `X-Replicated-Mock-Data`; 403 for other licenses), history outside Helm (400), an older
+ * service without the newer routes (404), and injected failures. Bodies the service cannot
+ * decode get its statuses (instance tags: 400 for a value of another JSON type, 500 for no
+ * JSON). Every record is encoded by the zod schema the clients decode it with (integration
+ * mode's answers are built from the mock data's wire form, which the service keeps as text).
  *
  * @example
  * ```ts
