@@ -1,7 +1,7 @@
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createSdkApiHandlers } from "../../src/msw/index.ts";
-import { createFakeSdkApi } from "../../src/testing/fake-sdk-api.ts";
+import { createFakeSdkApi, fakeSdkMockDataDefault } from "../../src/testing/index.ts";
 import { startMockApi } from "../cli/start-mock-api.ts";
 
 // The newer API's facts (shared/NEWER-API.md, checked against replicated-sdk b5ecbac), as
@@ -538,6 +538,7 @@ describe("createFakeSdkApi: what read-only mode keeps and reports", () => {
 
   it("setMockData() decodes as the service does and refuses what it would answer 400 to", () => {
     const api = createFakeSdkApi({ integrationMode: true });
+    expect(api.mockData).toMatchObject(fakeSdkMockDataDefault);
     expect(() => api.setMockData({ version: "v2", appStatus: "ready" })).toThrow(TypeError);
     api.setMockData({ version: "v1", appStatus: "updating" });
     expect(api.mockData).toEqual({ version: "v1", appStatus: "updating" });
