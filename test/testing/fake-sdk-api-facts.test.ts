@@ -169,6 +169,13 @@ const facts: Fact[] = [
       {
         method: "POST",
         path: tags,
+        json: { data: { force: "yes" } },
+        status: 400,
+        text: "string not supported, only string values are allowed on instance-tags",
+      },
+      {
+        method: "POST",
+        path: tags,
         json: { data: { tags: { a: 1 } } },
         status: 400,
         text: tagTypeError,
