@@ -3,6 +3,17 @@ import { createLicenseClient, type SdkLicense } from "../../../src/clients/licen
 import { createFakeSdkApi, fakeSdkLicenseDefault } from "../../../src/testing/fake-sdk-api.ts";
 
 const baseUrl = "http://replicated.test:3000";
+// Mixed values (airgap and bundle upload against the fake's defaults), so a flag read from the
+// wrong key or left at its default shows.
+const flags = {
+  isAirgapSupported: false,
+  isGitOpsSupported: true,
+  isIdentityServiceSupported: false,
+  isGeoaxisSupported: true,
+  isSnapshotSupported: false,
+  isSupportBundleUploadSupported: false,
+  isSemverRequired: true,
+};
 
 describe("license() on the newer API: the license's flags, channel and endpoint", () => {
   it("reads the seven is* flags, channelID as channelId and endpoint, each as the service sent it", async () => {
@@ -11,28 +22,14 @@ describe("license() on the newer API: the license's flags, channel and endpoint"
         ...fakeSdkLicenseDefault,
         channelId: "channel-7",
         endpoint: "https://vendor.test",
-        flags: {
-          isAirgapSupported: false,
-          isGitOpsSupported: true,
-          isIdentityServiceSupported: false,
-          isGeoaxisSupported: true,
-          isSnapshotSupported: false,
-          isSupportBundleUploadSupported: true,
-          isSemverRequired: true,
-        },
+        flags,
       },
     });
     const license = await createLicenseClient({ api: "sdk", baseUrl, fetch: fake.fetch }).license();
     expect(license).toMatchObject({
       channelId: "channel-7",
       endpoint: "https://vendor.test",
-      isAirgapSupported: false,
-      isGitOpsSupported: true,
-      isIdentityServiceSupported: false,
-      isGeoaxisSupported: true,
-      isSnapshotSupported: false,
-      isSupportBundleUploadSupported: true,
-      isSemverRequired: true,
+      ...flags,
     });
     expectTypeOf(license.isSemverRequired).toEqualTypeOf<boolean>();
     expectTypeOf<SdkLicense["channelId"]>().toEqualTypeOf<string>();
