@@ -274,6 +274,14 @@ const facts: Fact[] = [
       { method: "GET", path: "/api/v1/integration/status", status: 403, empty: true },
       { method: "GET", path: mockData, status: 403, empty: true },
       { method: "POST", path: mockData, json: { version: "v2" }, status: 403, empty: true },
+      // Integration mode needs a dev license: the app's answers are the cluster's.
+      {
+        method: "GET",
+        path: "/api/v1/app/info",
+        status: 200,
+        body: expect.anything(),
+        headers: { "x-replicated-mock-data": null },
+      },
     ],
   },
   {
