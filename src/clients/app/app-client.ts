@@ -489,23 +489,22 @@ function mockDate(response: ApiResponse, text: string, where: string): Timestamp
 }
 
 function toMockData(response: ApiResponse, data: SdkMockData): IntegrationMockData {
-  const release = (item: SdkMockRelease, where: string): MockRelease => {
-    const releaseDate = mockDate(response, item.createdAt, `${where}.createdAt`);
-    const installDate = mockDate(response, item.deployedAt, `${where}.deployedAt`);
-    return {
-      version: item.versionLabel,
+  const release = (item: SdkMockRelease, where: string): MockRelease => ({
+    // A Release with the mock data's zero values as absent, as the app endpoints serve it.
+    ...toRelease({
+      versionLabel: item.versionLabel,
       releaseNotes: item.releaseNotes,
-      ...(releaseDate === undefined ? {} : { releaseDate }),
-      ...(installDate === undefined ? {} : { installDate }),
-      ...(item.helmReleaseName ? { helmReleaseName: item.helmReleaseName } : {}),
-      ...(item.helmReleaseRevision ? { helmReleaseRevision: item.helmReleaseRevision } : {}),
-      ...(item.helmReleaseNamespace ? { helmReleaseNamespace: item.helmReleaseNamespace } : {}),
-      channelId: item.channelID,
-      channelName: item.channelName,
-      channelSequence: item.channelSequence,
-      releaseSequence: item.releaseSequence,
-    };
-  };
+      createdAt: mockDate(response, item.createdAt, `${where}.createdAt`),
+      deployedAt: mockDate(response, item.deployedAt, `${where}.deployedAt`),
+      helmReleaseName: item.helmReleaseName || undefined,
+      helmReleaseRevision: item.helmReleaseRevision || undefined,
+      helmReleaseNamespace: item.helmReleaseNamespace || undefined,
+    }),
+    channelId: item.channelID,
+    channelName: item.channelName,
+    channelSequence: item.channelSequence,
+    releaseSequence: item.releaseSequence,
+  });
   const list = (items: SdkMockRelease[] | null | undefined, where: string) =>
     (items ?? []).map((item, index) => release(item, `${where}[${index}]`));
   const { appStatus } = data;

@@ -133,8 +133,16 @@ const licenseFlagsShape = {
   isSemverRequired: z._default(z.boolean(), false),
 };
 
-/** The flags' names, in the service's order. */
-export const sdkLicenseFlagNames = Object.keys(licenseFlagsShape) as (keyof SdkLicenseFlags)[];
+/** The flags' names, in the service's order (a literal: bundles that do not use it drop it). */
+export const sdkLicenseFlagNames = [
+  "isAirgapSupported",
+  "isGitOpsSupported",
+  "isIdentityServiceSupported",
+  "isGeoaxisSupported",
+  "isSnapshotSupported",
+  "isSupportBundleUploadSupported",
+  "isSemverRequired",
+] as const satisfies readonly (keyof typeof licenseFlagsShape)[];
 
 /** GET /api/v1/license/info. */
 export const sdkLicenseInfoSchema = z.object({

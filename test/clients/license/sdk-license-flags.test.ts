@@ -1,5 +1,9 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { createLicenseClient, type SdkLicense } from "../../../src/clients/license/index.ts";
+import type {
+  SdkLicenseFlags,
+  sdkLicenseFlagNames,
+} from "../../../src/clients/sdk-api/sdk-records.ts";
 import { createFakeSdkApi, fakeSdkLicenseDefault } from "../../../src/testing/fake-sdk-api.ts";
 
 const baseUrl = "http://replicated.test:3000";
@@ -33,6 +37,8 @@ describe("license() on the newer API: the license's flags, channel and endpoint"
     });
     expectTypeOf(license.isSemverRequired).toEqualTypeOf<boolean>();
     expectTypeOf<SdkLicense["channelId"]>().toEqualTypeOf<string>();
+    // The names the client and the fake copy the flags by are every flag of the schema.
+    expectTypeOf<(typeof sdkLicenseFlagNames)[number]>().toEqualTypeOf<keyof SdkLicenseFlags>();
   });
 
   it("a flag an older service leaves out reads as false", async () => {
