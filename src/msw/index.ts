@@ -130,14 +130,17 @@ const sdkRoutes = [
   ["post", "/api/v1/supportbundle"],
   ["post", "/api/v1/supportbundle/metadata"],
   ["patch", "/api/v1/supportbundle/metadata"],
+  ["get", "/api/v1/integration/status"],
+  ["get", "/api/v1/integration/mock-data"],
+  ["post", "/api/v1/integration/mock-data"],
   ["get", "/license/v1/license"],
 ] as const;
 
 /**
  * msw request handlers for the platform's newer in-cluster API (the SDK service) and the admin
  * console's compatibility license endpoint, over a fake state (see `createFakeSdkApi` in
- * `platform-integration/testing`): the replay cache, read-only mode, air gap, stale answers and
- * older service versions included.
+ * `platform-integration/testing`): the replay cache, read-only mode, air gap, stale answers,
+ * integration mode (its status and mock data) and older service versions included.
  *
  * @example
  * ```ts

@@ -3,14 +3,19 @@ import { Timestamp } from "../clients/integration-api/timestamp.ts";
 import {
   kotsLicenseSchema,
   type SdkLicenseField,
+  type SdkLicenseFlags,
+  type SdkMockData,
   type SdkRelease,
   sdkAppInfoSchema,
   sdkAppStatusSchema,
   sdkHistorySchema,
   sdkLicenseFieldSchema,
   sdkLicenseFieldsSchema,
+  sdkLicenseFlagNames,
   sdkLicenseInfoSchema,
-  sdkReleaseSchema,
+  sdkMockAppStatusSchema,
+  sdkMockDataSchema,
+  sdkMockReleaseSchema,
   sdkSupportBundleSchema,
   sdkUpdatesSchema,
 } from "../clients/sdk-api/sdk-records.ts";
@@ -60,18 +65,49 @@ export interface FakeSdkLicense {
   licenseType?: string;
   appSlug?: string;
   licenseSequence?: number;
+  /** `channelID` (default "fake-channel-id"). */
+  channelId?: string;
+  /** The vendor's address (default `https://replicated.app`). */
+  endpoint?: string;
+  /**
+   * The feature flags; those not given are false, except `isAirgapSupported` and
+   * `isSupportBundleUploadSupported` (true unless given).
+   */
+  flags?: Partial<SdkLicenseFlags>;
   /** The fields, `expires_at` included when the license expires. */
   fields: FakeSdkLicenseField[];
 }
 
+/**
+ * Integration mode's mock data in the service's wire form (`versionLabel`, `channelID`...), as
+ * POST /api/v1/integration/mock-data takes it; see {@link fakeSdkMockDataDefault}.
+ */
+export type FakeSdkMockData = z.input<typeof sdkMockDataSchema>;
+
 /** The service's behaviour switches; each can be changed at any time with `setMode()`. */
 export interface FakeSdkMode {
-  /** Air gap: updates are always `[]` and support bundle uploads answer 400. */
+  /**
+   * Air gap: updates are always `[]`, support bundle uploads answer 400, and custom metrics go
+   * to the service's local report instead of the vendor (still in `reportedCustomMetrics`).
+   */
   airgap?: boolean;
-  /** Read-only mode: writes answer 422 `{"error":…,"readOnlyMode":true}`. */
+  /**
+   * Read-only mode, as the service (1.19.0+) does it: DELETE of a custom metric, instance tags,
+   * support bundle metadata and mock data answer 422 `{"error":…,"readOnlyMode":true}`; POST and
+   * PATCH of custom metrics answer 200 without storing anything (a PATCH merges with what was
+   * stored before) and still report the result, except in an air gap, where it is dropped.
+   */
   readOnly?: boolean;
-  /** Integration mode: app endpoints carry `X-Replicated-Mock-Data: true`. */
+  /**
+   * Integration mode (a `"dev"` license only): app info, status, updates and history serve the
+   * mock data (see {@link FakeSdkApi.setMockData}) with `X-Replicated-Mock-Data: true`.
+   */
   integrationMode?: boolean;
+  /**
+   * The service runs from a Helm release (default true, as the chart always sets): when false,
+   * history answers 400 `{}` outside integration mode.
+   */
+  helmManaged?: boolean;
   /** The vendor is unreachable: license and updates carry `X-Replicated-Served-From-Cache: true`. */
   servedFromCache?: boolean;
   /**
@@ -104,6 +140,8 @@ export interface FakeSdkApiOptions extends FakeSdkMode {
   };
   /** The license (default: `fakeSdkLicenseDefault`). */
   license?: FakeSdkLicense;
+  /** Integration mode's mock data (default: the service's own, `fakeSdkMockDataDefault`). */
+  mockData?: FakeSdkMockData;
   /** The clock, for dates and for the 60-second replay cache. */
   now?: () => Date;
 }
@@ -138,8 +176,15 @@ export interface FakeSdkApi {
   readonly requests: readonly string[];
   /** The writes received, replays included. */
   readonly writes: readonly FakeSdkWrite[];
-  /** The custom metrics as last set or merged. */
+  /** The custom metrics as stored (the service's Secret): unchanged in read-only mode. */
   readonly customMetrics: Readonly<Record<string, string | number | boolean>>;
+  /**
+   * Each full set of custom metrics the service reported, oldest first: sent to the vendor, or
+   * in an air gap written to its local report. A read-only air gap reports nothing.
+   */
+  readonly reportedCustomMetrics: readonly Readonly<Record<string, string | number | boolean>>[];
+  /** Integration mode's mock data as GET /api/v1/integration/mock-data serves it. */
+  readonly mockData: FakeSdkMockData;
   /** The instance tags as last sent, or undefined. */
   readonly instanceTags: { force: boolean; tags: Record<string, string> } | undefined;
   /** The support bundles uploaded. */
@@ -154,6 +199,8 @@ export interface FakeSdkApi {
   setHistory(history: readonly FakeSdkRelease[]): void;
   setAppStatus(status: NonNullable<FakeSdkApiOptions["appStatus"]>): void;
   setLicense(license: FakeSdkLicense): void;
+  /** Replaces integration mode's mock data, as POST /api/v1/integration/mock-data does. */
+  setMockData(data: FakeSdkMockData): void;
   /** Makes the next `count` requests to a known route fail (failures queue). */
   failNext(count: number, failure: FakeFailure): void;
   /** Back to the state given at creation: no requests, writes, metrics, tags or bundles. */
@@ -172,6 +219,47 @@ export const fakeSdkLicenseDefault: FakeSdkLicense = {
   fields: [{ name: "seat_count", title: "Seat count", value: 10, valueType: "Integer" }],
 };
 
+const mockRelease = (versionLabel: string, day: string, revision?: number) => ({
+  versionLabel,
+  releaseNotes: `mock release release notes for ${versionLabel}`,
+  createdAt: `2023-${day}T20:58:07Z`,
+  deployedAt: `2023-${day}T21:58:07Z`,
+  ...(revision === undefined
+    ? {}
+    : {
+        helmReleaseName: "dev-parent-chart",
+        helmReleaseRevision: revision,
+        helmReleaseNamespace: "default",
+      }),
+});
+
+/**
+ * The mock data the service starts integration mode with (its `default_mock_data.yaml`, v2):
+ * deployed releases oldest first, as the service serves them.
+ */
+export const fakeSdkMockDataDefault: FakeSdkMockData = {
+  version: "v2",
+  appStatus: {
+    resourceStates: [{ kind: "deployment", name: "dev-app", namespace: "default", state: "ready" }],
+    state: "ready",
+  },
+  helmChartURL: "oci://registry.replicated.com/dev-app/dev-channel/dev-parent-chart",
+  currentRelease: {
+    ...mockRelease("0.1.3-mock-release", "05-23", 3),
+    releaseNotes: "mock release notes for 0.1.3",
+    channelID: "dev-channel",
+    channelName: "Dev Channel",
+    channelSequence: 13,
+    releaseSequence: 113,
+  },
+  deployedReleases: [
+    mockRelease("0.1.1", "05-21", 1),
+    mockRelease("0.1.2", "05-22", 2),
+    mockRelease("0.1.3", "05-23", 3),
+  ],
+  availableReleases: [mockRelease("0.1.4", "05-24"), mockRelease("0.1.5", "06-01")],
+};
+
 const replayWindowMs = 60_000;
 const defaultServiceVersion = "1.19.0";
 
@@ -179,12 +267,14 @@ type Answer = Response | Promise<Response>;
 interface Route {
   method: string;
   path: RegExp;
-  /** A write the replay cache keys and read-only mode refuses. */
+  /** A write, recorded in `writes`; the replay cache keys the `cached` ones. */
   write?: "cached" | "uncached";
+  /** Read-only mode refuses it with 422 and this message (the service's own). */
+  refusedReadOnly?: string;
+  /** Only for a `"dev"` license: anything else answers 403 (the service's EnforceMockAccess). */
+  devOnly?: boolean;
   /** The service version that added the route. */
   since?: string;
-  /** Marked with the mock-data header in integration mode. */
-  app?: boolean;
   answer(request: Request, segment: string): Answer;
 }
 
@@ -195,11 +285,15 @@ interface Route {
  * JSON string for an unknown one); custom metrics (POST replaces, PATCH merges, DELETE), instance
  * tags, support bundles and their metadata. It serves the admin console's compatibility license
  * (`GET /license/v1/license`) from the same license. The service's behaviours are there to test
- * against: the 60-second replay cache of writes (`X-Replicated-Rate-Limited`), read-only mode's
- * 422, the air gap's empty updates, stale answers (`X-Replicated-Served-From-Cache`),
- * integration-mode data (`X-Replicated-Mock-Data`), an older service without the newer routes
- * (404), and injected failures. Every record is encoded by the zod schema the clients decode it
- * with.
+ * against: the 60-second replay cache of writes (`X-Replicated-Rate-Limited`), read-only mode
+ * (422 for DELETE of a metric, instance tags, bundle metadata and mock data; custom metrics taken
+ * but not stored, dropped in an air gap), the air gap's empty updates, stale answers
+ * (`X-Replicated-Served-From-Cache`), integration mode (a dev license's mock data, marked
+ * `X-Replicated-Mock-Data`; 403 for other licenses), history outside Helm (400), an older
+ * service without the newer routes (404), and injected failures. Bodies the service cannot
+ * decode get its statuses (instance tags: 400 for a value of another JSON type, 500 for no
+ * JSON). Every record is encoded by the zod schema the clients decode it with (integration
+ * mode's answers are built from the mock data's wire form, which the service keeps as text).
  *
  * @example
  * ```ts
@@ -237,10 +331,12 @@ export function createFakeSdkApi(options: FakeSdkApiOptions = {}): FakeSdkApi {
     history: readonly FakeSdkRelease[] | undefined;
     appStatus: NonNullable<FakeSdkApiOptions["appStatus"]>;
     license: FakeSdkLicense;
+    mockData: FakeSdkMockData;
     mode: Required<FakeSdkMode>;
     requests: string[];
     writes: FakeSdkWrite[];
     customMetrics: Record<string, string | number | boolean>;
+    reported: Record<string, string | number | boolean>[];
     instanceTags: { force: boolean; tags: Record<string, string> } | undefined;
     supportBundles: FakeSupportBundle[];
     supportBundleMetadata: Record<string, string>;
@@ -253,16 +349,19 @@ export function createFakeSdkApi(options: FakeSdkApiOptions = {}): FakeSdkApi {
     history: options.history === undefined ? undefined : structuredClone(options.history),
     appStatus: structuredClone(options.appStatus ?? {}),
     license: structuredClone(options.license ?? fakeSdkLicenseDefault),
+    mockData: structuredClone(options.mockData ?? fakeSdkMockDataDefault),
     mode: {
       airgap: options.airgap ?? false,
       readOnly: options.readOnly ?? false,
       integrationMode: options.integrationMode ?? false,
+      helmManaged: options.helmManaged ?? true,
       servedFromCache: options.servedFromCache ?? false,
       serviceVersion: options.serviceVersion ?? defaultServiceVersion,
     },
     requests: [],
     writes: [],
     customMetrics: {},
+    reported: [],
     instanceTags: undefined,
     supportBundles: [],
     supportBundleMetadata: {},
@@ -280,8 +379,24 @@ export function createFakeSdkApi(options: FakeSdkApiOptions = {}): FakeSdkApi {
   const stale = (): Record<string, string> =>
     state.mode.servedFromCache ? { "x-replicated-served-from-cache": "true" } : {};
 
-  const licenseFields = (): Record<string, SdkLicenseField> =>
-    Object.fromEntries(state.license.fields.map((field) => [field.name, toWireField(field)]));
+  // /license/fields names each field; the info's entitlements do not (the service's own types).
+  const licenseFields = (named = true): Record<string, SdkLicenseField> =>
+    Object.fromEntries(
+      state.license.fields.map((field) => [field.name, toWireField(field, named)]),
+    );
+  const devLicense = () => (state.license.licenseType ?? "dev") === "dev";
+  const integrationOn = () => state.mode.integrationMode && devLicense();
+  const mockHeader = { "x-replicated-mock-data": "true" };
+  /** The mock data as the service keeps it (decoded, then written back by Go's rules). */
+  const mock = (): GoMockData => {
+    const normalized = goMockData(state.mockData);
+    if (typeof normalized === "string") throw new TypeError(normalized);
+    return normalized;
+  };
+  /** A full set of custom metrics goes upstream (air gap: to the local report) unless both. */
+  const report = (metrics: Record<string, string | number | boolean>) => {
+    if (!(state.mode.airgap && state.mode.readOnly)) state.reported.push({ ...metrics });
+  };
   const expiresAt = () =>
     state.license.fields.find((field) => field.name === "expires_at")?.value ?? undefined;
 
@@ -289,10 +404,37 @@ export function createFakeSdkApi(options: FakeSdkApiOptions = {}): FakeSdkApi {
     {
       method: "GET",
       path: /^\/api\/v1\/app\/info$/,
-      app: true,
       answer: () => {
         const { current } = state;
         const app = options.app ?? {};
+        if (integrationOn()) {
+          const data = mock();
+          const v2 = data.version === "v2";
+          const release = data.currentRelease;
+          return json(
+            200,
+            {
+              instanceID: app.instanceId ?? "fake-instance-id",
+              appSlug: app.appSlug ?? state.license.appSlug ?? "fake-app",
+              appName: app.appName ?? "Fake App",
+              appStatus: typeof data.appStatus === "string" ? data.appStatus : data.appStatus.state,
+              ...(data.helmChartURL === undefined ? {} : { helmChartURL: data.helmChartURL }),
+              currentRelease: goRelease(release),
+              // v1 keeps the install's channel; v2 takes the mock release's (empty without one).
+              channelID: v2 ? (release?.channelID ?? "") : (app.channelId ?? "fake-channel-id"),
+              channelName: v2
+                ? (release?.channelName ?? "")
+                : (app.channelName ?? state.license.channelName ?? "Stable"),
+              channelSequence: v2
+                ? (release?.channelSequence ?? 0)
+                : (current.channelSequence ?? -1),
+              releaseSequence: v2
+                ? (release?.releaseSequence ?? 0)
+                : (current.releaseSequence ?? -1),
+            },
+            mockHeader,
+          );
+        }
         return encode(sdkAppInfoSchema, {
           instanceID: app.instanceId ?? "fake-instance-id",
           appSlug: app.appSlug ?? state.license.appSlug ?? "fake-app",
@@ -309,9 +451,14 @@ export function createFakeSdkApi(options: FakeSdkApiOptions = {}): FakeSdkApi {
     {
       method: "GET",
       path: /^\/api\/v1\/app\/status$/,
-      app: true,
-      answer: () =>
-        encode(sdkAppStatusSchema, {
+      answer: () => {
+        if (integrationOn()) {
+          const data = mock();
+          // v1 mock data has no status object: the service fails the call.
+          if (typeof data.appStatus === "string") return new Response(null, { status: 500 });
+          return json(200, { appStatus: data.appStatus }, mockHeader);
+        }
+        return encode(sdkAppStatusSchema, {
           appStatus: {
             appSlug: state.license.appSlug ?? "fake-app",
             resourceStates: (state.appStatus.resourceStates ?? []).map((resource) => ({
@@ -322,14 +469,27 @@ export function createFakeSdkApi(options: FakeSdkApiOptions = {}): FakeSdkApi {
             state: state.appStatus.state ?? "ready",
             sequence: state.current.releaseSequence ?? 1,
           },
-        }),
+        });
+      },
     },
     {
       method: "GET",
       path: /^\/api\/v1\/app\/updates$/,
-      app: true,
-      answer: () =>
-        encode(
+      answer: () => {
+        // The air gap is checked first: `[]`, not marked as mock data.
+        if (!state.mode.airgap && integrationOn()) {
+          const releases = mock().availableReleases ?? [];
+          return json(
+            200,
+            releases.map(({ versionLabel, createdAt, releaseNotes }) => ({
+              versionLabel,
+              createdAt,
+              releaseNotes,
+            })),
+            mockHeader,
+          );
+        }
+        return encode(
           sdkUpdatesSchema,
           state.mode.airgap
             ? []
@@ -339,16 +499,27 @@ export function createFakeSdkApi(options: FakeSdkApiOptions = {}): FakeSdkApi {
                 createdAt: stamp(update.releaseDate, created),
               })),
           stale(),
-        ),
+        );
+      },
     },
     {
       method: "GET",
       path: /^\/api\/v1\/app\/history$/,
-      app: true,
-      answer: () =>
-        encode(sdkHistorySchema, {
+      answer: () => {
+        // Integration mode serves the deployed releases in the mock data's order, Helm or not.
+        if (integrationOn()) {
+          return json(
+            200,
+            { releases: (mock().deployedReleases ?? []).map(goRelease) },
+            mockHeader,
+          );
+        }
+        // The service encodes a Go error value here: `{}`.
+        if (!state.mode.helmManaged) return json(400, {});
+        return encode(sdkHistorySchema, {
           releases: (state.history ?? [state.current]).map(release),
-        }),
+        });
+      },
     },
     {
       method: "GET",
@@ -360,17 +531,21 @@ export function createFakeSdkApi(options: FakeSdkApiOptions = {}): FakeSdkApi {
           {
             licenseID: license.licenseId,
             appSlug: license.appSlug ?? "fake-app",
-            channelID: "fake-channel-id",
+            channelID: license.channelId ?? "fake-channel-id",
             channelName: license.channelName ?? "Stable",
             customerID: license.customerId ?? "",
             customerName: license.customerName,
             customerEmail: license.customerEmail ?? "",
             licenseType: license.licenseType ?? "dev",
-            endpoint: "https://replicated.app",
+            endpoint: license.endpoint ?? "https://replicated.app",
             licenseSequence: license.licenseSequence ?? 1,
-            isAirgapSupported: true,
-            isSupportBundleUploadSupported: true,
-            entitlements: licenseFields(),
+            ...(Object.fromEntries(
+              sdkLicenseFlagNames.map((name) => [
+                name,
+                license.flags?.[name] ?? defaultFlags[name],
+              ]),
+            ) as SdkLicenseFlags),
+            entitlements: licenseFields(false),
           },
           stale(),
         );
@@ -388,36 +563,32 @@ export function createFakeSdkApi(options: FakeSdkApiOptions = {}): FakeSdkApi {
         const name = decodeSegment(segment);
         const found = state.license.fields.find((field) => field.name === name);
         if (found === undefined) return json(404, `license field "${name}" not found`);
-        return encode(sdkLicenseFieldSchema, toWireField(found), stale());
+        return encode(sdkLicenseFieldSchema, toWireField(found, true), stale());
       },
     },
-    {
-      method: "POST",
-      path: /^\/api\/v1\/app\/custom-metrics$/,
-      write: "cached",
-      answer: (request) =>
-        withMetrics(request, (data) => {
-          state.customMetrics = data;
-        }),
-    },
-    {
-      method: "PATCH",
-      path: /^\/api\/v1\/app\/custom-metrics$/,
-      write: "cached",
-      answer: (request) =>
-        withMetrics(request, (data) => {
-          state.customMetrics = { ...state.customMetrics, ...data };
-        }),
-    },
+    ...(["POST", "PATCH"] as const).map(
+      (method): Route => ({
+        method,
+        path: /^\/api\/v1\/app\/custom-metrics$/,
+        write: "cached",
+        // Not refused in read-only mode: the service skips its local save and still reports.
+        answer: (request) =>
+          withMetrics(request, (data) =>
+            method === "POST" ? data : { ...state.customMetrics, ...data },
+          ),
+      }),
+    ),
     {
       method: "DELETE",
       path: /^\/api\/v1\/app\/custom-metrics\/([^/]+)$/,
       write: "cached",
+      refusedReadOnly: "custom metrics delete is unavailable in read-only mode",
       answer: (_request, segment) => {
         const key = decodeSegment(segment);
         state.customMetrics = Object.fromEntries(
           Object.entries(state.customMetrics).filter(([name]) => name !== key),
         );
+        report(state.customMetrics);
         return new Response(null, { status: 204 });
       },
     },
@@ -425,19 +596,26 @@ export function createFakeSdkApi(options: FakeSdkApiOptions = {}): FakeSdkApi {
       method: "POST",
       path: /^\/api\/v1\/app\/instance-tags$/,
       write: "cached",
+      refusedReadOnly: "instance tags are unavailable in read-only mode",
       answer: async (request) => {
-        const body = await readBody(request);
-        const data = isObject(body) ? body.data : undefined;
-        if (!isObject(data) || (data.tags !== undefined && !isObject(data.tags))) {
-          return text(500, "failed to decode request body");
+        // Go decodes into {data:{force bool, tags map[string]string}}: a value of another type
+        // is a 400 naming its JSON type; a body that is no JSON at all is a 500.
+        const body = parseStrict(await request.text());
+        if (body === invalidJson) return new Response(null, { status: 500 });
+        const wrongType = instanceTagsTypeError(body);
+        if (wrongType !== undefined) {
+          return text(
+            400,
+            `${wrongType} not supported, only string values are allowed on instance-tags`,
+          );
         }
-        const tags = (data.tags ?? {}) as Record<string, unknown>;
-        if (Object.values(tags).some((value) => typeof value !== "string")) {
-          return text(400, "failed to parse tags: only string values are allowed on instance-tags");
-        }
+        const data = isObject(body) && isObject(body.data) ? body.data : {};
+        const tags = isObject(data.tags) ? data.tags : {};
         state.instanceTags = {
           force: data.force === true,
-          tags: Object.fromEntries(Object.entries(tags)) as Record<string, string>,
+          tags: Object.fromEntries(
+            Object.entries(tags).map(([name, value]) => [name, value ?? ""]),
+          ) as Record<string, string>,
         };
         return json(200, "");
       },
@@ -448,9 +626,11 @@ export function createFakeSdkApi(options: FakeSdkApiOptions = {}): FakeSdkApi {
       since: "1.17.0",
       answer: async (request) => {
         if (state.mode.airgap) {
-          return text(400, "support bundle upload is not available in air gap mode");
+          return text(400, "support bundle upload is not available in airgap mode");
         }
         const bytes = await request.arrayBuffer();
+        // The service refuses a Content-Length of 0 (or none): an empty bundle never uploads.
+        if (bytes.byteLength === 0) return text(400, "Content-Length header is required");
         const bundle = {
           bundleId: `bundle-${state.supportBundles.length + 1}`,
           slug: `fake-bundle-${state.supportBundles.length + 1}`,
@@ -469,15 +649,23 @@ export function createFakeSdkApi(options: FakeSdkApiOptions = {}): FakeSdkApi {
         path: /^\/api\/v1\/supportbundle\/metadata$/,
         since: "1.18.0",
         write: "uncached",
+        refusedReadOnly: "support bundle metadata is unavailable in read-only mode",
         answer: async (request) => {
-          const body = await readBody(request);
-          if (!isObject(body)) return text(400, "invalid request body");
-          const data = body.data;
-          if (data === undefined || data === null) return text(400, "data is required");
-          if (!isObject(data) || Object.values(data).some((value) => typeof value !== "string")) {
+          const body = parseStrict(await request.text());
+          if (body === invalidJson || (body !== null && !isObject(body))) {
             return text(400, "invalid request body");
           }
-          const entries = Object.fromEntries(Object.entries(data)) as Record<string, string>;
+          const data = body?.data;
+          if (data === undefined || data === null) return text(400, "data is required");
+          if (
+            !isObject(data) ||
+            Object.values(data).some((value) => typeof value !== "string" && value !== null)
+          ) {
+            return text(400, "invalid request body");
+          }
+          const entries = Object.fromEntries(
+            Object.entries(data).map(([name, value]) => [name, value ?? ""]),
+          ) as Record<string, string>;
           state.supportBundleMetadata =
             method === "POST" ? entries : { ...state.supportBundleMetadata, ...entries };
           return json(200, "");
@@ -487,53 +675,26 @@ export function createFakeSdkApi(options: FakeSdkApiOptions = {}): FakeSdkApi {
     {
       method: "GET",
       path: /^\/api\/v1\/integration\/status$/,
-      answer: () => json(200, { isEnabled: state.mode.integrationMode }),
+      devOnly: true,
+      answer: () => json(200, { isEnabled: integrationOn() }),
     },
     {
       method: "GET",
       path: /^\/api\/v1\/integration\/mock-data$/,
-      answer: () =>
-        state.mode.integrationMode
-          ? json(200, {
-              version: "v2",
-              appStatus: { state: state.appStatus.state ?? "ready" },
-              currentRelease: z.encode(sdkReleaseSchema, release(state.current)),
-              deployedReleases: (state.history ?? [state.current]).map((item) =>
-                z.encode(sdkReleaseSchema, release(item)),
-              ),
-              availableReleases: state.updates.map((update) =>
-                z.encode(sdkReleaseSchema, release(update)),
-              ),
-            })
-          : new Response(null, { status: 403 }),
+      devOnly: true,
+      answer: () => (integrationOn() ? json(200, mock()) : new Response(null, { status: 403 })),
     },
     {
-      // Integration mode's editable data: replaces the releases, updates and status at once.
       method: "POST",
       path: /^\/api\/v1\/integration\/mock-data$/,
+      devOnly: true,
+      refusedReadOnly: "mock data updates are unavailable in read-only mode",
       answer: async (request) => {
-        if (!state.mode.integrationMode) return new Response(null, { status: 403 });
-        const decoded = z.safeDecode(mockDataSchema, (await readBody(request)) as never);
-        if (!decoded.success) return text(400, z.prettifyError(decoded.error));
-        const { currentRelease, deployedReleases, availableReleases, appStatus } = decoded.data;
-        const toInit = (item: SdkRelease): FakeSdkRelease => ({
-          version: item.versionLabel,
-          releaseNotes: item.releaseNotes,
-          ...(item.createdAt === undefined ? {} : { releaseDate: item.createdAt.text }),
-          ...(item.deployedAt === undefined ? {} : { installDate: item.deployedAt.text }),
-        });
-        if (currentRelease !== undefined) {
-          state.current = { ...state.current, ...toInit(currentRelease) };
-        }
-        if (deployedReleases !== undefined) state.history = deployedReleases.map(toInit);
-        if (availableReleases !== undefined) state.updates = availableReleases.map(toInit);
-        if (appStatus !== undefined) {
-          const status = typeof appStatus === "string" ? appStatus : appStatus.state;
-          state.appStatus = {
-            ...state.appStatus,
-            ...(status === undefined ? {} : { state: status }),
-          };
-        }
+        if (!integrationOn()) return new Response(null, { status: 403 });
+        const body = parseStrict(await request.text());
+        const normalized = body === invalidJson ? "not JSON" : goMockData(body);
+        if (typeof normalized === "string") return new Response(null, { status: 400 });
+        state.mockData = normalized;
         return new Response(null, { status: 201 });
       },
     },
@@ -544,7 +705,8 @@ export function createFakeSdkApi(options: FakeSdkApiOptions = {}): FakeSdkApi {
       answer: async (request) => {
         const decoded = z.safeDecode(controlSchema, (await readBody(request)) as never);
         if (!decoded.success) return text(400, z.prettifyError(decoded.error));
-        const { mode, failNext } = decoded.data;
+        const { mode, failNext, licenseType } = decoded.data;
+        if (licenseType !== undefined) state.license = { ...state.license, licenseType };
         if (mode !== undefined) {
           state.mode = {
             ...state.mode,
@@ -592,20 +754,42 @@ export function createFakeSdkApi(options: FakeSdkApiOptions = {}): FakeSdkApi {
     },
   ];
 
+  /**
+   * POST/PATCH custom metrics: Go decodes `{"data":{…}}` (a value of another type, or no JSON,
+   * is a 400 without a body), refuses empty data and null, array or object values, merges, and
+   * reports the result; read-only mode skips only the local save.
+   */
   async function withMetrics(
     request: Request,
-    store: (data: Record<string, string | number | boolean>) => void,
+    merge: (
+      data: Record<string, string | number | boolean>,
+    ) => Record<string, string | number | boolean>,
   ): Promise<Response> {
-    const body = await readBody(request);
-    if (!isObject(body)) return text(400, "failed to decode request body");
-    const data = body.data;
-    if (!isObject(data) || Object.keys(data).length === 0) return text(400, "no data provided");
+    const body = parseStrict(await request.text());
+    if (body === invalidJson || (body !== null && !isObject(body))) {
+      return new Response(null, { status: 400 });
+    }
+    const data = body?.data ?? null;
+    if (data !== null && !isObject(data)) return new Response(null, { status: 400 });
+    if (data === null || Object.keys(data).length === 0) return text(400, "no data provided");
     for (const [key, value] of Object.entries(data)) {
-      if (!["string", "number", "boolean"].includes(typeof value)) {
-        return text(400, `invalid value for key "${key}": only scalar values are allowed`);
+      const kind =
+        value === null
+          ? "nil"
+          : Array.isArray(value)
+            ? "an array"
+            : typeof value === "object"
+              ? "a map"
+              : undefined;
+      if (kind !== undefined) {
+        return text(400, `${key} value is ${kind}, only scalar values are allowed`);
       }
     }
-    store(Object.fromEntries(Object.entries(data)) as Record<string, string | number | boolean>);
+    const merged = merge(
+      Object.fromEntries(Object.entries(data)) as Record<string, string | number | boolean>,
+    );
+    if (!state.mode.readOnly) state.customMetrics = merged;
+    report(merged);
     return json(200, "");
   }
 
@@ -641,15 +825,23 @@ export function createFakeSdkApi(options: FakeSdkApiOptions = {}): FakeSdkApi {
       });
     }
     const { route, segment } = chosen;
-    const answer = route.write === undefined ? await route.answer(request, segment) : await write();
+    const answer =
+      route.devOnly === true && !devLicense()
+        ? new Response(null, { status: 403 })
+        : route.write === undefined
+          ? (refusal() ?? (await route.answer(request, segment)))
+          : await write();
     const headers = new Headers(answer.headers);
     headers.set("access-control-allow-origin", "*");
-    if (route.app === true && state.mode.integrationMode) {
-      headers.set("x-replicated-mock-data", "true");
-    }
     return answer.type === "error"
       ? answer
       : new Response(answer.body, { status: answer.status, headers });
+
+    // Inside the handler, after the replay cache: a refusal is no 2xx, so it is never cached.
+    function refusal(): Response | undefined {
+      if (!state.mode.readOnly || route.refusedReadOnly === undefined) return undefined;
+      return json(422, { error: route.refusedReadOnly, readOnlyMode: true });
+    }
 
     async function write(): Promise<Response> {
       const isJson = request.method !== "DELETE";
@@ -670,12 +862,8 @@ export function createFakeSdkApi(options: FakeSdkApiOptions = {}): FakeSdkApi {
         });
       }
       state.writes.push({ method: request.method, path: pathname, body, replayed: false });
-      if (state.mode.readOnly) {
-        return json(422, {
-          error: "this operation is not allowed in read-only mode",
-          readOnlyMode: true,
-        });
-      }
+      const refused = refusal();
+      if (refused !== undefined) return refused;
       const answer = await route.answer(
         new Request(request.url, {
           method: request.method,
@@ -712,6 +900,12 @@ export function createFakeSdkApi(options: FakeSdkApiOptions = {}): FakeSdkApi {
     get customMetrics() {
       return { ...state.customMetrics };
     },
+    get reportedCustomMetrics() {
+      return structuredClone(state.reported);
+    },
+    get mockData() {
+      return mock();
+    },
     get instanceTags() {
       return structuredClone(state.instanceTags);
     },
@@ -745,6 +939,11 @@ export function createFakeSdkApi(options: FakeSdkApiOptions = {}): FakeSdkApi {
     setLicense(license) {
       state.license = structuredClone(license);
     },
+    setMockData(data) {
+      const normalized = goMockData(data);
+      if (typeof normalized === "string") throw new TypeError(`setMockData: ${normalized}`);
+      state.mockData = normalized;
+    },
     failNext(count, failure) {
       if (!Number.isSafeInteger(count) || count < 1) {
         throw new RangeError(`failNext: count must be a positive integer, got ${count}.`);
@@ -757,15 +956,6 @@ export function createFakeSdkApi(options: FakeSdkApiOptions = {}): FakeSdkApi {
   };
 }
 
-/** POST /api/v1/integration/mock-data: the parts of integration mode's data the fake keeps. */
-const mockDataSchema = z.object({
-  version: z.optional(z.enum(["v1", "v2"])),
-  appStatus: z.optional(z.union([z.string(), z.object({ state: z.optional(z.string()) })])),
-  currentRelease: z.optional(sdkReleaseSchema),
-  deployedReleases: z.optional(z.array(sdkReleaseSchema)),
-  availableReleases: z.optional(z.array(sdkReleaseSchema)),
-});
-
 /** POST /mock/v1/control: the fake's own switches. */
 const controlSchema = z.object({
   mode: z.optional(
@@ -773,10 +963,13 @@ const controlSchema = z.object({
       airgap: z.optional(z.boolean()),
       readOnly: z.optional(z.boolean()),
       integrationMode: z.optional(z.boolean()),
+      helmManaged: z.optional(z.boolean()),
       servedFromCache: z.optional(z.boolean()),
       serviceVersion: z.optional(z.string()),
     }),
   ),
+  /** The license's type: integration mode needs "dev". */
+  licenseType: z.optional(z.string()),
   failNext: z.optional(
     z.object({
       count: z.int().check(z.minimum(1)),
@@ -785,16 +978,130 @@ const controlSchema = z.object({
   ),
 });
 
-function toWireField(field: FakeSdkLicenseField): SdkLicenseField {
+/** A field as Go writes it: empty strings and `false` left out, `signature` always there. */
+function toWireField(field: FakeSdkLicenseField, named: boolean): SdkLicenseField {
   return {
-    name: field.name,
-    ...(field.title === undefined ? {} : { title: field.title }),
-    ...(field.description === undefined ? {} : { description: field.description }),
+    ...(named ? { name: field.name } : {}),
+    ...(field.title ? { title: field.title } : {}),
+    ...(field.description ? { description: field.description } : {}),
     ...(field.value === undefined ? {} : { value: field.value }),
-    ...(field.valueType === undefined ? {} : { valueType: field.valueType }),
-    ...(field.isHidden === undefined ? {} : { isHidden: field.isHidden }),
+    ...(field.valueType ? { valueType: field.valueType } : {}),
+    ...(field.isHidden === true ? { isHidden: true } : {}),
     signature: { ...field.signature },
   };
+}
+
+const defaultFlags: SdkLicenseFlags = {
+  isAirgapSupported: true,
+  isGitOpsSupported: false,
+  isIdentityServiceSupported: false,
+  isGeoaxisSupported: false,
+  isSnapshotSupported: false,
+  isSupportBundleUploadSupported: true,
+  isSemverRequired: false,
+};
+
+/** Mock data as the service keeps it: decoded by Go's types, written back with its rules. */
+type GoMockData = Omit<SdkMockData, "appStatus"> & {
+  appStatus: string | z.output<typeof sdkMockAppStatusSchema>;
+};
+type GoMockRelease = NonNullable<SdkMockData["currentRelease"]>;
+
+const goZeroTime = "0001-01-01T00:00:00Z";
+
+/**
+ * Decodes mock data as the service does (POST answers 400 when this fails, with the reason
+ * returned as text) and writes it back as Go would: `omitempty` keys left out, every release key
+ * present, a v2 status complete (Go's zero time for a missing `updatedAt`).
+ */
+function goMockData(input: unknown): GoMockData | string {
+  if (input !== null && !isObject(input)) return "mock data must be a JSON object";
+  const given = { ...input };
+  if (given.version === "") delete given.version;
+  const decoded = z.safeDecode(sdkMockDataSchema, given as never);
+  if (!decoded.success) return z.prettifyError(decoded.error);
+  const { version, appStatus, helmChartURL, currentRelease, deployedReleases, availableReleases } =
+    decoded.data;
+  const v2 = version === "v2";
+  if (v2 ? typeof appStatus === "string" : typeof appStatus === "object") {
+    return `appStatus must be ${v2 ? "a status object in v2" : "a state string in v1"} mock data`;
+  }
+  let status: GoMockData["appStatus"] = appStatus ?? "";
+  if (v2) {
+    const object = (appStatus ?? z.decode(sdkMockAppStatusSchema, {})) as Exclude<
+      typeof appStatus,
+      string | undefined
+    >;
+    if (object.updatedAt !== "") {
+      try {
+        Timestamp.parse(object.updatedAt);
+      } catch {
+        return "appStatus.updatedAt is not an RFC 3339 date-time";
+      }
+    }
+    status = { ...object, updatedAt: object.updatedAt || goZeroTime };
+  }
+  return {
+    ...(version === undefined ? {} : { version }),
+    appStatus: status,
+    ...(helmChartURL ? { helmChartURL } : {}),
+    ...(currentRelease === undefined ? {} : { currentRelease }),
+    ...(deployedReleases?.length ? { deployedReleases } : {}),
+    ...(availableReleases?.length ? { availableReleases } : {}),
+  };
+}
+
+/** A mock release as the app endpoints serve it (a `Release`: its Helm keys `omitempty`). */
+function goRelease(release: GoMockRelease | undefined) {
+  const given = release ?? z.decode(sdkMockReleaseSchema, {});
+  return {
+    versionLabel: given.versionLabel,
+    releaseNotes: given.releaseNotes,
+    createdAt: given.createdAt,
+    deployedAt: given.deployedAt,
+    ...(given.helmReleaseName ? { helmReleaseName: given.helmReleaseName } : {}),
+    ...(given.helmReleaseRevision ? { helmReleaseRevision: given.helmReleaseRevision } : {}),
+    ...(given.helmReleaseNamespace ? { helmReleaseNamespace: given.helmReleaseNamespace } : {}),
+  };
+}
+
+/** Go's decoding of the instance-tags body: the JSON type of the first misfit value, if any. */
+function instanceTagsTypeError(body: unknown): string | undefined {
+  const misfit = (value: unknown, fits: (value: unknown) => boolean) =>
+    value === null || value === undefined || fits(value) ? undefined : goKind(value);
+  const top = misfit(body, isObject);
+  if (top !== undefined || !isObject(body)) return top;
+  const data = body.data;
+  const wrongData = misfit(data, isObject);
+  if (wrongData !== undefined || !isObject(data)) return wrongData;
+  const force = misfit(data.force, (value) => typeof value === "boolean");
+  if (force !== undefined) return force;
+  const tags = misfit(data.tags, isObject);
+  if (tags !== undefined || !isObject(data.tags)) return tags;
+  for (const value of Object.values(data.tags)) {
+    const wrong = misfit(value, (item) => typeof item === "string");
+    if (wrong !== undefined) return wrong;
+  }
+  return undefined;
+}
+
+/** The JSON type as Go's UnmarshalTypeError names it. */
+function goKind(value: unknown): string {
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "boolean") return "bool";
+  return typeof value;
+}
+
+const invalidJson = Symbol("invalid JSON");
+
+/** Go's json.Decoder: an empty body is an error (EOF), as is one that is not JSON. */
+function parseStrict(body: string): unknown {
+  if (body.trim() === "") return invalidJson;
+  try {
+    return JSON.parse(body);
+  } catch {
+    return invalidJson;
+  }
 }
 
 /** Whether `version` predates `since` (major.minor.patch); false when either is absent. */

@@ -43,12 +43,14 @@ export {
   type FakeSdkApiOptions,
   type FakeSdkLicense,
   type FakeSdkLicenseField,
+  type FakeSdkMockData,
   type FakeSdkMode,
   type FakeSdkRelease,
   type FakeSdkUpdate,
   type FakeSdkWrite,
   type FakeSupportBundle,
   fakeSdkLicenseDefault,
+  fakeSdkMockDataDefault,
 } from "./fake-sdk-api.ts";
 export type {
   FakeCurrentVersion,

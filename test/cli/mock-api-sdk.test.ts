@@ -36,6 +36,8 @@ describe("mock-api --api sdk", () => {
     await expect(app.setInstanceTags({ name: "x" })).rejects.toSatisfy(isReadOnlyModeError);
     await control({ failNext: { count: 1, status: 503 } });
     await expect(app.status()).rejects.toThrow(/503/);
+    // Read-only mode refuses mock data updates too (422): leave it first.
+    await control({ mode: { readOnly: false } });
     const edited = await fetch(`${mock.baseUrl}/api/v1/integration/mock-data`, {
       method: "POST",
       body: JSON.stringify({
@@ -49,6 +51,17 @@ describe("mock-api --api sdk", () => {
     expect(info).toMatchObject({ currentRelease: { version: "9.9.9" }, mockData: true });
     const updates = await createVersionClient({ api: "sdk", baseUrl: mock.baseUrl }).updates();
     expect(updates.map((update) => update.version)).toEqual(["10.0.0"]);
+  });
+
+  it("--read-only refuses what the service refuses and takes custom metrics without storing them", async () => {
+    const mock = await start(["--api", "sdk", "--read-only"]);
+    const app = createAppClient({ api: "sdk", baseUrl: mock.baseUrl, retry: { limit: 0 } });
+    expect(await app.setCustomMetrics({ users: 1 })).toEqual({ status: 200, replayed: false });
+    expect(await app.updateCustomMetrics({ users: 2 })).toEqual({ status: 200, replayed: false });
+    await expect(app.deleteCustomMetric("users")).rejects.toSatisfy(isReadOnlyModeError);
+    await expect(app.setInstanceTags({ name: "x" })).rejects.toSatisfy(isReadOnlyModeError);
+    await expect(app.setSupportBundleMetadata({ a: "b" })).rejects.toSatisfy(isReadOnlyModeError);
+    expect(mock.stdout()).toContain("readOnly");
   });
 
   it("--api kots serves the admin console's license endpoint", async () => {

@@ -47,9 +47,12 @@ Options:
                      custom metrics, instance tags, support bundles); kots: the admin
                      console's compatibility license endpoint (served by the sdk fake too)
   --airgap           With --api sdk: air gap (no updates, no support bundle upload)
-  --read-only        With --api sdk: read-only mode (writes answer 422)
-  --integration-mode With --api sdk: integration mode (app data is marked mock data and
-                     editable with POST /api/v1/integration/mock-data)
+  --read-only        With --api sdk: read-only mode as the service has it: DELETE of a
+                     metric, instance tags, bundle metadata and mock data answer 422;
+                     POST/PATCH custom metrics answer 200 but are not stored
+  --integration-mode With --api sdk: integration mode (app info, status, updates and
+                     history serve the service's default mock data, marked so; replace it
+                     with POST /api/v1/integration/mock-data)
   --service-version <v>
                      With --api sdk: the service version (default 1.19.0); older versions
                      answer 404 for support bundles (before 1.17.0) and their metadata (1.18.0)

@@ -1,10 +1,15 @@
+import type * as z from "zod/mini";
 import { pathSegment } from "../../internal/url.ts";
 import {
   type CallOptions,
   type IntegrationApiOptions,
   normalizeOptions,
 } from "../integration-api/client-options.ts";
-import { type PlatformApiKind, UnsupportedOperationError } from "../integration-api/errors.ts";
+import {
+  isHttpError,
+  type PlatformApiKind,
+  UnsupportedOperationError,
+} from "../integration-api/errors.ts";
 import { parseJsonBody } from "../integration-api/json-body.ts";
 import type { Timestamp } from "../integration-api/timestamp.ts";
 import {
@@ -24,10 +29,15 @@ import {
   writeResult,
 } from "../sdk-api/sdk-answers.ts";
 import {
+  readReleaseTime,
+  type SdkMockData,
+  type SdkMockRelease,
   type SdkRelease,
   sdkAppInfoSchema,
   sdkAppStatusSchema,
   sdkHistorySchema,
+  sdkIntegrationStatusSchema,
+  sdkMockDataSchema,
   sdkSupportBundleSchema,
   unreadTimes,
 } from "../sdk-api/sdk-records.ts";
@@ -122,6 +132,82 @@ export interface SupportBundleUpload {
   slug: string;
 }
 
+/** GET /api/v1/integration/status. */
+export interface IntegrationStatus {
+  /**
+   * Integration mode is on: a development license with integration enabled, so app info,
+   * status, updates and history serve the mock data. False for any other license (the service
+   * answers 403 to them).
+   */
+  enabled: boolean;
+}
+
+/** A release of integration mode's mock data: a release with its channel and sequences. */
+export interface MockRelease extends AppRelease {
+  channelId: string;
+  channelName: string;
+  channelSequence: number;
+  releaseSequence: number;
+}
+
+/** v2 mock data's status: what `status()` then serves. */
+export interface MockAppStatus {
+  appSlug: string;
+  state: string;
+  resourceStates: ResourceState[];
+  /** Absent when the data gives none (the service then serves Go's zero time). */
+  updatedAt?: Timestamp;
+  sequence: number;
+}
+
+/**
+ * Integration mode's mock data (GET /api/v1/integration/mock-data). `v1` has a status string
+ * and `status()` fails (500); `v2` a status object.
+ */
+export interface IntegrationMockData {
+  version: "v1" | "v2";
+  appStatus: string | MockAppStatus;
+  helmChartUrl?: string;
+  currentRelease?: MockRelease;
+  /** As given: the service serves them in this order from `history()`. */
+  deployedReleases: MockRelease[];
+  /** What `updates()` serves, in this order. */
+  availableReleases: MockRelease[];
+}
+
+/** A release to put in the mock data: only `version` is required. */
+export interface MockReleaseInit {
+  version: string;
+  releaseNotes?: string;
+  releaseDate?: Date | string;
+  installDate?: Date | string;
+  helmReleaseName?: string;
+  helmReleaseRevision?: number;
+  helmReleaseNamespace?: string;
+  channelId?: string;
+  channelName?: string;
+  channelSequence?: number;
+  releaseSequence?: number;
+}
+
+/** What `setMockData()` takes: v2 unless `version` says v1, which needs a status string. */
+export interface IntegrationMockDataInit {
+  version?: "v1" | "v2";
+  appStatus?:
+    | string
+    | {
+        state: string;
+        resourceStates?: ResourceState[];
+        updatedAt?: Date | string;
+        sequence?: number;
+        appSlug?: string;
+      };
+  helmChartUrl?: string;
+  currentRelease?: MockReleaseInit;
+  deployedReleases?: MockReleaseInit[];
+  availableReleases?: MockReleaseInit[];
+}
+
 /** The newer in-cluster API's own calls, which have no Integration API twin. */
 export interface AppClient {
   /** The API this client talks to, decided at its first use (or by the `api` option). */
@@ -198,6 +284,25 @@ export interface AppClient {
     data: Record<string, string>,
     options?: CallOptions,
   ): Promise<WriteResult>;
+  /**
+   * Whether integration mode is on (for tests against a development license): app info,
+   * status, updates and history then serve the mock data, marked `mockData`.
+   */
+  integrationStatus(options?: CallOptions): Promise<IntegrationStatus>;
+  /**
+   * Integration mode's mock data (the service's default set until `setMockData()` replaces it).
+   *
+   * @throws HttpError 403 when integration mode is off or the license is not a development one.
+   */
+  mockData(options?: CallOptions): Promise<IntegrationMockData>;
+  /**
+   * Replaces integration mode's mock data (POST; the service answers 201).
+   *
+   * @throws HttpError 403 when integration mode is off or the license is not a development
+   * one; 400 when the service cannot decode the data.
+   * @throws ReadOnlyModeError in read-only mode.
+   */
+  setMockData(data: IntegrationMockDataInit, options?: CallOptions): Promise<void>;
 }
 
 const endpoints = {
@@ -216,6 +321,8 @@ const endpoints = {
     feature: "support bundle metadata",
     since: "1.18.0",
   },
+  integration: { operation: "app.integrationStatus", feature: "integration mode" },
+  mockData: { operation: "app.mockData", feature: "integration mode's mock data" },
 } satisfies Record<string, SdkEndpoint>;
 
 /**
@@ -391,6 +498,133 @@ export function createAppClient(options: AppClientOptions = {}): AppClient {
       const body = { data: checkStrings(data, "updateSupportBundleMetadata", "metadata") };
       return send("PATCH", "/api/v1/supportbundle/metadata", endpoints.metadata, body, call);
     },
+
+    async integrationStatus(call = {}) {
+      requireCapability(select().kind, "appStatus", endpoints.integration.operation);
+      try {
+        const response = await get("/api/v1/integration/status", endpoints.integration, call);
+        return { enabled: decodeBody(response, sdkIntegrationStatusSchema).isEnabled };
+      } catch (error) {
+        // The service's answer to any license that is not a development one.
+        if (isHttpError(error) && error.status === 403) return { enabled: false };
+        throw error;
+      }
+    },
+
+    async mockData(call = {}) {
+      requireCapability(select().kind, "appStatus", endpoints.mockData.operation);
+      const response = await get("/api/v1/integration/mock-data", endpoints.mockData, call);
+      return toMockData(decodeBody(response, sdkMockDataSchema));
+    },
+
+    async setMockData(data, call = {}) {
+      requireCapability(select().kind, "appStatus", "app.setMockData");
+      await request("POST", "/api/v1/integration/mock-data", endpoints.mockData, {
+        ...call,
+        json: JSON.stringify(fromMockDataInit(data)),
+        // It replaces the whole set: sending it again is safe.
+        retry: true,
+      });
+    },
+  };
+}
+
+function toMockData(data: SdkMockData): IntegrationMockData {
+  const release = (item: SdkMockRelease): MockRelease => ({
+    // A Release with the mock data's zero values as absent, as the app endpoints serve it.
+    ...toRelease(
+      {
+        versionLabel: item.versionLabel,
+        releaseNotes: item.releaseNotes,
+        createdAt: readReleaseTime(item.createdAt),
+        deployedAt: readReleaseTime(item.deployedAt),
+        helmReleaseName: item.helmReleaseName || undefined,
+        helmReleaseRevision: item.helmReleaseRevision || undefined,
+        helmReleaseNamespace: item.helmReleaseNamespace || undefined,
+      },
+      // Text that is no time is kept in `extra`, as the app endpoints' readers keep it.
+      { createdAt: item.createdAt, deployedAt: item.deployedAt },
+    ),
+    channelId: item.channelID,
+    channelName: item.channelName,
+    channelSequence: item.channelSequence,
+    releaseSequence: item.releaseSequence,
+  });
+  const list = (items: SdkMockRelease[] | null | undefined) => (items ?? []).map(release);
+  const { appStatus } = data;
+  let status: IntegrationMockData["appStatus"] = "";
+  if (typeof appStatus === "string") status = appStatus;
+  else if (appStatus !== undefined) {
+    const updatedAt = readReleaseTime(appStatus.updatedAt);
+    status = {
+      appSlug: appStatus.appSlug,
+      state: appStatus.state,
+      resourceStates: appStatus.resourceStates ?? [],
+      ...(updatedAt === undefined ? {} : { updatedAt }),
+      sequence: appStatus.sequence,
+    };
+  }
+  return {
+    version: data.version ?? "v1",
+    appStatus: status,
+    ...(data.helmChartURL ? { helmChartUrl: data.helmChartURL } : {}),
+    ...(data.currentRelease === undefined ? {} : { currentRelease: release(data.currentRelease) }),
+    deployedReleases: list(data.deployedReleases),
+    availableReleases: list(data.availableReleases),
+  };
+}
+
+/** The wire form of the mock data: the service's names, dates as RFC 3339 text. */
+function fromMockDataInit(init: IntegrationMockDataInit): z.input<typeof sdkMockDataSchema> {
+  const version = init.version ?? "v2";
+  const { appStatus } = init;
+  if (version === "v1" ? typeof appStatus === "object" : typeof appStatus === "string") {
+    throw new TypeError(
+      `setMockData(): ${version} mock data takes appStatus as ${version === "v1" ? "a state string" : "an object with a state"}.`,
+    );
+  }
+  const date = (value: Date | string | undefined) =>
+    value === undefined ? "" : typeof value === "string" ? value : value.toISOString();
+  const release = (item: MockReleaseInit) => ({
+    versionLabel: item.version,
+    releaseNotes: item.releaseNotes ?? "",
+    createdAt: date(item.releaseDate),
+    deployedAt: date(item.installDate),
+    helmReleaseName: item.helmReleaseName ?? "",
+    helmReleaseRevision: item.helmReleaseRevision ?? 0,
+    helmReleaseNamespace: item.helmReleaseNamespace ?? "",
+    channelID: item.channelId ?? "",
+    channelName: item.channelName ?? "",
+    channelSequence: item.channelSequence ?? 0,
+    releaseSequence: item.releaseSequence ?? 0,
+  });
+  return {
+    version,
+    ...(appStatus === undefined
+      ? {}
+      : typeof appStatus === "string"
+        ? { appStatus }
+        : {
+            appStatus: {
+              appSlug: appStatus.appSlug ?? "",
+              resourceStates: appStatus.resourceStates ?? [],
+              // Go's zero time: the service's own for a status without one.
+              updatedAt:
+                appStatus.updatedAt === undefined
+                  ? "0001-01-01T00:00:00Z"
+                  : date(appStatus.updatedAt),
+              state: appStatus.state,
+              sequence: appStatus.sequence ?? 0,
+            },
+          }),
+    ...(init.helmChartUrl === undefined ? {} : { helmChartURL: init.helmChartUrl }),
+    ...(init.currentRelease === undefined ? {} : { currentRelease: release(init.currentRelease) }),
+    ...(init.deployedReleases === undefined
+      ? {}
+      : { deployedReleases: init.deployedReleases.map(release) }),
+    ...(init.availableReleases === undefined
+      ? {}
+      : { availableReleases: init.availableReleases.map(release) }),
   };
 }
 

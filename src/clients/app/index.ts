@@ -12,6 +12,12 @@ export {
   type CustomMetrics,
   createAppClient,
   type InstanceTagOptions,
+  type IntegrationMockData,
+  type IntegrationMockDataInit,
+  type IntegrationStatus,
+  type MockAppStatus,
+  type MockRelease,
+  type MockReleaseInit,
   type ResourceState,
   type SupportBundleUpload,
 } from "./app-client.ts";

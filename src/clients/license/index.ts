@@ -1,6 +1,7 @@
 export * from "../integration-api/public.ts";
 export { Timestamp } from "../integration-api/timestamp.ts";
 export type { ApiOption, Capabilities } from "../sdk-api/api-selection.ts";
+export type { SdkLicenseFlags } from "../sdk-api/sdk-records.ts";
 export {
   createLicenseClient,
   type LicenseClient,

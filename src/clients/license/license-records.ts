@@ -4,6 +4,7 @@ import type { ApiResponse } from "../integration-api/http.ts";
 import { readJsonObject } from "../integration-api/json-body.ts";
 import type { Timestamp } from "../integration-api/timestamp.ts";
 import type { FieldProblem, RecordOf } from "../integration-api/wire-record.ts";
+import type { SdkLicenseFlags } from "../sdk-api/sdk-records.ts";
 import {
   type LicenseFieldRead,
   licenseFieldRecord,
@@ -39,14 +40,21 @@ export interface LicenseSignature {
  * the same names where the meaning is the same. It has no installation id (the app info's
  * `instanceID` is another id) and no billing dates; its fields carry signatures and typed values
  * (an Integer is a number). `expires_at` stays among the fields (it is signed) and is also read
- * into `expirationTime`.
+ * into `expirationTime`. The seven feature flags (`isAirgapSupported`, `isGitOpsSupported`,
+ * `isIdentityServiceSupported`, `isGeoaxisSupported`, `isSnapshotSupported`,
+ * `isSupportBundleUploadSupported`, `isSemverRequired`) are typed from the service's record
+ * (`SdkLicenseFlags`); one an older service leaves out reads as `false`.
  */
-export interface SdkLicense {
+export interface SdkLicense extends SdkLicenseFlags {
   licenseId: string;
   /** `customerName`. */
   assignee: string;
   /** `channelName`. */
   releaseChannel: string;
+  /** `channelID`: the license's channel. */
+  channelId: string;
+  /** The vendor's address the service reports to, e.g. `https://replicated.app` ("" if unknown). */
+  endpoint: string;
   /** "dev", "prod", "trial"... */
   licenseType: string;
   customerId: string;

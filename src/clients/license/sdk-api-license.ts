@@ -7,8 +7,10 @@ import { decodeBody, readFlags } from "../sdk-api/sdk-answers.ts";
 import {
   kotsLicenseSchema,
   type SdkLicenseField,
+  type SdkLicenseFlags,
   sdkLicenseFieldSchema,
   sdkLicenseFieldsSchema,
+  sdkLicenseFlagNames,
   sdkLicenseInfoSchema,
 } from "../sdk-api/sdk-records.ts";
 import type {
@@ -60,6 +62,11 @@ export function readSdkLicense(info: ApiResponse, fieldsAnswer?: ApiResponse): S
     licenseId: decoded.licenseID,
     assignee: decoded.customerName,
     releaseChannel: decoded.channelName,
+    channelId: decoded.channelID,
+    endpoint: decoded.endpoint,
+    ...(Object.fromEntries(
+      sdkLicenseFlagNames.map((name) => [name, decoded[name]]),
+    ) as SdkLicenseFlags),
     licenseType: decoded.licenseType,
     customerId: decoded.customerID,
     customerEmail: decoded.customerEmail,

@@ -32,18 +32,25 @@ const goZeroTime = /^0001-01-01T00:00:00(\.0+)?(Z|[+-]00:00)$/;
  * (`0001-01-01T00:00:00Z`) read as absent, and so does text that is not RFC 3339, rather than
  * failing the whole answer: the records keep that text in `extra` ({@link unreadTimes}).
  */
+/**
+ * A time as the service serves it, read by the one rule of the newer API: `""` and Go's zero time
+ * are absent, and so is text that is not RFC 3339 (the service treats times as opaque text; the
+ * reader keeps such text elsewhere, {@link unreadTimes}).
+ */
+export function readReleaseTime(text: string): Timestamp | undefined {
+  if (text === "" || goZeroTime.test(text)) return undefined;
+  try {
+    return Timestamp.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 const releaseTime = z.codec(
   z.string(),
   z.optional(z.custom<Timestamp>((value) => value instanceof Timestamp)),
   {
-    decode: (text) => {
-      if (text === "" || goZeroTime.test(text)) return undefined;
-      try {
-        return Timestamp.parse(text);
-      } catch {
-        return undefined;
-      }
-    },
+    decode: (text) => readReleaseTime(text),
     encode: (value) => value?.text ?? "",
   },
 );
@@ -166,6 +173,31 @@ export type SdkLicenseField = z.output<typeof sdkLicenseFieldSchema>;
 /** GET /api/v1/license/fields: the fields by name (a `__proto__` key is dropped). */
 export const sdkLicenseFieldsSchema = z.record(z.string(), sdkLicenseFieldSchema);
 
+/**
+ * The license's feature flags (GET /api/v1/license/info): the service writes all seven, `false`
+ * included; an older one may leave one out, which reads as `false`.
+ */
+const licenseFlagsShape = {
+  isAirgapSupported: z._default(z.boolean(), false),
+  isGitOpsSupported: z._default(z.boolean(), false),
+  isIdentityServiceSupported: z._default(z.boolean(), false),
+  isGeoaxisSupported: z._default(z.boolean(), false),
+  isSnapshotSupported: z._default(z.boolean(), false),
+  isSupportBundleUploadSupported: z._default(z.boolean(), false),
+  isSemverRequired: z._default(z.boolean(), false),
+};
+
+/** The flags' names, in the service's order (a literal: bundles that do not use it drop it). */
+export const sdkLicenseFlagNames = [
+  "isAirgapSupported",
+  "isGitOpsSupported",
+  "isIdentityServiceSupported",
+  "isGeoaxisSupported",
+  "isSnapshotSupported",
+  "isSupportBundleUploadSupported",
+  "isSemverRequired",
+] as const satisfies readonly (keyof typeof licenseFlagsShape)[];
+
 /** GET /api/v1/license/info. */
 export const sdkLicenseInfoSchema = z.object({
   licenseID: z.string(),
@@ -176,18 +208,62 @@ export const sdkLicenseInfoSchema = z.object({
   customerName: text,
   customerEmail: text,
   licenseType: text,
-  endpoint: z.optional(z.string()),
+  /** The vendor's address the service talks to, e.g. `https://replicated.app`. */
+  endpoint: text,
   licenseSequence: z._default(z.int(), 0),
-  isAirgapSupported: z.optional(z.boolean()),
-  isGitOpsSupported: z.optional(z.boolean()),
-  isIdentityServiceSupported: z.optional(z.boolean()),
-  isGeoaxisSupported: z.optional(z.boolean()),
-  isSnapshotSupported: z.optional(z.boolean()),
-  isSupportBundleUploadSupported: z.optional(z.boolean()),
-  isSemverRequired: z.optional(z.boolean()),
+  ...licenseFlagsShape,
   entitlements: z.optional(sdkLicenseFieldsSchema),
 });
 export type SdkLicenseInfo = z.output<typeof sdkLicenseInfoSchema>;
+
+/** The license's seven feature flags, as typed on the client's license record. */
+export type SdkLicenseFlags = Pick<SdkLicenseInfo, keyof typeof licenseFlagsShape>;
+
+/**
+ * A release of integration mode's mock data: a `Release` with its channel and sequences. The
+ * service writes every key; its dates are text it keeps as given.
+ */
+export const sdkMockReleaseSchema = z.object({
+  versionLabel: text,
+  releaseNotes: text,
+  createdAt: text,
+  deployedAt: text,
+  helmReleaseName: text,
+  helmReleaseRevision: z._default(z.int(), 0),
+  helmReleaseNamespace: text,
+  channelID: text,
+  channelName: text,
+  channelSequence: z._default(z.int(), 0),
+  releaseSequence: z._default(z.int(), 0),
+});
+export type SdkMockRelease = z.output<typeof sdkMockReleaseSchema>;
+
+/** v2 mock data's `appStatus`: the status object of GET /api/v1/app/status. */
+export const sdkMockAppStatusSchema = z.object({
+  appSlug: text,
+  resourceStates: z._default(z.nullable(z.array(sdkResourceStateSchema)), null),
+  /** Go's zero time (`0001-01-01T00:00:00Z`) when the data gives none. */
+  updatedAt: text,
+  state: text,
+  sequence: z._default(z.int(), 0),
+});
+
+/**
+ * GET|POST /api/v1/integration/mock-data: a development license's integration-mode data. `v1`
+ * (or no version) has a status string and no status endpoint (500); `v2` a status object.
+ */
+export const sdkMockDataSchema = z.object({
+  version: z.optional(z.enum(["v1", "v2"])),
+  appStatus: z.optional(z.union([z.string(), sdkMockAppStatusSchema])),
+  helmChartURL: z.optional(z.string()),
+  currentRelease: z.optional(sdkMockReleaseSchema),
+  deployedReleases: z.optional(z.nullable(z.array(sdkMockReleaseSchema))),
+  availableReleases: z.optional(z.nullable(z.array(sdkMockReleaseSchema))),
+});
+export type SdkMockData = z.output<typeof sdkMockDataSchema>;
+
+/** GET /api/v1/integration/status (a development license only: 403 otherwise). */
+export const sdkIntegrationStatusSchema = z.object({ isEnabled: z.boolean() });
 
 /** POST /api/v1/supportbundle: 201. */
 export const sdkSupportBundleSchema = z.object({ bundleId: z.string(), slug: z.string() });

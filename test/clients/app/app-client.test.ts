@@ -42,13 +42,26 @@ function setups(options: FakeSdkApiOptions = {}) {
 
 describe("createAppClient on the newer API", () => {
   it("status(), info() and history(), marked as integration-mode data when they are", async () => {
+    // Integration mode serves the mock data (a dev license's), not the cluster's.
     for (const setup of setups({
-      current: { version: "2.0.0", releaseSequence: 7, installDate: "2024-03-01T00:00:00Z" },
-      appStatus: {
-        state: "degraded",
-        resourceStates: [{ kind: "deployment", name: "web", state: "degraded" }],
+      mockData: {
+        version: "v2",
+        appStatus: {
+          state: "degraded",
+          resourceStates: [
+            { kind: "deployment", name: "web", namespace: "default", state: "degraded" },
+          ],
+        },
+        currentRelease: {
+          versionLabel: "2.0.0",
+          releaseSequence: 7,
+          deployedAt: "2024-03-01T00:00:00Z",
+        },
+        deployedReleases: [
+          { versionLabel: "2.0.0", helmReleaseRevision: 3 },
+          { versionLabel: "1.0.0" },
+        ],
       },
-      history: [{ version: "2.0.0", helmReleaseRevision: 3 }, { version: "1.0.0" }],
       integrationMode: true,
     })) {
       const { client } = setup;
