@@ -35,15 +35,25 @@ describe("README", () => {
     expect(Object.keys(pkg)).not.toContain("repository");
     expect(Object.keys(pkg)).not.toContain("homepage");
     expect(Object.keys(pkg)).not.toContain("bugs");
+    // A "files" entry: a folder with all below it, or a glob where `*` stays within a folder.
+    const matches = (entry: string, path: string) =>
+      path === entry ||
+      path.startsWith(`${entry}/`) ||
+      new RegExp(
+        `^${entry
+          .replace(/[.+?^${}()|[\]\\]/g, "\\$&")
+          .replace(/\*\*\//g, "\u0000")
+          .replace(/\*/g, "[^/]*")
+          .replaceAll("\u0000", "(?:.*/)?")}$`,
+      ).test(path);
+    // As npm reads "files": the last entry that matches decides, and "!" leaves a path out.
     const shipped = (path: string) =>
-      pkg.files.some(
-        (entry) =>
-          path === entry ||
-          path.startsWith(`${entry}/`) ||
-          (entry.endsWith("/*.md") &&
-            path.startsWith(entry.slice(0, -4)) &&
-            path.endsWith(".md") &&
-            !path.slice(entry.length - 4).includes("/")),
+      pkg.files.reduce(
+        (kept, entry) =>
+          entry.startsWith("!")
+            ? kept && !matches(entry.slice(1), path)
+            : kept || matches(entry, path),
+        false,
       );
     const documents = [
       "README.md",
