@@ -6,7 +6,7 @@
 // 22.15 and later, not on Windows): the command then runs on the main thread, under the same pid,
 // with the same stdio and signals. run.ts is imported only once it is known that no restart
 // follows.
-import { withoutSqliteWarning } from "../internal/sqlite-warning.ts";
+import { dropSqliteWarning } from "../internal/sqlite-warning.ts";
 import type { CommandIo } from "./command.ts";
 
 /**
@@ -77,7 +77,8 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
  * every other warning is printed as before.
  */
 function silenceSqliteWarning(): void {
-  withoutSqliteWarning(() => undefined, { whileRunning: false });
+  const emitWarning = process.emitWarning as (warning: unknown, ...rest: unknown[]) => void;
+  process.emitWarning = dropSqliteWarning(emitWarning) as typeof process.emitWarning;
 }
 
 /**

@@ -1,7 +1,7 @@
 // The framework adapters hand the framework's per-request logger to the handler, so that the SDK's
 // lines about a request carry the framework's request id and keep their fields; real pino,
 // real Fastify, real Koa, a store that fails.
-import Fastify from "fastify";
+import Fastify, { type FastifyServerOptions } from "fastify";
 import Koa from "koa";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
@@ -41,26 +41,37 @@ function recorder() {
   return { lines, logger };
 }
 
-const create = (origin: string) =>
-  fetch(`${origin}/v1/user/create`, { method: "POST", body: '{"uuid":"u1","password":"s3cret"}' });
+/** Serves `listener`, sends one create that the failing store refuses (503), and stops. */
+async function createRefused(listener: Parameters<typeof start>[0]): Promise<void> {
+  const server = await start(listener);
+  try {
+    const answer = await fetch(`${server.origin}/v1/user/create`, {
+      method: "POST",
+      body: '{"uuid":"u1","password":"s3cret"}',
+    });
+    expect(answer.status).toBe(503);
+  } finally {
+    await server.close();
+  }
+}
+
+/** A Fastify app serving a handler on the failing store through the plugin. */
+async function fastifyApp(logger: Logger, options: FastifyServerOptions = {}) {
+  const app = Fastify(options);
+  await app.register(
+    toFastifyPlugin(createProvisioningHandler({ store: new FailingStore(), logger })),
+  );
+  await app.ready();
+  return app;
+}
 
 describe("the per-request logger", () => {
   it("Fastify: the failure goes to request.log with Fastify's reqId and every field", async () => {
     const { lines, stream } = collect();
     const handlerLog = recorder();
-    const app = Fastify({ logger: { level: "info", stream } });
-    const handler = createProvisioningHandler({
-      store: new FailingStore(),
-      logger: handlerLog.logger,
-    });
-    await app.register(toFastifyPlugin(handler));
-    await app.ready();
-    const server = await start(app.server);
-    try {
-      expect((await create(server.origin)).status).toBe(503);
-    } finally {
-      await server.close();
-    }
+    await createRefused(
+      (await fastifyApp(handlerLog.logger, { logger: { level: "info", stream } })).server,
+    );
     const incoming = lines.find((line) => line.msg === "incoming request");
     const failure = lines.find((line) => String(line.msg).startsWith("platform-integration:"));
     expect(incoming?.reqId).toEqual(expect.any(String));
@@ -94,19 +105,7 @@ describe("the per-request logger", () => {
 
   it("Fastify with its logging off: the failure stays on the handler's logger, never silenced", async () => {
     const handlerLog = recorder();
-    const app = Fastify();
-    const handler = createProvisioningHandler({
-      store: new FailingStore(),
-      logger: handlerLog.logger,
-    });
-    await app.register(toFastifyPlugin(handler));
-    await app.ready();
-    const server = await start(app.server);
-    try {
-      expect((await create(server.origin)).status).toBe(503);
-    } finally {
-      await server.close();
-    }
+    await createRefused((await fastifyApp(handlerLog.logger)).server);
     expect(handlerLog.lines).toEqual([
       [expect.stringContaining("create answered 503"), expect.objectContaining({ uuid: "u1" })],
     ]);
@@ -128,12 +127,7 @@ describe("the per-request logger", () => {
           createProvisioningHandler({ store: new FailingStore(), logger: handlerLog.logger }),
         ),
       );
-    const server = await start(koa.callback());
-    try {
-      expect((await create(server.origin)).status).toBe(503);
-    } finally {
-      await server.close();
-    }
+    await createRefused(koa.callback());
     expect(lines).toEqual([
       expect.objectContaining({ reqId: "koa-1", operation: "create", status: 503, uuid: "u1" }),
     ]);
@@ -147,12 +141,7 @@ describe("the per-request logger", () => {
         createProvisioningHandler({ store: new FailingStore(), logger: handlerLog.logger }),
       ),
     );
-    const server = await start(koa.callback());
-    try {
-      expect((await create(server.origin)).status).toBe(503);
-    } finally {
-      await server.close();
-    }
+    await createRefused(koa.callback());
     expect(handlerLog.lines).toHaveLength(1);
   });
 });

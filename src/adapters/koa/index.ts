@@ -1,5 +1,5 @@
 import type { Middleware } from "koa";
-import { asLogger } from "../../internal/logger.ts";
+import type { Logger } from "../../internal/logger.ts";
 import type { ProvisioningHandler } from "../../provisioning/handler-options.ts";
 import { answerNodeRequest } from "../../provisioning/http/node-request.ts";
 
@@ -37,7 +37,8 @@ export function toKoaMiddleware(handler: ProvisioningHandler): Middleware {
       path,
       (ctx.request as { body?: unknown }).body,
       ctx.req,
-      asLogger((ctx as { log?: unknown }).log),
+      // The handler takes it only if it has the four methods.
+      (ctx as { log?: Logger }).log,
     );
     // Body first: Koa turns a null body into 204 unless the status is set after it.
     ctx.body = response.body ?? null;
