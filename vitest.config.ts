@@ -3,6 +3,10 @@ import { defineConfig } from "vitest/config";
 import { exportNames, sourceOf } from "./entry-points.ts";
 import pkg from "./package.json" with { type: "json" };
 
+// Vitest prints that type tests are experimental and asks to pin its version, on every run: it is
+// pinned (package.json: an exact version), so the line says nothing here.
+process.env.VITEST_DISABLE_EXPERIMENTAL_LOG = "true";
+
 export default defineConfig({
   define: { __SDK_VERSION__: JSON.stringify(pkg.version) },
   resolve: {

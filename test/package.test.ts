@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import pkg from "../package.json" with { type: "json" };
 
@@ -22,5 +22,22 @@ describe("package.json", () => {
       expect(read(user)).toContain(".ci/install-runtimes.sh");
       expect(read(user)).not.toMatch(/\$root\/node_modules\/\.bin\/(bun|deno)/);
     }
+  });
+});
+
+describe("the test run's output", () => {
+  it("has no line from vitest about type tests being experimental: vitest is pinned, as it asks", () => {
+    expect(pkg.devDependencies.vitest).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(read("vitest.config.ts")).toMatch(
+      /^process\.env\.VITEST_DISABLE_EXPERIMENTAL_LOG = "true";$/m,
+    );
+    // The variable vitest reads before it warns, in the version installed.
+    const vitestDist = new URL("../node_modules/vitest/dist/chunks/", import.meta.url);
+    const chunks = readdirSync(vitestDist).map((name) =>
+      readFileSync(new URL(name, vitestDist), "utf8"),
+    );
+    expect(
+      chunks.some((text) => text.includes("!process.env.VITEST_DISABLE_EXPERIMENTAL_LOG")),
+    ).toBe(true);
   });
 });

@@ -5,6 +5,9 @@ import pkg from "../package.json" with { type: "json" };
 
 const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
 
+/** The first TypeScript block of a piece of the README. */
+const snippetAfter = (text: string) => /```ts\n([\s\S]*?)```/.exec(text)?.[1] ?? "";
+
 describe("README", () => {
   it("shows the quick start exactly as examples/quick-start/server.ts, which tsc checks", () => {
     const quickStart = readFileSync(
@@ -35,15 +38,25 @@ describe("README", () => {
     expect(Object.keys(pkg)).not.toContain("repository");
     expect(Object.keys(pkg)).not.toContain("homepage");
     expect(Object.keys(pkg)).not.toContain("bugs");
+    // A "files" entry: a folder with all below it, or a glob where `*` stays within a folder.
+    const matches = (entry: string, path: string) =>
+      path === entry ||
+      path.startsWith(`${entry}/`) ||
+      new RegExp(
+        `^${entry
+          .replace(/[.+?^${}()|[\]\\]/g, "\\$&")
+          .replace(/\*\*\//g, "\u0000")
+          .replace(/\*/g, "[^/]*")
+          .replaceAll("\u0000", "(?:.*/)?")}$`,
+      ).test(path);
+    // As npm reads "files": the last entry that matches decides, and "!" leaves a path out.
     const shipped = (path: string) =>
-      pkg.files.some(
-        (entry) =>
-          path === entry ||
-          path.startsWith(`${entry}/`) ||
-          (entry.endsWith("/*.md") &&
-            path.startsWith(entry.slice(0, -4)) &&
-            path.endsWith(".md") &&
-            !path.slice(entry.length - 4).includes("/")),
+      pkg.files.reduce(
+        (kept, entry) =>
+          entry.startsWith("!")
+            ? kept && !matches(entry.slice(1), path)
+            : kept || matches(entry, path),
+        false,
       );
     const documents = [
       "README.md",
@@ -76,6 +89,38 @@ describe("README", () => {
     }
     expect(count).toBeGreaterThan(20);
     expect(readme).not.toMatch(/github\.com\/platform-integration/);
+  });
+
+  it("shows every call of the app client, with setInstanceTags' force", () => {
+    const section = readme.slice(
+      readme.indexOf("\n### The app client\n"),
+      readme.indexOf("\n## Testing\n"),
+    );
+    const source = readFileSync(
+      new URL("../src/clients/app/app-client.ts", import.meta.url),
+      "utf8",
+    );
+    const client = source.slice(source.indexOf("export interface AppClient {"));
+    const calls = [...client.slice(0, client.indexOf("\n}\n")).matchAll(/^ {2}(\w+)\(/gm)].map(
+      ([, name]) => name,
+    );
+    expect(calls).toHaveLength(10);
+    for (const call of calls) expect(section, call).toContain(`app.${call}(`);
+    expect(section).toContain("{ force: true }");
+  });
+
+  it("shows the msw handlers' current option, the running version", () => {
+    const section = readme.slice(readme.indexOf("\n### Testing with msw\n"));
+    expect(snippetAfter(section)).toMatch(
+      /^ {2}current: \{ version: "[^"]+", releaseSequence: \d+ \}/m,
+    );
+  });
+
+  it("shows the conflict checks: conformance --conflicts, runConformance's conflicts, swapValues", () => {
+    const section = readme.slice(readme.indexOf("\n#### Conflicts: a swap of unique values\n"));
+    expect(section).toContain("conformance http://localhost:3000/ldap/auth --conflicts");
+    expect(section).toContain("runConformance(handler, { conflicts: true })");
+    expect(section).toContain('platform.swapValues("email", "a", "b")');
   });
 
   it("says which Node the SDK needs, as engines does", () => {

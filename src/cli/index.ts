@@ -6,6 +6,7 @@
 // 22.15 and later, not on Windows): the command then runs on the main thread, under the same pid,
 // with the same stdio and signals. run.ts is imported only once it is known that no restart
 // follows.
+import { dropSqliteWarning } from "../internal/sqlite-warning.ts";
 import type { CommandIo } from "./command.ts";
 
 /**
@@ -71,18 +72,13 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
 
 /**
  * The commands that keep state (sync, demo) use node:sqlite, which Node 22 and 24 flag as
- * experimental with a warning on first load. It tells the user of a command nothing they can act
- * on, so the bin drops that one warning; every other warning is printed as before.
+ * experimental with a warning on first load, also in the sync's worker threads. It tells the user
+ * of a command nothing they can act on, so the bin drops that one warning for its whole process;
+ * every other warning is printed as before.
  */
 function silenceSqliteWarning(): void {
-  const emitWarning = process.emitWarning;
-  process.emitWarning = function (this: unknown, warning: string | Error, ...rest: unknown[]) {
-    const type = typeof rest[0] === "string" ? rest[0] : (rest[0] as { type?: string })?.type;
-    const text = typeof warning === "string" ? warning : warning.message;
-    const name = typeof warning === "string" ? type : warning.name;
-    if (name === "ExperimentalWarning" && /SQLite/i.test(text)) return;
-    return (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
-  } as typeof process.emitWarning;
+  const emitWarning = process.emitWarning as (warning: unknown, ...rest: unknown[]) => void;
+  process.emitWarning = dropSqliteWarning(emitWarning) as typeof process.emitWarning;
 }
 
 /**

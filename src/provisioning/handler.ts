@@ -1,4 +1,4 @@
-import { resolveLogger } from "../internal/logger.ts";
+import { asLogger, type Logger, resolveLogger } from "../internal/logger.ts";
 import { createParserInFrontReport, readPatches } from "./body.ts";
 import { errorResponse } from "./errors.ts";
 import type { ProvisioningHandler, ProvisioningHandlerOptions } from "./handler-options.ts";
@@ -95,45 +95,52 @@ export function createProvisioningHandler(
   ): Promise<ProvisioningResponse> {
     if (found === undefined) return Promise.resolve(notFound);
     if (!allowBrowsers && fromBrowser(request.headers)) return Promise.resolve(browserRefused);
-    return authorize === undefined ? dispatch(found, request) : guarded(found, request);
+    const log = request.logger === undefined ? undefined : asLogger(request.logger);
+    return authorize === undefined ? dispatch(found, request, log) : guarded(found, request, log);
   }
 
   async function guarded(
     found: Route,
     request: ProvisioningRequest,
+    log: Logger | undefined,
   ): Promise<ProvisioningResponse> {
     try {
       return (await (authorize as NonNullable<typeof authorize>)(withHeaderRecord(request)))
-        ? await dispatch(found, request)
+        ? await dispatch(found, request, log)
         : forbidden;
     } catch (error) {
       return operations.fail(
         error,
         { operation: operationOf(found, request.method), uuid: undefined, status: 500 },
         { headers: request.headers },
+        log,
       );
     }
   }
 
-  /** The operation a route and method name; never rejects. */
-  function dispatch(found: Route, request: ProvisioningRequest): Promise<ProvisioningResponse> {
+  /** The operation a route and method name; never rejects. `log` is the request's own logger. */
+  function dispatch(
+    found: Route,
+    request: ProvisioningRequest,
+    log: Logger | undefined,
+  ): Promise<ProvisioningResponse> {
     const method = request.method;
     switch (found.name) {
       case "ping":
         return method === "GET" || method === "HEAD"
-          ? operations.ping()
+          ? operations.ping(log)
           : Promise.resolve(allowPing);
       case "create":
       case "modify":
-        if (method === "POST") return upsert(request, found.name);
+        if (method === "POST") return upsert(request, found.name, log);
         return method === "DELETE"
-          ? operations.remove(found.segment)
+          ? operations.remove(found.segment, log)
           : Promise.resolve(allowUpsert);
       case "reset":
-        return method === "POST" ? operations.reset() : Promise.resolve(allowReset);
+        return method === "POST" ? operations.reset(log) : Promise.resolve(allowReset);
       case "user":
         return method === "DELETE"
-          ? operations.remove(found.segment)
+          ? operations.remove(found.segment, log)
           : Promise.resolve(allowDelete);
     }
   }
@@ -141,14 +148,17 @@ export function createProvisioningHandler(
   function upsert(
     request: ProvisioningRequest,
     operation: "create" | "modify",
+    log: Logger | undefined,
   ): Promise<ProvisioningResponse> {
     let patches: ReturnType<typeof readPatches>;
     try {
       patches = readPatches(request, bodyLimit);
     } catch (error) {
-      return Promise.resolve(operations.fail(error, { operation, uuid: undefined, status: 500 }));
+      return Promise.resolve(
+        operations.fail(error, { operation, uuid: undefined, status: 500 }, undefined, log),
+      );
     }
-    if (Array.isArray(patches)) return operations.upsert(patches, operation);
+    if (Array.isArray(patches)) return operations.upsert(patches, operation, log);
     return Promise.resolve(
       patches instanceof UnreadableParsedBody ? parserInFront(patches, operation) : patches,
     );

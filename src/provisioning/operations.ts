@@ -1,7 +1,7 @@
 // The operation core: what each of the API's operations does once routed and its body read, with
 // the per-uuid lock, the transform, the store, the hooks, and the mapping of their errors to
 // answers (a store's to 503, a hook's to 500, a ProvisioningError's to its own status).
-import { resolveLogger } from "../internal/logger.ts";
+import { type Logger, resolveLogger } from "../internal/logger.ts";
 import { errorResponse, ProvisioningError } from "./errors.ts";
 import type { ProvisioningHandlerOptions } from "./handler-options.ts";
 import { KeyedLock } from "./keyed-lock.ts";
@@ -29,16 +29,21 @@ const invalidPathUuid = errorResponse(
   "The uuid in the path is not valid percent-encoding",
 );
 
-/** The operations, each answering and never rejecting. */
+/**
+ * The operations, each answering and never rejecting. `log`, where given, is the request's own
+ * logger (a framework's, with its request id): the request's failures go there, not to the
+ * handler's `logger`.
+ */
 export interface Operations {
-  ping(): Promise<ProvisioningResponse>;
+  ping(log?: Logger): Promise<ProvisioningResponse>;
   upsert(
     patches: readonly UserPatch[],
     operation: "create" | "modify",
+    log?: Logger,
   ): Promise<ProvisioningResponse>;
   /** Deletes the user named by a raw (percent-encoded) path segment. */
-  remove(segment: string): Promise<ProvisioningResponse>;
-  reset(): Promise<ProvisioningResponse>;
+  remove(segment: string, log?: Logger): Promise<ProvisioningResponse>;
+  reset(log?: Logger): Promise<ProvisioningResponse>;
   /** The quarantine, when the handler's `quarantine` option is on. */
   quarantine: Quarantine | undefined;
   /**
@@ -49,6 +54,7 @@ export interface Operations {
     error: unknown,
     context: ProvisioningErrorContext,
     sensitive?: Sensitive,
+    log?: Logger,
   ): ProvisioningResponse;
 }
 
@@ -79,22 +85,23 @@ export function createOperations(
     error: unknown,
     context: ProvisioningErrorContext,
     sensitive?: Sensitive,
+    log: Logger = logger,
   ): ProvisioningResponse {
     if (error instanceof ProvisioningError) return errorResponse(error.code, error.message);
     try {
-      if (onError === undefined) reportError(logger, error, context, sensitive);
+      if (onError === undefined) reportError(log, error, context, sensitive);
       else onError(error, context);
     } catch (hookError) {
-      reportError(logger, hookError, context, sensitive);
+      reportError(log, hookError, context, sensitive);
     }
     return context.status === 503 ? storeUnavailable : internalError;
   }
 
-  async function ping(): Promise<ProvisioningResponse> {
+  async function ping(log?: Logger): Promise<ProvisioningResponse> {
     try {
       return store.ready === undefined || (await store.ready()) ? noContent : notReady;
     } catch (error) {
-      return fail(error, { operation: "ping", uuid: undefined, status: 503 });
+      return fail(error, { operation: "ping", uuid: undefined, status: 503 }, undefined, log);
     }
   }
 
@@ -102,6 +109,7 @@ export function createOperations(
   async function upsert(
     patches: readonly UserPatch[],
     operation: "create" | "modify",
+    log?: Logger,
   ): Promise<ProvisioningResponse> {
     let wrote = false;
     for (let index = 0; index < patches.length; index++) {
@@ -117,7 +125,7 @@ export function createOperations(
             // The user's turn is taken by uuid: a transform must not write another user.
             if (change.uuid !== uuid) throw new TypeError("transform changed the uuid of a patch");
           } catch (error) {
-            return fail(error, { operation, uuid, status: 500 }, { patch });
+            return fail(error, { operation, uuid, status: 500 }, { patch }, log);
           }
         }
         let result: UpsertResult;
@@ -137,12 +145,12 @@ export function createOperations(
                 await quarantine.keep(operation, change, error);
                 continue;
               } catch (keepError) {
-                return fail(keepError, { operation, uuid, status: 503 }, { patch: change });
+                return fail(keepError, { operation, uuid, status: 503 }, { patch: change }, log);
               }
             }
             hint?.(uuid, error);
           }
-          return fail(error, { operation, uuid, status: 503 }, { patch: change });
+          return fail(error, { operation, uuid, status: 503 }, { patch: change }, log);
         }
         wrote = true;
         if (onChange !== undefined) {
@@ -151,7 +159,7 @@ export function createOperations(
             await onChange({ type, uuid, user: result.user });
           } catch (error) {
             unreported.settle(uuid, type, result.user, false);
-            return fail(error, { operation, uuid, status: 500 }, { patch });
+            return fail(error, { operation, uuid, status: 500 }, { patch }, log);
           }
           unreported.settle(uuid, type, result.user, true);
         }
@@ -164,7 +172,7 @@ export function createOperations(
     return operation === "create" ? created : noContent;
   }
 
-  async function remove(segment: string): Promise<ProvisioningResponse> {
+  async function remove(segment: string, log?: Logger): Promise<ProvisioningResponse> {
     let uuid: string;
     try {
       uuid = decodeURIComponent(segment);
@@ -179,7 +187,7 @@ export function createOperations(
         // A delete applies over the user's kept messages, and they go with it.
         await quarantine?.discard(uuid);
       } catch (error) {
-        return fail(error, { operation: "delete", uuid, status: 503 });
+        return fail(error, { operation: "delete", uuid, status: 503 }, undefined, log);
       }
       if (onChange !== undefined) {
         // A creation the hook never accepted is reported before the user's deletion.
@@ -188,12 +196,12 @@ export function createOperations(
           if (uncreated !== undefined) await onChange({ type: "created", uuid, user: uncreated });
         } catch (error) {
           unreported.restore(uuid, uncreated as NonNullable<typeof uncreated>);
-          return fail(error, { operation: "delete", uuid, status: 500 });
+          return fail(error, { operation: "delete", uuid, status: 500 }, undefined, log);
         }
         try {
           await onChange({ type: "deleted", uuid });
         } catch (error) {
-          return fail(error, { operation: "delete", uuid, status: 500 });
+          return fail(error, { operation: "delete", uuid, status: 500 }, undefined, log);
         }
       }
     } finally {
@@ -203,23 +211,24 @@ export function createOperations(
     return noContent;
   }
 
-  async function reset(): Promise<ProvisioningResponse> {
+  async function reset(log?: Logger): Promise<ProvisioningResponse> {
     try {
       if (onReset !== undefined) await onReset();
       else await store.reset?.();
     } catch (error) {
       // The store's failure is retriable; the application's own hook failing is a bug.
-      return fail(error, {
-        operation: "reset",
-        uuid: undefined,
-        status: onReset === undefined ? 503 : 500,
-      });
+      return fail(
+        error,
+        { operation: "reset", uuid: undefined, status: onReset === undefined ? 503 : 500 },
+        undefined,
+        log,
+      );
     }
     unreported.clear();
     try {
       await onChange?.({ type: "reset" });
     } catch (error) {
-      return fail(error, { operation: "reset", uuid: undefined, status: 500 });
+      return fail(error, { operation: "reset", uuid: undefined, status: 500 }, undefined, log);
     }
     return noContent;
   }

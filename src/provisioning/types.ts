@@ -1,6 +1,7 @@
 // The plain data that crosses between the parts of the Provisioning API (routing, body reading,
 // the operations, the adapters): every other module of the folder imports it, and it imports
-// nothing but the user record, so no import cycle can form through it.
+// nothing of the folder but the user record, so no import cycle can form through it.
+import type { Logger } from "../internal/logger.ts";
 import type { UserRecord } from "./user-record.ts";
 
 /** Header values by lowercase name, as in Node's `req.headers` or a Web Request's headers. */
@@ -40,6 +41,13 @@ export interface ProvisioningRequest {
   json?: unknown;
   /** The peer address of the socket, for `allowAddresses`; never taken from a header. */
   remoteAddress?: string | undefined;
+  /**
+   * The request's own logger, where the framework has one (Fastify's `request.log`): the
+   * handler reports this request's failures there instead of on its `logger`, so that they carry
+   * the framework's request id. Taken as the `logger` option is (a pino logger keeps its fields);
+   * ignored when it lacks one of the four methods.
+   */
+  logger?: Logger | undefined;
 }
 
 /**

@@ -3,6 +3,11 @@ import { once } from "node:events";
 import { describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
 import { toWireUser } from "../../src/platform/wire-user.ts";
+import {
+  createProvisioningHandler,
+  type Logger,
+  MemoryUserStore,
+} from "../../src/provisioning/index.ts";
 import type { ConformanceReport } from "../../src/testing/index.ts";
 import { createFakeIo } from "../support/fake-io.ts";
 import { createReferenceProvisioning } from "../support/reference-provisioning.ts";
@@ -38,6 +43,44 @@ async function serve({ missing404 = false, noisy = false } = {}) {
 }
 
 const lines = (text: string) => text.replace(/\n$/, "").split("\n");
+
+/** An application with a unique email, with or without the handler's quarantine. */
+async function serveUniqueEmails(quarantine: boolean) {
+  const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+  const store = new MemoryUserStore({ unique: ["email"] });
+  const handler = createProvisioningHandler({ store, quarantine, logger: quiet });
+  const server = await startServer((request) => handler.fetch(request));
+  return server.url;
+}
+
+const swap = "a swap of two users' emails does not stall the directory";
+
+describe("platform-integration conformance --conflicts", () => {
+  it("runs the swap check only when asked, and passes an application with the quarantine", async () => {
+    const url = await serveUniqueEmails(true);
+    const without = createFakeIo();
+    expect(await run(["conformance", url], without)).toBe(0);
+    expect(without.out).not.toContain(swap);
+    const io = createFakeIo();
+    expect(await run(["conformance", url, "--conflicts"], io)).toBe(0);
+    expect(io.out).toMatch(new RegExp(`^pass .*${swap}$`, "m"));
+    expect(lines(io.err).filter(Boolean)).toHaveLength(24);
+  });
+
+  it("fails an application whose unique email stalls the swap, and says it in --json too", async () => {
+    const url = await serveUniqueEmails(false);
+    const io = createFakeIo();
+    expect(await run(["conformance", url, "--conflicts", "--json"], io)).toBe(1);
+    const report = JSON.parse(io.out) as ConformanceReport;
+    expect(report.results.find((result) => result.name === swap)?.passed).toBe(false);
+  });
+
+  it("documents the option in --help", async () => {
+    const io = createFakeIo();
+    await run(["conformance", "--help"], io);
+    expect(io.out).toContain("--conflicts");
+  });
+});
 
 describe("platform-integration conformance", () => {
   it("prints one line per check and exits 0 for a correct implementation", async () => {

@@ -27,6 +27,32 @@ describe("mock-api --api sdk", () => {
     expect(mock.stdout()).toContain("(replayed from the 60-second cache)");
   });
 
+  it("prints what each write sent: metrics, tags, metadata; a bundle by its size; never a secret", async () => {
+    const mock = await start(["--api", "sdk"]);
+    const app = createAppClient({ api: "sdk", baseUrl: mock.baseUrl });
+    await app.setCustomMetrics({ activeUsers: 42, plan: "enterprise" });
+    await app.setInstanceTags({ name: "acme-prod" }, { force: true });
+    await app.updateSupportBundleMetadata({ ticket: "T-1\u0085" });
+    await app.uploadSupportBundle(new Uint8Array(1234));
+    await fetch(`${mock.baseUrl}/mock/v1/control`, {
+      method: "POST",
+      body: JSON.stringify({ failNext: { count: 0 }, password: "hunter2" }),
+    });
+    const lines = mock.stdout().split("\n");
+    const line = (path: string) => lines.find((text) => text.includes(` ${path} answered`)) ?? "";
+    expect(line("/api/v1/app/custom-metrics")).toMatch(
+      /POST \/api\/v1\/app\/custom-metrics answered 200: \{"data":\{"activeUsers":42,"plan":"enterprise"\}\}$/,
+    );
+    expect(line("/api/v1/app/instance-tags")).toMatch(
+      /: \{"data":\{"force":true,"tags":\{"name":"acme-prod"\}\}\}$|: \{"data":\{"tags":\{"name":"acme-prod"\},"force":true\}\}$/,
+    );
+    // A C1 control from the network is escaped, never written raw to the terminal.
+    expect(line("/api/v1/supportbundle/metadata")).toContain('{"data":{"ticket":"T-1\\u0085"}}');
+    expect(line("/api/v1/supportbundle")).toMatch(/answered 20\d: \(1234 bytes of [^)]+\)$/);
+    expect(line("/mock/v1/control")).toContain('"password":"[redacted]"');
+    expect(mock.stdout()).not.toContain("hunter2");
+  });
+
   it("switches modes and queues failures through its control route, and edits integration-mode data", async () => {
     const mock = await start(["--api", "sdk", "--integration-mode"]);
     const control = (body: unknown) =>

@@ -1,5 +1,6 @@
 import type { Readable } from "node:stream";
 import type { FastifyPluginCallback } from "fastify";
+import { type Logger, takesFieldsFirst } from "../../internal/logger.ts";
 import type { ProvisioningHandler } from "../../provisioning/handler-options.ts";
 import { answerNodeRequest } from "../../provisioning/http/node-request.ts";
 
@@ -11,6 +12,10 @@ import { answerNodeRequest } from "../../provisioning/http/node-request.ts";
  * parser would answer bad input in its own format and ignore the handler's size limit), and your
  * application's parsers and routes elsewhere are untouched. Register it with `prefix` to serve
  * the API under a path, and leave `basePath` empty.
+ *
+ * When Fastify logs (`logger: true`, logger options or a pino `loggerInstance`), the handler
+ * reports each request's failures on `request.log`, with their fields and Fastify's `reqId`;
+ * with Fastify's logging off, on the handler's own `logger`.
  *
  * @example
  * ```ts
@@ -36,6 +41,8 @@ export function toFastifyPlugin(handler: ProvisioningHandler): FastifyPluginCall
         request.url.slice(prefixLength),
         undefined,
         payload ?? request.raw,
+        // Fastify's stand-in logger when its logging is off is silent: never hand it a failure.
+        takesFieldsFirst(request.log) ? (request.log as unknown as Logger) : undefined,
       );
       reply.code(response.status).headers(response.headers);
       if (response.closeConnection) reply.header("connection", "close");

@@ -1,4 +1,5 @@
 import type { Middleware } from "koa";
+import type { Logger } from "../../internal/logger.ts";
 import type { ProvisioningHandler } from "../../provisioning/handler-options.ts";
 import { answerNodeRequest } from "../../provisioning/http/node-request.ts";
 
@@ -12,6 +13,10 @@ import { answerNodeRequest } from "../../provisioning/http/node-request.ts";
  * (`12345` gives `"12345"`), and a body the parser made unreadable (a form parser's object of
  * strings, an integer past 2^53, nothing left) answers 500 and logs once that the API must come
  * first.
+ *
+ * Koa has no logger of its own; where a middleware in front put a per-request one on `ctx.log`
+ * (koa-pino-logger, koa-bunyan-logger), the handler reports each request's failures there, with
+ * its request id, and on its own `logger` otherwise.
  *
  * @example
  * ```ts
@@ -31,6 +36,9 @@ export function toKoaMiddleware(handler: ProvisioningHandler): Middleware {
       ctx.req,
       path,
       (ctx.request as { body?: unknown }).body,
+      ctx.req,
+      // The handler takes it only if it has the four methods.
+      (ctx as { log?: Logger }).log,
     );
     // Body first: Koa turns a null body into 204 unless the status is set after it.
     ctx.body = response.body ?? null;

@@ -28,6 +28,11 @@ Arguments:
 
 Options:
 ${targetOptionsUsage(defaultTimeoutMs, "each call is one small message, which a working application answers well within it")}
+  --conflicts        Add the check that swaps two users' emails, as a directory does when two
+                     people trade addresses: both modifies must succeed (with --read-user, both
+                     emails must end swapped). An application with a unique email passes it
+                     with the handler's quarantine option; off by default, since not every
+                     application holds emails unique
   --json             Print the report as JSON
   -h, --help         Show this help
 
@@ -51,7 +56,7 @@ export const conformanceCommand: Command = {
   async run(args, io) {
     const { values, url, timeoutMs, readUser } = parseTargetCommandLine(
       args,
-      { json: { type: "boolean" } },
+      { json: { type: "boolean" }, conflicts: { type: "boolean" } },
       { defaultTimeoutMs },
     );
     const onInterrupt = () =>
@@ -61,6 +66,7 @@ export const conformanceCommand: Command = {
     io.signal.addEventListener("abort", onInterrupt, { once: true });
     const report = await runConformance(url, {
       timeoutMs,
+      conflicts: values.conflicts === true,
       signal: io.signal,
       // Progress on stderr as each check ends: the table comes at the end, on stdout.
       onResult: (result, { index, total }) =>

@@ -20,7 +20,9 @@ const usage = `Usage: platform-integration mock-api [options]
 Serves a local fake of the platform's Integration API (the Version, Audit, Identity, Status,
 License and Console APIs), so that an application runs outside the platform: point
 PLATFORM_INTEGRATIONAPI at the printed URL. Each audit event, login (never its password) and
-start-up status is printed as it arrives. Stop it with Ctrl+C.
+start-up status is printed as it arrives; with --api sdk, each write (custom metrics, instance
+tags, support bundle metadata) with the JSON it sent, a support bundle by its size. Stop it
+with Ctrl+C.
 
 The Identity API logs in user "${fakeIdentityDefaults.user.username}" with password "${fakeIdentityDefaults.user.password}" unless --user is given.
 
@@ -234,7 +236,7 @@ function parseOptions(args: string[]): MockApiOptions {
 
 /**
  * `--api sdk` or `kots`: the fake newer API (which also serves the admin console's license
- * endpoint), printing each write as it arrives.
+ * endpoint), printing each write as it arrives, with what it sent.
  */
 async function serveSdk(options: MockApiOptions, io: CommandIo): Promise<number> {
   const updates = pendingUpdates(options.version, options.updates).map(
@@ -263,12 +265,17 @@ async function serveSdk(options: MockApiOptions, io: CommandIo): Promise<number>
     ...options.sdkMode,
   });
   const respond = async (request: Request) => {
+    // What was sent, read from a copy before the fake reads the request.
+    const sent =
+      request.method === "GET" || request.method === "HEAD"
+        ? undefined
+        : await describeBody(request.clone());
     const response = await api.respond(request);
-    if (request.method !== "GET") {
+    if (sent !== undefined) {
       const { pathname } = new URL(request.url);
       const replayed = response.headers.get("x-replicated-rate-limited") === "true";
       io.stdout.write(
-        `${clock()} ${request.method} ${printable(pathname)} answered ${response.status}${replayed ? " (replayed from the 60-second cache)" : ""}\n`,
+        `${clock()} ${request.method} ${printable(pathname)} answered ${response.status}${replayed ? " (replayed from the 60-second cache)" : ""}${sent === "" ? "" : `: ${sent}`}\n`,
       );
     }
     return response;
@@ -369,10 +376,40 @@ function describeEvent(event: FakeAuditEvent): string {
   return [action === undefined ? "(no action)" : printable(action), ...fields].join(" ");
 }
 
+const secretKey = /pass(word)?|secret|token|credential|authorization/i;
+const bodyShown = 500;
+
+/**
+ * A write's body for its line: JSON compact, with the value of any key that names a secret
+ * replaced (the newer API takes none, but a tester's control call might carry one), cut after
+ * 500 characters; anything else (a support bundle) by its size. Empty for no body.
+ */
+async function describeBody(request: Request): Promise<string> {
+  const bytes = new Uint8Array(await request.arrayBuffer());
+  if (bytes.length === 0) return "";
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch {
+    const type = request.headers.get("content-type");
+    return `(${bytes.length} bytes${type === null ? "" : ` of ${printable(type)}`})`;
+  }
+  const text = escapeControls(
+    JSON.stringify(value, (key, inner: unknown) =>
+      key !== "" && secretKey.test(key) ? "[redacted]" : inner,
+    ),
+  );
+  return text.length > bodyShown ? `${text.slice(0, bodyShown)}… (${bytes.length} bytes)` : text;
+}
+
 function printable(value: unknown): string {
   if (typeof value === "string" && /^[\w.@:/+-]+$/.test(value)) return value;
-  // JSON escapes C0 controls; C1 controls and line separators are escaped here.
-  return (JSON.stringify(value) ?? String(value)).replace(
+  return escapeControls(JSON.stringify(value) ?? String(value));
+}
+
+/** JSON escapes C0 controls; C1 controls and line separators are escaped here. */
+function escapeControls(json: string): string {
+  return json.replace(
     /[\u007f-\u009f\u2028\u2029]/g,
     (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`,
   );

@@ -3,6 +3,7 @@ export { Timestamp } from "../integration-api/timestamp.ts";
 export type { ApiOption, Capabilities } from "../sdk-api/api-selection.ts";
 export {
   type ApplyResult,
+  type ApplyTarget,
   type CurrentVersionOf,
   createVersionClient,
   type VersionClient,

@@ -67,6 +67,14 @@ export type VersionUpdateOf<Api extends PlatformApiKind> = Api extends "integrat
   ? VersionUpdate
   : SdkVersionUpdate;
 
+/**
+ * What `apply()` takes: an update as `updates()` returns it, on whichever API, or its release
+ * sequence. One type on every API, so that `version.apply(update)` compiles on a client whose API
+ * is not known yet; an update of the newer API has no sequence, and `apply()` says at run time,
+ * without a request, that this API installs through the admin console or `helm upgrade`.
+ */
+export type ApplyTarget = number | VersionUpdate | SdkVersionUpdate;
+
 /** The Version API on one of the platform's APIs; see {@link VersionClient}. */
 export interface VersionClientOf<Api extends PlatformApiKind> {
   /**
@@ -96,14 +104,18 @@ export interface VersionClientOf<Api extends PlatformApiKind> {
    */
   updates(options?: CallOptions): Promise<VersionUpdateList<VersionUpdateOf<Api>>>;
   /**
-   * Installs the pending update with this release sequence, at once: it may cause downtime. It is
-   * never retried automatically; after a timeout, check `current()` before calling it again.
-   * Only the Integration API installs updates: elsewhere it rejects at once, without a request,
-   * with an `UnsupportedOperationError`.
+   * Installs a pending update, given as `updates()` returned it or by its release sequence, at
+   * once: it may cause downtime. It is never retried automatically; after a timeout, check
+   * `current()` before calling it again. Only the Integration API installs updates: elsewhere it
+   * rejects at once, without a request, with an `UnsupportedOperationError`.
    *
-   * @throws RangeError before any request when `sequence` is not a positive integer.
+   * `apply(update.releaseSequence)` compiles only where the client's type says the Integration
+   * API (`api: "integration"`, or after `if (version.api === "integration")`): on the newer API
+   * an update has no sequence. `apply(update)` compiles on every client.
+   *
+   * @throws RangeError before any request when the sequence is not a positive integer.
    */
-  apply(sequence: number, options?: CallOptions): Promise<ApplyResult>;
+  apply(update: ApplyTarget, options?: CallOptions): Promise<ApplyResult>;
   /**
    * Polls the pending updates and yields the list whenever it changes (first at once), for
    * applications that tell their users about updates. Its timer never keeps the process alive.
@@ -116,7 +128,8 @@ export interface VersionClientOf<Api extends PlatformApiKind> {
 /**
  * The Version API: read the running version, list pending updates, apply one. Without a type
  * argument, the union of the clients of each API, told apart by `api`:
- * `if (version.api === "integration") await version.apply(update.releaseSequence)`.
+ * `if (version.api === "integration") await version.apply(update.releaseSequence)`, or
+ * `await version.apply(update)` on any client.
  */
 export type VersionClient<Api extends PlatformApiKind = PlatformApiKind> =
   Api extends PlatformApiKind ? VersionClientOf<Api> : never;
@@ -189,9 +202,11 @@ export function createVersionClient(options: VersionClientOptions = {}): Version
       return (await updates(call)).updates as VersionUpdateList<SdkVersionUpdate>;
     },
 
-    async apply(sequence, call = {}) {
+    async apply(update, call = {}) {
       const { kind, api } = await selection.select(call);
       requireCapability(kind, "apply", "version.apply");
+      const sequence =
+        typeof update === "object" && update !== null ? update.releaseSequence : update;
       if (typeof sequence !== "number" || !Number.isSafeInteger(sequence) || sequence < 1) {
         throw new RangeError(
           `apply() takes the release sequence of a pending update, a positive integer; got ${typeof sequence === "number" ? sequence : typeof sequence}.`,

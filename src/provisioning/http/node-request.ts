@@ -5,6 +5,7 @@
 // `./provisioning` does not carry it.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
+import type { Logger } from "../../internal/logger.ts";
 import type { ProvisioningHandler } from "../handler-options.ts";
 import { headerOf } from "../headers.ts";
 import { bodyReadInFront, type ProvisioningRequest, type ProvisioningResponse } from "../types.ts";
@@ -64,13 +65,17 @@ export function readNodeRequest(
   );
 }
 
-/** {@link readNodeRequest}, then the core's answer (413 for a body too large), as a promise. */
+/**
+ * {@link readNodeRequest}, then the core's answer (413 for a body too large), as a promise.
+ * `logger` is the framework's per-request logger, when it has one.
+ */
 export function answerNodeRequest(
   handler: ProvisioningHandler,
   req: IncomingMessage,
   path: string,
   parsed: unknown,
   stream: Readable = req,
+  logger?: Logger,
 ): Promise<ProvisioningResponse> {
   return new Promise((resolve, reject) => {
     readNodeRequest(
@@ -79,7 +84,11 @@ export function answerNodeRequest(
       path,
       parsed,
       stream,
-      (request) => resolve(request === undefined ? payloadTooLarge : handler.handle(request)),
+      (request) => {
+        if (request === undefined) return resolve(payloadTooLarge);
+        if (logger !== undefined) request.logger = logger;
+        resolve(handler.handle(request));
+      },
       reject,
     );
   });

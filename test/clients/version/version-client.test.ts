@@ -174,6 +174,31 @@ describe("apply()", () => {
     },
   );
 
+  it("takes an update as updates() returned it, and applies its sequence", async () => {
+    server.use(
+      http.get(`${baseUrl}/version/v1/updates`, () =>
+        HttpResponse.json([{ version: "1.1.0", release_sequence: 53 }]),
+      ),
+    );
+    const paths = recordPuts(() => new HttpResponse(null, { status: 204 }));
+    const version = client();
+    const [update] = await version.updates();
+    expect(await version.apply(update as NonNullable<typeof update>)).toEqual({
+      status: 204,
+      body: "",
+    });
+    expect(paths).toEqual(["/version/v1/53"]);
+  });
+
+  it("refuses an update without a sequence, before any request", async () => {
+    const paths = recordPuts(() => new HttpResponse(null, { status: 204 }));
+    const sdkUpdate = { version: "2.0.0", releaseNotes: "" };
+    await expect(client().apply(sdkUpdate)).rejects.toThrow(
+      /apply\(\) takes the release sequence of a pending update, a positive integer; got undefined/,
+    );
+    expect(paths).toEqual([]);
+  });
+
   it("checks the sequence locally, before any request", async () => {
     const paths = recordPuts(() => new HttpResponse(null, { status: 204 }));
     for (const sequence of [0, -1, 1.5, Number.NaN, 2 ** 53, "52", undefined]) {
