@@ -11,11 +11,16 @@ import { connectOverNodeHttp } from "../platform/node-http-client.ts";
 import { connectProvisioning } from "../platform/provisioning-api-client.ts";
 import { verifyUsers } from "../platform/verify-users.ts";
 import type { UserRecord } from "../provisioning/user-record.ts";
-import { type AcknowledgedState, openState, type WireRecord } from "./acknowledged-state.ts";
+import {
+  type AcknowledgedState,
+  openState,
+  StateFileError,
+  type WireRecord,
+} from "./acknowledged-state.ts";
 import { createAttemptMemory } from "./attempt-memory.ts";
 import { type PlannedMessage, planCycle } from "./cycle-plan.ts";
 import { type CycleOutcome, createCycleTally } from "./cycle-tally.ts";
-import { DeleteGuardError } from "./delete-guard.ts";
+import { createDeleteGuard, DeleteGuardError } from "./delete-guard.ts";
 import type {
   DirectorySync,
   DirectorySyncReport,
@@ -56,6 +61,12 @@ export function createSourceSync(
   const client = http ?? connectProvisioning(options.target, { timeoutMs });
   const engine = createDeliveryEngine(options.wrapClient?.(client) ?? client);
   const attempts = createAttemptMemory();
+  const guard = createDeleteGuard(options, {
+    read: () => state.deleteWindow,
+    write: (value) => {
+      state.deleteWindow = value;
+    },
+  });
   let running = false;
   let closed = false;
 
@@ -81,14 +92,26 @@ export function createSourceSync(
         : "update";
     const tally = createCycleTally(mode, options.onProgress);
     const { resume } = attempts;
-    const plan = planCycle({ acknowledged, directory, mode, tally, resume, options, signal });
+    guard.beginCycle();
+    const plan = planCycle({
+      acknowledged,
+      directory,
+      mode,
+      tally,
+      resume,
+      options,
+      guard,
+      signal,
+    });
     const refusals = holdRefusals(acknowledged, resume);
-    const ended = (outcome: CycleOutcome, completed: boolean) =>
-      tally.report(outcome, {
+    const ended = (outcome: CycleOutcome, completed: boolean) => {
+      const report = tally.report(outcome, {
         completed,
         ...refusals.summary(),
         held: () => acknowledged.count(),
       });
+      return guard.allowed === undefined ? report : { ...report, allowed: guard.allowed };
+    };
 
     const acknowledge = (message: PlannedMessage) => {
       if (message.staging !== undefined) {
@@ -96,10 +119,17 @@ export function createSourceSync(
         return;
       }
       refusals.release(message.uuid as string);
-      if (message.kind === "reset") acknowledged.forgetContents();
-      else if (message.kind === "delete") {
+      if (message.kind === "reset") {
+        // The users the read did not return are gone for good, in the same transaction that
+        // marks the others to be created again: the report counts them as deleted.
+        const removes = message.removes ?? 0;
+        acknowledged.forgetContents({ unseen: removes > 0 });
+        tally.progress.deleted += removes;
+        guard.deleted(removes);
+      } else if (message.kind === "delete") {
         acknowledged.forget(message.uuid as string);
         tally.progress.deleted++;
+        guard.deleted(1);
       } else {
         acknowledged.acknowledge(message.record as WireRecord);
         tally.progress[message.kind === "create" ? "created" : "modified"]++;
@@ -126,7 +156,11 @@ export function createSourceSync(
       attempts.remember(outcome.stoppedAt, refusals.held());
       return ended(outcome.stoppedAt ? { stoppedAt: outcome.stoppedAt } : {}, completed);
     } catch (error) {
-      if (error instanceof TargetError || (error instanceof DirectoryError && error.fatal)) {
+      if (
+        error instanceof TargetError ||
+        error instanceof StateFileError ||
+        (error instanceof DirectoryError && error.fatal)
+      ) {
         throw error;
       }
       if (error instanceof DeleteGuardError) return ended({ deleteGuard: error.stop }, false);
