@@ -1,7 +1,7 @@
 // The mass-delete guard: how many deletes a cycle may send before it sends anything, judged on the
 // cycle alone and on the deletes of a rolling window before it, and the operator's allowance,
 // spent by the first cycle the guard would stop.
-import type { DeleteGuard, DeleteGuardStop, SyncTargetOptions } from "./directory-sync-types.ts";
+import type { DeleteGuardStop, SyncTargetOptions } from "./directory-sync-types.ts";
 
 /** The delete guard's default thresholds (docs/directory-sync.md). */
 const defaultMaxDeletes = 500;
