@@ -5,6 +5,7 @@
 // an acknowledgement changes and when a Content Sync cookie is kept.
 import { setTimeout as sleep } from "node:timers/promises";
 import { pemCertificates } from "../internal/pem.ts";
+import { redactUrl } from "../internal/url.ts";
 import { createDeliveryEngine } from "../platform/delivery-engine.ts";
 import { TargetError } from "../platform/messages.ts";
 import { connectOverNodeHttp } from "../platform/node-http-client.ts";
@@ -144,7 +145,9 @@ export function createSourceSync(
         refuse: refusals.refuse,
       });
       if (outcome.stoppedAt?.fatal) {
-        throw new TargetError(`The Provisioning API at ${target}: ${outcome.stoppedAt.error}`);
+        throw new TargetError(
+          `The Provisioning API at ${redactUrl(target)}: ${outcome.stoppedAt.error}`,
+        );
       }
       // Every message acknowledged, none held: the application and the directory agree. A
       // Content Sync cookie is kept only then, so that a held message is read again.

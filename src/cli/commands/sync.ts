@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { pemCertificates } from "../../internal/pem.ts";
+import { redactUrl } from "../../internal/url.ts";
 import type { DisabledAccounts } from "../../ldap/active-directory.ts";
 import type { createDirectorySync } from "../../ldap/create-directory-sync.ts";
 import type { SyncStop } from "../../platform/messages.ts";
@@ -151,7 +152,9 @@ export const syncCommand: Command = {
     );
     const ldapUrl = required(values["ldap-url"], "ldap-url");
     if (!/^ldaps?:\/\//i.test(ldapUrl)) {
-      throw new UsageError(`--ldap-url takes an ldap:// or ldaps:// URL, not "${ldapUrl}"`);
+      throw new UsageError(
+        `--ldap-url takes an ldap:// or ldaps:// URL, not "${redactUrl(ldapUrl)}"`,
+      );
     }
     const baseDn = required(values["base-dn"], "base-dn");
     if (values.once && values.interval !== undefined) {
@@ -263,7 +266,7 @@ export const syncCommand: Command = {
     try {
       if (values.full) sync.requestResync();
       if (!values.json) {
-        io.stdout.write(`Syncing ${baseDn} at ${ldapUrl} into ${target}\n`);
+        io.stdout.write(`Syncing ${baseDn} at ${redactUrl(ldapUrl)} into ${redactUrl(target)}\n`);
       }
       if (values.once) {
         await onCycle(await sync.syncOnce({ signal: io.signal }));
