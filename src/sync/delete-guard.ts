@@ -129,7 +129,8 @@ export function createDeleteGuard(
       if (why === undefined) return;
       const spent = allowance;
       allowance = undefined;
-      if (spent !== undefined && (all ? spent.all : deletes <= spent.deletes)) {
+      // allowDeleteAll covers any count; a count never covers every user.
+      if (spent !== undefined && (spent.all || (!all && deletes <= spent.deletes))) {
         allowed = deletes;
         // The operator checked the deletes so far: they no longer count against later cycles.
         store.write(undefined);

@@ -159,8 +159,8 @@ export interface SyncTargetOptions {
    */
   allowDeletes?: number;
   /**
-   * Lets the next cycle the delete guard would stop delete every user the application holds
-   * (`sync --allow-delete-all`), which no count allows; spent as {@link allowDeletes} is.
+   * Lets the next cycle the delete guard would stop delete up to every user the application
+   * holds (`sync --allow-delete-all`), which no count allows; spent as {@link allowDeletes} is.
    */
   allowDeleteAll?: boolean;
   /** The clock of the delete guard's window (default `Date.now`): for tests. */
