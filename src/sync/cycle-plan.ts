@@ -151,7 +151,17 @@ export function planCycle(input: CyclePlanInput): CyclePlan {
         guardDeletes(removes);
         yield resume({ kind: "reset", removes });
       } else yield* deletesForUnseen();
-    } else if (reset) yield resume({ kind: "reset", removes: 0 });
+    } else if (reset) {
+      // The state holds no user: how many the reset removes is not known, but an empty read
+      // would leave the application with none.
+      let read = 0;
+      for await (const page of directory.read({ uuidsOnly: true, signal })) {
+        read += page.users.length;
+        if (read > 0) break;
+      }
+      guard.judgeBlindReset(read);
+      yield resume({ kind: "reset", removes: 0 });
+    }
     for await (const page of directory.read({ uuidsOnly: false, signal })) {
       tally.skip(page.skipped);
       tally.countAccounts(page);

@@ -35,6 +35,12 @@ export interface DeleteGuardRun {
    * called once a cycle, before its first destructive message.
    */
   judge(deletes: number, held: () => number): void;
+  /**
+   * Judges a reset when the state holds no user (a new or lost state file), so that how many users
+   * it removes is not known: a directory that reads empty would leave the application with none,
+   * which only `allowDeleteAll` allows. A read with users lets it through.
+   */
+  judgeBlindReset(read: number): void;
   /** Counts deletes the application acknowledged (a delete, or the users a reset removed). */
   deleted(count: number): void;
   /** How many deletes this cycle's allowance let through, or undefined when none was spent on it. */
@@ -54,6 +60,16 @@ export function createDeleteGuard(
 ): DeleteGuardRun {
   const guard = options.deleteGuard;
   const settings = guard === false ? {} : (guard ?? {});
+  for (const [name, value] of [
+    ["deleteGuard.maxDeletes", settings.maxDeletes],
+    ["deleteGuard.maxPercent", settings.maxPercent],
+    ["deleteGuard.windowMs", settings.windowMs],
+    ["allowDeletes", options.allowDeletes],
+  ] as const) {
+    if (value !== undefined && !(typeof value === "number" && value >= 0 && !Number.isNaN(value))) {
+      throw new TypeError(`${name} must be a number of 0 or more, not ${String(value)}`);
+    }
+  }
   const now = options.now ?? Date.now;
   const maxDeletes = settings.maxDeletes ?? defaultMaxDeletes;
   const maxPercent = settings.maxPercent ?? defaultMaxPercent;
@@ -145,6 +161,25 @@ export function createDeleteGuard(
         held: holding,
         ...(before > 0 && { windowDeletes: before }),
         message: `${why}${unused}`,
+      });
+    },
+    judgeBlindReset(read) {
+      if (read > 0 || guard === false) return;
+      const spent = allowance;
+      allowance = undefined;
+      if (spent?.all) {
+        allowed = 0;
+        store.write(undefined);
+        return;
+      }
+      throw new DeleteGuardError({
+        deletes: 0,
+        held: 0,
+        message:
+          "The directory returned no users, and the state file holds none: POST /v1/reset would " +
+          "remove every user the application holds, however many. No reset was sent. Check the " +
+          "base DN and the filter. If that is meant, allow it once: allowDeleteAll: true (sync " +
+          `--allow-delete-all).${spent === undefined ? "" : ` The allowance given (allowDeletes: ${spent.deletes}) did not cover this cycle and is spent.`}`,
       });
     },
     deleted(count) {

@@ -54,6 +54,13 @@ export function createSourceSync(
   if (http === undefined && ca.length > 0) {
     throw new TypeError("targetTls.ca is for an https:// target, not a handler called in-process");
   }
+  // The guard's options are checked before the state file is opened; it reads the state on use.
+  const guard = createDeleteGuard(options, {
+    read: () => state.deleteWindow,
+    write: (value) => {
+      state.deleteWindow = value;
+    },
+  });
   const state = openState(
     options.state,
     { source: source.identity, target },
@@ -62,12 +69,6 @@ export function createSourceSync(
   const client = http ?? connectProvisioning(options.target, { timeoutMs });
   const engine = createDeliveryEngine(options.wrapClient?.(client) ?? client);
   const attempts = createAttemptMemory();
-  const guard = createDeleteGuard(options, {
-    read: () => state.deleteWindow,
-    write: (value) => {
-      state.deleteWindow = value;
-    },
-  });
   let running = false;
   let closed = false;
 

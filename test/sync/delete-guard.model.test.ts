@@ -61,6 +61,8 @@ interface Real {
   next: number;
   filter: Filter;
   resetRequest: boolean;
+  /** A full re-sync asked for and not yet started. */
+  resyncPending: boolean;
   /** The DELETE (counted in this cycle) answered 503, or undefined for none. */
   failDeleteAt: number | undefined;
   deletesThisCycle: number;
@@ -128,19 +130,26 @@ async function cycle(model: Model, real: Real): Promise<DirectorySyncReport> {
   const over = (deletes: number, base: number) =>
     deletes > model.maxDeletes ||
     (deletes >= percentFloor && deletes * 100 > base * model.maxPercent);
+  // A reset from a state that holds nobody, with an empty read, would leave the application empty.
+  const blind = real.resyncPending && real.resetRequest && before.size === 0 && shown.size === 0;
   const stops =
-    planned > 0 &&
-    (planned >= before.size ||
-      over(planned, before.size) ||
-      (inWindow > 0 && over(inWindow + planned, before.size + inWindow)));
+    blind ||
+    (planned > 0 &&
+      (planned >= before.size ||
+        over(planned, before.size) ||
+        (inWindow > 0 && over(inWindow + planned, before.size + inWindow))));
   const covers =
     stops &&
     model.allowance !== undefined &&
-    (planned >= before.size
+    (blind || planned >= before.size
       ? model.allowance.kind === "all"
       : model.allowance.kind === "all" || planned <= model.allowance.deletes);
   expect(report.deleteGuard !== undefined, `${context}: stopped?`).toBe(stops && !covers);
   expect(report.allowed, `${context}: allowed`).toBe(covers ? planned : undefined);
+  // A full re-sync starts (the request is cleared) unless the guard stopped its reset.
+  if (report.mode === "full" && !(real.resetRequest && report.deleteGuard)) {
+    real.resyncPending = false;
+  }
 
   // The report says what was deleted.
   expect(report.deleted, context).toBe(lost);
@@ -229,6 +238,7 @@ const commands = fc.commands(
     fc.constant(
       command("full re-sync", async (model, real) => {
         real.sync.requestResync();
+        real.resyncPending = true;
         await cycle(model, real);
       }),
     ),
@@ -303,6 +313,7 @@ describe("the delete guard, explored", () => {
               next: size,
               filter: "all",
               resetRequest,
+              resyncPending: false,
               failDeleteAt: undefined,
               deletesThisCycle: 0,
               steps: [`${size} users, maxDeletes ${maxDeletes}, maxPercent ${maxPercent}`],

@@ -945,6 +945,36 @@ describe("the delete guard", () => {
     expect(calls()).toEqual(["GET /v1/ping", "GET /v1/ping"]);
   });
 
+  it("sends no reset from a state file that holds nobody when the directory reads empty", async () => {
+    appUrl ??= (await startServer((request) => app.fetch(request))).url;
+    for (const user of people(5)) await app.store.upsert(user);
+    const directory = memoryDirectory([]);
+    const sync = await restart(directory, { resetRequest: true });
+    sync.requestResync();
+    const report = await sync.syncOnce();
+    expect(report.deleteGuard?.message).toMatch(/state file holds none: POST \/v1\/reset would/);
+    expect(calls()).toEqual(["GET /v1/ping"]);
+    expect(await app.store.list()).toHaveLength(5);
+    directory.users = people(2);
+    expect(await sync.syncOnce()).toMatchObject({ mode: "full", completed: true, created: 2 });
+    expect(calls()).toContain("POST /v1/reset");
+    expect(await app.store.list()).toHaveLength(2);
+  });
+
+  it("refuses thresholds and allowances that are not numbers of 0 or more", () => {
+    const source = memoryDirectory([]);
+    const state = join(folder, "refused.sqlite");
+    for (const options of [
+      { deleteGuard: { windowMs: Number.NaN } },
+      { deleteGuard: { maxDeletes: -1 } },
+      { allowDeletes: "5" as unknown as number },
+    ]) {
+      expect(() =>
+        createDirectorySync({ source, target: "http://127.0.0.1:1", state, ...options }),
+      ).toThrow(/must be a number of 0 or more/);
+    }
+  });
+
   it("counts what a reset removed as deleted, and lets it through once allowed", async () => {
     const { directory } = await synced(100, { resetRequest: true });
     directory.users.splice(0, 30);
