@@ -64,9 +64,11 @@ describe("platform-integration sync", () => {
     expect(io.out).toMatch(
       /201 to a create, 204 to a modify, delete, ping or reset\s+Acknowledged/,
     );
-    expect(io.out).toMatch(/4xx to a user's create, modify or delete[^]*held for the next cycle/);
-    expect(io.out).toMatch(/5xx, 401, 403, 405, 407, 408, 429[^]*Stops the cycle/);
-    expect(io.out).toMatch(/--allow-deletes <n>[^]*spends it/);
+    expect(io.out).toMatch(
+      /4xx to a user's create, modify or delete[\s\S]*held for the next cycle/,
+    );
+    expect(io.out).toMatch(/5xx, 401, 403, 405, 407, 408, 429[\s\S]*Stops the cycle/);
+    expect(io.out).toMatch(/--allow-deletes <n>[\s\S]*spends it/);
     expect(io.out).toMatch(/--allow-delete-all/);
     expect(io.out).toMatch(/--delete-window <time>/);
   });
