@@ -70,30 +70,16 @@ export function joinUrl(base: string, path: string): string {
 
 /**
  * `url` as every message and error field shows it: without its user name and password, and
- * without its query and fragment, which carry tokens as often (`?token=...`, `#access_token=...`);
- * `?…` and `#…` say that one was there. The one home of this rule: wherever a URL enters a
- * message, it goes through here. Text that is not a URL loses the same parts, read as a URL's.
+ * without its query and fragment, which carry tokens as often (`?token=...`): `?…` or `#…` says
+ * that one was there. The one home of this rule: wherever a URL enters a message, it goes through
+ * here. Read as text, so that a URL the parser refuses loses the same parts.
  */
 export function redactUrl(url: string): string {
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(url);
-  } catch {}
-  if (
-    parsed !== undefined &&
-    parsed.host !== "" &&
-    !parsed.href.startsWith(`${parsed.protocol}///`)
-  ) {
-    const hidden = `${parsed.search === "" ? "" : "?…"}${parsed.hash === "" ? "" : "#…"}`;
-    // The parser gives `https://host` the path `/`: shown as it was written.
-    const written = parsed.pathname !== "/" || /^[a-z][a-z\d+.-]*:\/\/[^/?#]*\//i.test(url);
-    return `${parsed.protocol}//${parsed.host}${written ? parsed.pathname : ""}${hidden}`;
-  }
-  // Not a URL the parser takes: credentials are whatever comes before the last @ of the
-  // authority, the query and fragment whatever follows a ? or #.
-  const withoutUser = url.replace(/^([a-z][a-z\d+.-]*:\/\/)[^/]*@/i, "$1");
-  const cut = withoutUser.search(/[?#]/);
-  return cut === -1 ? withoutUser : `${withoutUser.slice(0, cut)}${withoutUser[cut]}…`;
+  // Credentials first: a password may hold a `?` or `#`, and everything up to the last `@` before
+  // the path goes.
+  const bare = url.replace(/^([a-z][a-z\d+.-]*:\/\/)[^/]*@/i, "$1");
+  const cut = bare.search(/[?#]/);
+  return cut === -1 ? bare : `${bare.slice(0, cut + 1)}…`;
 }
 
 /**

@@ -51,7 +51,8 @@ describe("normalizeBaseUrl and joinUrl", () => {
   });
 
   it("shows a URL in messages without its credentials, query or fragment", () => {
-    expect(redactUrl("https://u:p@host.test/a?b#c")).toBe("https://host.test/a?…#…");
+    expect(redactUrl("https://u:p@host.test/a?b#c")).toBe("https://host.test/a?…");
+    expect(redactUrl("https://u:pa?ss@host.test/a")).toBe("https://host.test/a");
     expect(redactUrl("https://host.test/a@b")).toBe("https://host.test/a@b");
     expect(redactUrl("https://host.test/a?token=s3cret")).toBe("https://host.test/a?…");
     expect(redactUrl("ldap://cn=admin:pw@h:389/dc=x??sub?(uid=*)")).toBe("ldap://h:389/dc=x?…");
