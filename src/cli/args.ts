@@ -1,4 +1,5 @@
 import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
+import { redactUrl } from "../internal/url.ts";
 import { checkReadUserTemplate } from "../platform/read-user.ts";
 import { UsageError } from "./command.ts";
 
@@ -144,7 +145,7 @@ export function baseUrlArgument(positionals: string[]): string {
     url = new URL(value);
   } catch {}
   if (url?.protocol !== "http:" && url?.protocol !== "https:") {
-    throw new UsageError(`Not an http(s) URL: ${value}`);
+    throw new UsageError(`Not an http(s) URL: ${redactUrl(value)}`);
   }
   return value;
 }

@@ -68,9 +68,18 @@ export function joinUrl(base: string, path: string): string {
   return `${base}${path}`;
 }
 
-/** `url` without its user name and password, for messages and error fields. */
+/**
+ * `url` as every message and error field shows it: without its user name and password, and
+ * without its query and fragment, which carry tokens as often (`?token=...`): `?…` or `#…` says
+ * that one was there. The one home of this rule: wherever a URL enters a message, it goes through
+ * here. Read as text, so that a URL the parser refuses loses the same parts.
+ */
 export function redactUrl(url: string): string {
-  return url.replace(/^([a-z][a-z\d+.-]*:\/\/)[^/?#]*@/i, "$1");
+  // Credentials first: a password may hold a `?` or `#`, and everything up to the last `@` before
+  // the path goes.
+  const bare = url.replace(/^([a-z][a-z\d+.-]*:\/\/)[^/]*@/i, "$1");
+  const cut = bare.search(/[?#]/);
+  return cut === -1 ? bare : `${bare.slice(0, cut + 1)}…`;
 }
 
 /**

@@ -13,7 +13,7 @@ export type {
 } from "../platform/provisioning-api-client.ts";
 // The same verifier and report as the platform simulator's (platform-integration/testing).
 export type { UserDifference, VerifyReport } from "../platform/verify-users.ts";
-export { StateMismatchError } from "../sync/acknowledged-state.ts";
+export { StateFileError, StateMismatchError } from "../sync/acknowledged-state.ts";
 export type {
   DeleteGuard,
   DeleteGuardStop,

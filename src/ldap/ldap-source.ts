@@ -1,6 +1,7 @@
 import type { ConnectionOptions } from "node:tls";
 import type { Client } from "ldapts";
 import { isCertificateProblem } from "../internal/certificate-problem.ts";
+import { redactUrl } from "../internal/url.ts";
 import {
   type ChangeFeed,
   DirectoryError,
@@ -107,7 +108,9 @@ export function createLdapSource(options: LdapSourceOptions): DirectorySource {
   // is the configuration (a plain port for ldaps://), later it may be a restart.
   let connectedOnce = false;
   if (ldap.startTls && /^ldaps:/i.test(ldap.url)) {
-    throw new TypeError(`startTls upgrades an ldap:// connection; ${ldap.url} is already LDAPS`);
+    throw new TypeError(
+      `startTls upgrades an ldap:// connection; ${redactUrl(ldap.url)} is already LDAPS`,
+    );
   }
 
   const connect = async (): Promise<Client> => {
@@ -285,7 +288,7 @@ function toDirectoryError(
   connectedOnce: boolean,
 ): DirectoryError {
   if (error instanceof DirectoryError) return error;
-  const { url } = ldap;
+  const url = redactUrl(ldap.url);
   const code = (error as { code?: unknown }).code;
   const text = error instanceof Error ? error.message : String(error);
   const fatal = (why: string) =>
@@ -340,7 +343,7 @@ async function startTls(client: Client, { url, tls }: LdapConnectionOptions): Pr
     const code = (error as { code?: unknown }).code;
     if (typeof code !== "number") throw error;
     throw new DirectoryError(
-      `LDAP ${url}: the server refused StartTLS (${(error as Error).message}): give it a certificate ` +
+      `LDAP ${redactUrl(url)}: the server refused StartTLS (${(error as Error).message}): give it a certificate ` +
         "(OpenLDAP: TLSCertificateFile and TLSCertificateKeyFile), or use ldaps://",
       { fatal: true, cause: error },
     );

@@ -1,4 +1,5 @@
 import { readFailureCause } from "../internal/failure-cause.ts";
+import { redactUrl } from "../internal/url.ts";
 import type { UserRecord } from "../provisioning/user-record.ts";
 import { fromWireUser } from "./wire-user.ts";
 
@@ -26,14 +27,16 @@ export type UserReader = (uuid: string) => Promise<UserRecord | undefined>;
  */
 export function checkReadUserTemplate(template: string): string {
   if (!template.includes("{uuid}")) {
-    throw new TypeError(`The read-user URL needs {uuid} where the uuid goes: ${template}`);
+    throw new TypeError(
+      `The read-user URL needs {uuid} where the uuid goes: ${redactUrl(template)}`,
+    );
   }
   let url: URL | undefined;
   try {
     url = new URL(template.replaceAll("{uuid}", "uuid"));
   } catch {}
   if (url?.protocol !== "http:" && url?.protocol !== "https:") {
-    throw new TypeError(`The read-user URL is not an http(s) URL: ${template}`);
+    throw new TypeError(`The read-user URL is not an http(s) URL: ${redactUrl(template)}`);
   }
   return template;
 }

@@ -3,14 +3,17 @@
 // digests (password-digests.ts), composed. This module owns when the journal is folded.
 import { createPasswordDigests, type PasswordDigests } from "./password-digests.ts";
 import {
+  onStateFile,
   openStateDatabase,
+  StateFileError,
   type StateIdentity,
   StateMismatchError,
+  stateFileFix,
   type WireRecord,
 } from "./state-database.ts";
 import { openStateJournal, type StateJournal } from "./state-journal.ts";
 
-export { type StateIdentity, StateMismatchError, type WireRecord };
+export { StateFileError, type StateIdentity, StateMismatchError, type WireRecord };
 
 /**
  * The sync's acknowledged state (what the platform calls its cookie): for each user the
@@ -37,8 +40,11 @@ export interface AcknowledgedState {
   forget(uuid: string): void;
   /** How many users the application holds, as far as the state knows. */
   count(): number;
-  /** Marks every user to be created again, in the same transaction that clears the request. */
-  forgetContents(): void;
+  /**
+   * Marks every user to be created again, in the same transaction that clears the request; with
+   * `unseen`, forgets first the users the last scan did not see (a reset removed them for good).
+   */
+  forgetContents(options?: { unseen?: boolean }): void;
   /** A full re-sync asked for and not yet started: it survives a restart. */
   resyncRequested: boolean;
   /**
@@ -46,6 +52,8 @@ export interface AcknowledgedState {
    * with the contents, as a cookie is only worth the acknowledged records it describes.
    */
   changeCookie: { scope: string; cookie: string } | undefined;
+  /** The delete guard's window (delete-guard.ts reads and writes it). */
+  deleteWindow: string | undefined;
   /** Starts collecting the uuids a read of the directory sees, for {@link unseen}. */
   beginScan(): void;
   markSeen(uuids: readonly string[]): void;
@@ -112,7 +120,7 @@ export function openState(
   const recordOf = (uuid: string) =>
     opened.has(uuid) ? opened.get(uuid) : databaseHasRows ? database.record(uuid) : undefined;
 
-  return {
+  const state: AcknowledgedState = {
     get(uuid) {
       const text = recordOf(uuid);
       if (text === undefined) return undefined;
@@ -128,9 +136,9 @@ export function openState(
       fold();
       return database.count();
     },
-    forgetContents() {
+    forgetContents(options) {
       fold();
-      database.forgetContents();
+      database.forgetContents(options);
     },
     get resyncRequested() {
       return database.readMeta("resync") === "true";
@@ -144,6 +152,12 @@ export function openState(
     },
     set changeCookie(value) {
       database.writeMeta("changeCookie", value === undefined ? undefined : JSON.stringify(value));
+    },
+    get deleteWindow() {
+      return database.readMeta("deleteWindow");
+    },
+    set deleteWindow(value) {
+      database.writeMeta("deleteWindow", value);
     },
     beginScan() {
       fold();
@@ -172,4 +186,36 @@ export function openState(
       }
     },
   };
+  return onOwnFile(state, path);
+}
+
+/**
+ * The state with every failure of its files told as a {@link StateFileError} naming the state file
+ * (the journal and the key file name themselves), never as the directory's.
+ */
+function onOwnFile(state: AcknowledgedState, path: string): AcknowledgedState {
+  const guarded = <T>(work: () => T): T => onStateFile("state file", path, stateFileFix, work);
+  const wrapped = Object.create(null) as AcknowledgedState;
+  for (const [name, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(state))) {
+    const { get, set, value } = descriptor;
+    Object.defineProperty(wrapped, name, {
+      enumerable: true,
+      ...(get && { get: () => guarded(() => get.call(state)) }),
+      ...(set && { set: (next: unknown) => guarded(() => set.call(state, next)) }),
+      ...(typeof value === "function" && {
+        value:
+          name === "unseen"
+            ? function* () {
+                const pages = guarded(() => state.unseen());
+                for (;;) {
+                  const next = guarded(() => pages.next());
+                  if (next.done) return;
+                  yield next.value;
+                }
+              }
+            : (...args: unknown[]) => guarded(() => value.apply(state, args)),
+      }),
+    });
+  }
+  return wrapped;
 }

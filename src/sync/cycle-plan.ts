@@ -1,13 +1,15 @@
 // What a cycle sends, in which order: the directory diffed against the acknowledged state (or
 // the Content Sync changes since the last completed cycle), deletes first and only past the
 // delete guard, then each user whose record differs from the one the application acknowledged.
+// A reset is a delete of every user the read does not return: it is judged as one, after that
+// read and before it is sent.
 import { changedFields, type OutgoingMessage } from "../platform/messages.ts";
 import { toWireUser } from "../platform/wire-user.ts";
 import type { UserRecord } from "../provisioning/user-record.ts";
 import type { AcknowledgedState, WireRecord } from "./acknowledged-state.ts";
 import type { Resume } from "./attempt-memory.ts";
 import type { CycleTally } from "./cycle-tally.ts";
-import { checkDeleteGuard } from "./delete-guard.ts";
+import type { DeleteGuardRun } from "./delete-guard.ts";
 import type { SyncMode, SyncTargetOptions } from "./directory-sync-types.ts";
 import type { DirectoryChanges, DirectorySource } from "./source.ts";
 
@@ -15,7 +17,12 @@ import type { DirectoryChanges, DirectorySource } from "./source.ts";
  * A message of the cycle. A create or modify carries the whole record the application will hold
  * once it is acknowledged; a staging rename (a username swap) carries the temporary username.
  */
-export type PlannedMessage = OutgoingMessage & { record?: WireRecord; staging?: string };
+export type PlannedMessage = OutgoingMessage & {
+  record?: WireRecord;
+  staging?: string;
+  /** A reset: how many acknowledged users it removes for good (the read did not return them). */
+  removes?: number;
+};
 
 /** A cycle's messages, produced as the directory is read. */
 export interface CyclePlan {
@@ -34,13 +41,15 @@ export interface CyclePlanInput {
   mode: SyncMode;
   tally: CycleTally;
   resume: Resume;
-  options: Pick<SyncTargetOptions, "deleteGuard" | "allowDeletes" | "resetRequest">;
+  options: Pick<SyncTargetOptions, "resetRequest">;
+  /** The sync's delete guard, which judges each destructive step before it is sent. */
+  guard: DeleteGuardRun;
   signal: AbortSignal | undefined;
 }
 
 /** Plans one cycle; nothing is read before the first message is asked for. */
 export function planCycle(input: CyclePlanInput): CyclePlan {
-  const { acknowledged, directory, mode, tally, resume, options, signal } = input;
+  const { acknowledged, directory, mode, tally, resume, options, guard, signal } = input;
   const { progress } = tally;
   let nextChangeCookie: string | undefined;
 
@@ -68,8 +77,7 @@ export function planCycle(input: CyclePlanInput): CyclePlan {
     return message;
   };
 
-  const guardDeletes = (deletes: number) =>
-    checkDeleteGuard(deletes, () => acknowledged.count(), options);
+  const guardDeletes = (deletes: number) => guard.judge(deletes, () => acknowledged.count());
 
   /** Deletes for the acknowledged users the scan did not see, once the guard lets them. */
   function* deletesForUnseen(alsoDeleted = 0): Generator<PlannedMessage> {
@@ -126,10 +134,8 @@ export function planCycle(input: CyclePlanInput): CyclePlan {
         else if (now.note !== undefined) tally.readNote ??= now.note;
       }
     }
-    if (acknowledged.resyncRequested) {
-      if (options.resetRequest) yield resume({ kind: "reset" });
-      else acknowledged.forgetContents();
-    }
+    const reset = acknowledged.resyncRequested && options.resetRequest === true;
+    if (acknowledged.resyncRequested && !reset) acknowledged.forgetContents();
     if (acknowledged.count() > 0) {
       acknowledged.beginScan();
       let total = 0;
@@ -138,7 +144,23 @@ export function planCycle(input: CyclePlanInput): CyclePlan {
         total += page.users.length;
       }
       progress.total = total;
-      yield* deletesForUnseen();
+      if (reset) {
+        // The reset removes every user; those the read returned come back as creates, the
+        // others are deleted for good: the guard judges them before the reset is sent.
+        const removes = acknowledged.unseenCount();
+        guardDeletes(removes);
+        yield resume({ kind: "reset", removes });
+      } else yield* deletesForUnseen();
+    } else if (reset) {
+      // The state holds no user: how many the reset removes is not known, but an empty read
+      // would leave the application with none.
+      let read = 0;
+      for await (const page of directory.read({ uuidsOnly: true, signal })) {
+        read += page.users.length;
+        if (read > 0) break;
+      }
+      guard.judgeBlindReset(read);
+      yield resume({ kind: "reset", removes: 0 });
     }
     for await (const page of directory.read({ uuidsOnly: false, signal })) {
       tally.skip(page.skipped);

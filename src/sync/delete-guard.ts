@@ -1,9 +1,12 @@
-// The mass-delete guard: how many deletes a cycle may send before it sends anything.
-import type { DeleteGuard, DeleteGuardStop } from "./directory-sync-types.ts";
+// The mass-delete guard: how many deletes a cycle may send before it sends anything, judged on the
+// cycle alone and on the deletes of a rolling window before it, and the operator's allowance,
+// spent by the first cycle the guard would stop.
+import type { DeleteGuardStop, SyncTargetOptions } from "./directory-sync-types.ts";
 
 /** The delete guard's default thresholds (docs/directory-sync.md). */
 const defaultMaxDeletes = 500;
 const defaultMaxPercent = 20;
+const defaultWindowMs = 24 * 60 * 60_000;
 /** Below this many deletes, the percentage does not trip the guard (deleting every user does). */
 const percentFloor = 20;
 
@@ -16,34 +19,176 @@ export class DeleteGuardError extends Error {
   }
 }
 
+/** Where the guard keeps the deletes of its window: the state file, so a restart keeps them. */
+export interface DeleteWindowStore {
+  read(): string | undefined;
+  write(value: string | undefined): void;
+}
+
+/** The guard of one sync, across its cycles: see {@link createDeleteGuard}. */
+export interface DeleteGuardRun {
+  /** A cycle starts: what it deletes is its own. */
+  beginCycle(): void;
+  /**
+   * Throws a {@link DeleteGuardError} when `deletes`, of the users the application holds (`held`,
+   * asked only when there are deletes to judge), is more than the guard lets this cycle send;
+   * called once a cycle, before its first destructive message.
+   */
+  judge(deletes: number, held: () => number): void;
+  /**
+   * Judges a reset when the state holds no user (a new or lost state file), so that how many users
+   * it removes is not known: a directory that reads empty would leave the application with none,
+   * which only `allowDeleteAll` allows. A read with users lets it through.
+   */
+  judgeBlindReset(read: number): void;
+  /** Counts deletes the application acknowledged (a delete, or the users a reset removed). */
+  deleted(count: number): void;
+  /** How many deletes this cycle's allowance let through, or undefined when none was spent on it. */
+  readonly allowed: number | undefined;
+}
+
+type Window = [at: number, deletes: number][];
+
 /**
- * Throws a {@link DeleteGuardError} when `deletes`, of the users the application holds (`held`,
- * asked only when there are deletes to judge), is more than the guard lets a cycle send.
+ * The guard of a sync, from its options. The allowance (`allowDeletes`, `allowDeleteAll`) is
+ * pending until the first cycle the guard would stop, which spends it whether it covers that
+ * cycle or not: an allowance granted for one clean-up never lets through a later mistake.
  */
-export function checkDeleteGuard(
-  deletes: number,
-  held: () => number,
-  {
-    deleteGuard: guard,
-    allowDeletes = 0,
-  }: { deleteGuard?: DeleteGuard | false; allowDeletes?: number },
-): void {
-  if (deletes === 0 || guard === false || deletes <= allowDeletes) return;
-  const holding = held();
-  const maxDeletes = guard?.maxDeletes ?? defaultMaxDeletes;
-  const maxPercent = guard?.maxPercent ?? defaultMaxPercent;
-  const allow = `If they are meant, allow them: allowDeletes: ${deletes} (sync --allow-deletes ${deletes}).`;
-  let why: string | undefined;
-  if (deletes >= holding) {
-    why =
-      `The directory returned none of the ${holding} users the application holds: refusing to ` +
-      "delete them all. Check the base DN and the filter.";
-  } else if (deletes > maxDeletes) {
-    why = `This cycle would delete ${deletes} of the ${holding} users the application holds, more than ${maxDeletes}: no delete was sent. Check the base DN and the filter.`;
-  } else if (deletes >= percentFloor && deletes * 100 > holding * maxPercent) {
-    why = `This cycle would delete ${deletes} of the ${holding} users the application holds, more than ${maxPercent} %: no delete was sent. Check the base DN and the filter.`;
+export function createDeleteGuard(
+  options: Pick<SyncTargetOptions, "deleteGuard" | "allowDeletes" | "allowDeleteAll" | "now">,
+  store: DeleteWindowStore,
+): DeleteGuardRun {
+  const guard = options.deleteGuard;
+  const settings = guard === false ? {} : (guard ?? {});
+  for (const [name, value] of [
+    ["deleteGuard.maxDeletes", settings.maxDeletes],
+    ["deleteGuard.maxPercent", settings.maxPercent],
+    ["deleteGuard.windowMs", settings.windowMs],
+    ["allowDeletes", options.allowDeletes],
+  ] as const) {
+    if (value !== undefined && !(typeof value === "number" && value >= 0 && !Number.isNaN(value))) {
+      throw new TypeError(`${name} must be a number of 0 or more, not ${String(value)}`);
+    }
   }
-  if (why !== undefined) {
-    throw new DeleteGuardError({ deletes, held: holding, message: `${why} ${allow}` });
-  }
+  const now = options.now ?? Date.now;
+  const maxDeletes = settings.maxDeletes ?? defaultMaxDeletes;
+  const maxPercent = settings.maxPercent ?? defaultMaxPercent;
+  const windowMs = settings.windowMs ?? defaultWindowMs;
+  let allowance: { deletes: number; all: boolean } | undefined =
+    (options.allowDeletes ?? 0) > 0 || options.allowDeleteAll === true
+      ? { deletes: options.allowDeletes ?? 0, all: options.allowDeleteAll === true }
+      : undefined;
+  let cycleStart = 0;
+  let allowed: number | undefined;
+
+  /** The window's entries still inside it (an entry from the future counts until it ages out). */
+  const current = (at: number): Window => {
+    if (windowMs <= 0) return [];
+    let entries: unknown;
+    try {
+      entries = JSON.parse(store.read() ?? "[]");
+    } catch {
+      entries = [];
+    }
+    if (!Array.isArray(entries)) return [];
+    return entries.filter(
+      (entry): entry is [number, number] =>
+        Array.isArray(entry) &&
+        Number.isSafeInteger(entry[0]) &&
+        Number.isSafeInteger(entry[1]) &&
+        entry[1] > 0 &&
+        at - entry[0] < windowMs,
+    );
+  };
+  const windowText = () =>
+    windowMs % 3_600_000 === 0 ? `${windowMs / 3_600_000} h` : `${windowMs / 1000} s`;
+
+  return {
+    beginCycle() {
+      cycleStart = now();
+      allowed = undefined;
+    },
+    get allowed() {
+      return allowed;
+    },
+    judge(deletes, held) {
+      if (deletes === 0 || guard === false) return;
+      const holding = held();
+      const before = current(now()).reduce((sum, [, count]) => sum + count, 0);
+      const allow = `If they are meant, allow them once: allowDeletes: ${deletes} (sync --allow-deletes ${deletes}).`;
+      let why: string | undefined;
+      const all = deletes >= holding;
+      if (all) {
+        why =
+          `The directory returned none of the ${holding} users the application holds: refusing to ` +
+          "delete them all. Check the base DN and the filter. If that is meant, allow it once: " +
+          "allowDeleteAll: true (sync --allow-delete-all); no count allows it.";
+      } else if (deletes > maxDeletes) {
+        why = `This cycle would delete ${deletes} of the ${holding} users the application holds, more than ${maxDeletes}: no delete was sent. Check the base DN and the filter. ${allow}`;
+      } else if (deletes >= percentFloor && deletes * 100 > holding * maxPercent) {
+        why = `This cycle would delete ${deletes} of the ${holding} users the application holds, more than ${maxPercent} %: no delete was sent. Check the base DN and the filter. ${allow}`;
+      } else if (before > 0) {
+        // The window: the deletes of the last `windowMs` and this cycle's, of the users held
+        // before them, against the same thresholds.
+        const total = before + deletes;
+        const base = holding + before;
+        const over =
+          total > maxDeletes
+            ? `more than ${maxDeletes}`
+            : total >= percentFloor && total * 100 > base * maxPercent
+              ? `more than ${maxPercent} %`
+              : undefined;
+        if (over !== undefined) {
+          why = `This cycle would delete ${deletes} users, after ${before} deleted in the last ${windowText()}: ${total} of the ${base} users the application held, ${over}: no delete was sent. Check the base DN and the filter. If they are meant, allow them once (allowDeletes: ${deletes}, sync --allow-deletes ${deletes}): the deletes of the window before it are then accepted too.`;
+        }
+      }
+      if (why === undefined) return;
+      const spent = allowance;
+      allowance = undefined;
+      // allowDeleteAll covers any count; a count never covers every user.
+      if (spent !== undefined && (spent.all || (!all && deletes <= spent.deletes))) {
+        allowed = deletes;
+        // The operator checked the deletes so far: they no longer count against later cycles.
+        store.write(undefined);
+        return;
+      }
+      const unused =
+        spent === undefined
+          ? ""
+          : ` The allowance given (${spent.all ? "allowDeleteAll" : `allowDeletes: ${spent.deletes}`}) did not cover this cycle and is spent.`;
+      throw new DeleteGuardError({
+        deletes,
+        held: holding,
+        ...(before > 0 && { windowDeletes: before }),
+        message: `${why}${unused}`,
+      });
+    },
+    judgeBlindReset(read) {
+      if (read > 0 || guard === false) return;
+      const spent = allowance;
+      allowance = undefined;
+      if (spent?.all) {
+        allowed = 0;
+        store.write(undefined);
+        return;
+      }
+      throw new DeleteGuardError({
+        deletes: 0,
+        held: 0,
+        message:
+          "The directory returned no users, and the state file holds none: POST /v1/reset would " +
+          "remove every user the application holds, however many. No reset was sent. Check the " +
+          "base DN and the filter. If that is meant, allow it once: allowDeleteAll: true (sync " +
+          `--allow-delete-all).${spent === undefined ? "" : ` The allowance given (allowDeletes: ${spent.deletes}) did not cover this cycle and is spent.`}`,
+      });
+    },
+    deleted(count) {
+      if (count <= 0 || guard === false || windowMs <= 0 || allowed !== undefined) return;
+      const entries = current(now());
+      const last = entries.at(-1);
+      if (last !== undefined && last[0] === cycleStart) last[1] += count;
+      else entries.push([cycleStart, count]);
+      store.write(JSON.stringify(entries));
+    },
+  };
 }

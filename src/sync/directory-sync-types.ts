@@ -83,6 +83,11 @@ export interface DirectorySyncReport {
   directoryError?: string;
   /** Set when the cycle would have deleted more users than the delete guard lets: nothing was sent. */
   deleteGuard?: DeleteGuardStop;
+  /**
+   * Set when the guard would have stopped this cycle and the allowance (`allowDeletes`,
+   * `allowDeleteAll`) let it through: the deletes it allowed. The allowance is then spent.
+   */
+  allowed?: number;
   durationMs: number;
 }
 
@@ -92,6 +97,8 @@ export interface DeleteGuardStop {
   deletes: number;
   /** The users the application holds. */
   held: number;
+  /** The deletes of the guard's window before this cycle, when there were any. */
+  windowDeletes?: number;
   /** Why, and how to allow them. */
   message: string;
 }
@@ -99,13 +106,20 @@ export interface DeleteGuardStop {
 /**
  * The mass-delete guard, as Entra's accidental-deletion threshold: a cycle that would delete more
  * than `maxDeletes` users, or more than `maxPercent` % of the users the application holds (and
- * at least 20), or every one of them, sends nothing and reports why.
+ * at least 20), or every one of them, sends nothing and reports why. The deletes of a rolling
+ * window before the cycle count too, against the same thresholds: a directory that shrinks a
+ * little each cycle is stopped where one that shrinks at once is.
  */
 export interface DeleteGuard {
   /** Default 500. */
   maxDeletes?: number;
   /** Default 20. */
   maxPercent?: number;
+  /**
+   * The rolling window, in milliseconds (default 24 hours; 0 judges each cycle alone). Its deletes
+   * are kept in the state file, so a restart does not reset it.
+   */
+  windowMs?: number;
 }
 
 /** The options every directory sync takes, whatever its source. */
@@ -137,10 +151,20 @@ export interface SyncTargetOptions {
    */
   deleteGuard?: DeleteGuard | false;
   /**
-   * Lets a cycle delete up to this many users whatever the delete guard says: the operator's
-   * answer to a cycle the guard stopped (`sync --allow-deletes N`).
+   * Lets the next cycle the delete guard would stop delete up to this many users (not every user
+   * the application holds: see {@link allowDeleteAll}): the operator's answer to a cycle the guard
+   * stopped (`sync --allow-deletes N`). That cycle spends it, whether it covered the cycle or not;
+   * each sync created with it (each start of the CLI) has it once. The one standing permission is
+   * `deleteGuard: false`.
    */
   allowDeletes?: number;
+  /**
+   * Lets the next cycle the delete guard would stop delete up to every user the application
+   * holds (`sync --allow-delete-all`), which no count allows; spent as {@link allowDeletes} is.
+   */
+  allowDeleteAll?: boolean;
+  /** The clock of the delete guard's window (default `Date.now`): for tests. */
+  now?(): number;
   onProgress?(progress: DirectorySyncProgress): void;
   /**
    * Wraps the client that every message is sent through, once, when the sync is created: for a

@@ -5,17 +5,23 @@
 // an acknowledgement changes and when a Content Sync cookie is kept.
 import { setTimeout as sleep } from "node:timers/promises";
 import { pemCertificates } from "../internal/pem.ts";
+import { redactUrl } from "../internal/url.ts";
 import { createDeliveryEngine } from "../platform/delivery-engine.ts";
 import { TargetError } from "../platform/messages.ts";
 import { connectOverNodeHttp } from "../platform/node-http-client.ts";
 import { connectProvisioning } from "../platform/provisioning-api-client.ts";
 import { verifyUsers } from "../platform/verify-users.ts";
 import type { UserRecord } from "../provisioning/user-record.ts";
-import { type AcknowledgedState, openState, type WireRecord } from "./acknowledged-state.ts";
+import {
+  type AcknowledgedState,
+  openState,
+  StateFileError,
+  type WireRecord,
+} from "./acknowledged-state.ts";
 import { createAttemptMemory } from "./attempt-memory.ts";
 import { type PlannedMessage, planCycle } from "./cycle-plan.ts";
 import { type CycleOutcome, createCycleTally } from "./cycle-tally.ts";
-import { DeleteGuardError } from "./delete-guard.ts";
+import { createDeleteGuard, DeleteGuardError } from "./delete-guard.ts";
 import type {
   DirectorySync,
   DirectorySyncReport,
@@ -48,6 +54,13 @@ export function createSourceSync(
   if (http === undefined && ca.length > 0) {
     throw new TypeError("targetTls.ca is for an https:// target, not a handler called in-process");
   }
+  // The guard's options are checked before the state file is opened; it reads the state on use.
+  const guard = createDeleteGuard(options, {
+    read: () => state.deleteWindow,
+    write: (value) => {
+      state.deleteWindow = value;
+    },
+  });
   const state = openState(
     options.state,
     { source: source.identity, target },
@@ -81,14 +94,26 @@ export function createSourceSync(
         : "update";
     const tally = createCycleTally(mode, options.onProgress);
     const { resume } = attempts;
-    const plan = planCycle({ acknowledged, directory, mode, tally, resume, options, signal });
+    guard.beginCycle();
+    const plan = planCycle({
+      acknowledged,
+      directory,
+      mode,
+      tally,
+      resume,
+      options,
+      guard,
+      signal,
+    });
     const refusals = holdRefusals(acknowledged, resume);
-    const ended = (outcome: CycleOutcome, completed: boolean) =>
-      tally.report(outcome, {
+    const ended = (outcome: CycleOutcome, completed: boolean) => {
+      const report = tally.report(outcome, {
         completed,
         ...refusals.summary(),
         held: () => acknowledged.count(),
       });
+      return guard.allowed === undefined ? report : { ...report, allowed: guard.allowed };
+    };
 
     const acknowledge = (message: PlannedMessage) => {
       if (message.staging !== undefined) {
@@ -96,10 +121,17 @@ export function createSourceSync(
         return;
       }
       refusals.release(message.uuid as string);
-      if (message.kind === "reset") acknowledged.forgetContents();
-      else if (message.kind === "delete") {
+      if (message.kind === "reset") {
+        // The users the read did not return are gone for good, in the same transaction that
+        // marks the others to be created again: the report counts them as deleted.
+        const removes = message.removes ?? 0;
+        acknowledged.forgetContents({ unseen: removes > 0 });
+        tally.progress.deleted += removes;
+        guard.deleted(removes);
+      } else if (message.kind === "delete") {
         acknowledged.forget(message.uuid as string);
         tally.progress.deleted++;
+        guard.deleted(1);
       } else {
         acknowledged.acknowledge(message.record as WireRecord);
         tally.progress[message.kind === "create" ? "created" : "modified"]++;
@@ -114,7 +146,9 @@ export function createSourceSync(
         refuse: refusals.refuse,
       });
       if (outcome.stoppedAt?.fatal) {
-        throw new TargetError(`The Provisioning API at ${target}: ${outcome.stoppedAt.error}`);
+        throw new TargetError(
+          `The Provisioning API at ${redactUrl(target)}: ${outcome.stoppedAt.error}`,
+        );
       }
       // Every message acknowledged, none held: the application and the directory agree. A
       // Content Sync cookie is kept only then, so that a held message is read again.
@@ -126,7 +160,11 @@ export function createSourceSync(
       attempts.remember(outcome.stoppedAt, refusals.held());
       return ended(outcome.stoppedAt ? { stoppedAt: outcome.stoppedAt } : {}, completed);
     } catch (error) {
-      if (error instanceof TargetError || (error instanceof DirectoryError && error.fatal)) {
+      if (
+        error instanceof TargetError ||
+        error instanceof StateFileError ||
+        (error instanceof DirectoryError && error.fatal)
+      ) {
         throw error;
       }
       if (error instanceof DeleteGuardError) return ended({ deleteGuard: error.stop }, false);

@@ -2,7 +2,10 @@
 // the state's own, in another file, enough to tell that it changed.
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
-import type { WireRecord } from "./state-database.ts";
+import { onStateFile, type WireRecord } from "./state-database.ts";
+
+const keyFix =
+  "it must be a file (or absent) that this user can read and write, holding the key this sync wrote: move away what is there (a new key is made, and every password is sent once more)";
 
 /** How records' passwords are kept: see {@link createPasswordDigests}. */
 export interface PasswordDigests {
@@ -50,6 +53,10 @@ export function createPasswordDigests(path: string): PasswordDigests {
 function passwordKey(path: string): Buffer {
   if (path === ":memory:") return randomBytes(32);
   const file = `${path}-key`;
+  return onStateFile("password-digest key file", file, keyFix, () => readOrMakeKey(file));
+}
+
+function readOrMakeKey(file: string): Buffer {
   try {
     const key = Buffer.from(readFileSync(file, "utf8").trim(), "base64");
     if (key.length === 32) return key;

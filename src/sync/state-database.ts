@@ -21,6 +21,42 @@ export class StateMismatchError extends Error {
   override readonly name = "StateMismatchError";
 }
 
+/**
+ * A file of the sync's own (the state file, its journal of acknowledgements, its password-digest
+ * key) cannot be read or written: not the directory's failure nor the application's, and retrying
+ * does not fix it. The message names the file, what failed and the fix.
+ */
+export class StateFileError extends Error {
+  override readonly name = "StateFileError";
+  /** The file that failed. */
+  readonly path: string;
+  constructor(message: string, { path, cause }: { path: string; cause?: unknown }) {
+    super(message, { cause });
+    this.path = path;
+  }
+}
+
+/**
+ * Runs `work` on one of the sync's own files, telling a failure as a {@link StateFileError}: what
+ * the file is (`what`), its path, the system's reason, and `fix`.
+ */
+export function onStateFile<T>(what: string, path: string, fix: string, work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof StateFileError || error instanceof StateMismatchError) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new StateFileError(
+      `The directory sync's ${what} ${path} failed (${reason}): ${fix}. This is the sync's own file, not the directory's nor the application's.`,
+      { path, cause: error },
+    );
+  }
+}
+
+/** What to do when the state file itself fails. */
+export const stateFileFix =
+  "it must be a SQLite file (or absent) that this user can read and write, on a disk with room: fix its permissions, restore it from a backup, or move it away (with its -acks and -key files) to start again with an initial sync";
+
 /** The state file's rows: each user's acknowledged record (JSON), and a few named values. */
 export interface StateDatabase {
   /** A user's record as stored: its JSON, `null` when it is to be sent whole again, or undefined. */
@@ -29,10 +65,13 @@ export interface StateDatabase {
   count(): number;
   /** Writes records (undefined: the user is forgotten) in one transaction. */
   apply(entries: Iterable<readonly [string, string | undefined]>): void;
-  /** Marks every record to be sent whole again and clears the re-sync request and the cookie. */
-  forgetContents(): void;
-  readMeta(key: "resync" | "changeCookie"): string | undefined;
-  writeMeta(key: "resync" | "changeCookie", value: string | undefined): void;
+  /**
+   * Marks every record to be sent whole again and clears the re-sync request and the cookie; with
+   * `unseen`, first forgets the users the last scan did not see (a reset removed them).
+   */
+  forgetContents(options?: { unseen?: boolean }): void;
+  readMeta(key: MetaKey): string | undefined;
+  writeMeta(key: MetaKey, value: string | undefined): void;
   /** Starts collecting the uuids a read sees; {@link unseen} lists the rows it did not. */
   beginScan(): void;
   markSeen(uuids: readonly string[]): void;
@@ -41,6 +80,9 @@ export interface StateDatabase {
   holderOf(username: string, except: string): string | undefined;
   close(): void;
 }
+
+/** The state file's named values: the re-sync request, the cookie, the delete guard's window. */
+export type MetaKey = "resync" | "changeCookie" | "deleteWindow";
 
 const schema = `
 CREATE TABLE IF NOT EXISTS acknowledged (uuid TEXT PRIMARY KEY NOT NULL, record TEXT) STRICT;
@@ -56,7 +98,7 @@ export function openStateDatabase(
   identity: StateIdentity,
   adopt: boolean,
 ): StateDatabase {
-  const db = new DatabaseSync(path);
+  const db = onStateFile("state file", path, stateFileFix, () => new DatabaseSync(path));
   try {
     if (path !== ":memory:") chmodSync(path, 0o600);
     // An exclusive lock: two syncs sharing one state file would send each change twice, and a
@@ -70,11 +112,14 @@ export function openStateDatabase(
   } catch (error) {
     db.close();
     if (error instanceof Error && /locked|busy/i.test(error.message)) {
-      throw new Error(`The state file ${path} is in use by another sync: run one at a time`, {
-        cause: error,
-      });
+      throw new StateFileError(
+        `The state file ${path} is in use by another sync: run one at a time`,
+        { path, cause: error },
+      );
     }
-    throw error;
+    return onStateFile("state file", path, stateFileFix, () => {
+      throw error;
+    });
   }
   const statement = (sql: string): StatementSync => db.prepare(sql);
   const select = statement("SELECT record FROM acknowledged WHERE uuid = ?");
@@ -124,8 +169,9 @@ export function openStateDatabase(
         }
       });
     },
-    forgetContents() {
+    forgetContents({ unseen = false } = {}) {
       transaction(() => {
+        if (unseen) db.exec("DELETE FROM acknowledged WHERE uuid NOT IN (SELECT uuid FROM seen)");
         db.exec("UPDATE acknowledged SET record = NULL");
         writeMeta.run("resync", "false");
         removeMeta.run("changeCookie");

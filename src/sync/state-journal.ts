@@ -2,6 +2,10 @@
 // `write` to a file beside it, where a SQLite commit would cost tens of times more, and the
 // journal is folded into the database in batches (acknowledged-state.ts decides when).
 import { chmodSync, closeSync, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
+import { onStateFile } from "./state-database.ts";
+
+const journalFix =
+  "it must be a regular file (or absent) that this user can read and write, on a disk with room: move away what is there (the acknowledgements it held are then sent again, which the application takes)";
 
 /** The acknowledgements not yet in the database: see {@link openStateJournal}. */
 export interface StateJournal {
@@ -30,14 +34,18 @@ export interface StateJournal {
 export function openStateJournal(path: string | undefined): StateJournal {
   const journaled = new Map<string, string | undefined>();
   let file: number | undefined;
+  const own = <T>(work: () => T): T =>
+    onStateFile("journal of acknowledgements", path as string, journalFix, work);
   if (path !== undefined) {
-    try {
-      replayJournal(readFileSync(path, "utf8"), journaled);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-    }
-    file = openSync(path, "a", 0o600);
-    chmodSync(path, 0o600);
+    own(() => {
+      try {
+        replayJournal(readFileSync(path, "utf8"), journaled);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      }
+      file = openSync(path, "a", 0o600);
+      chmodSync(path, 0o600);
+    });
   }
   return {
     get size() {
@@ -48,7 +56,9 @@ export function openStateJournal(path: string | undefined): StateJournal {
     note(uuid, record) {
       if (file !== undefined) {
         const key = JSON.stringify(uuid);
-        writeSync(file, record === undefined ? `[${key}]\n` : `[${key},${record}]\n`);
+        const line = record === undefined ? `[${key}]\n` : `[${key},${record}]\n`;
+        const into = file;
+        own(() => writeSync(into, line));
       }
       journaled.set(uuid, record);
     },
@@ -56,7 +66,8 @@ export function openStateJournal(path: string | undefined): StateJournal {
     clear() {
       journaled.clear();
       // Folded lines applied again after a crash here change nothing: each sets a user's value.
-      if (file !== undefined) ftruncateSync(file, 0);
+      const into = file;
+      if (into !== undefined) own(() => ftruncateSync(into, 0));
     },
     close() {
       if (file !== undefined) closeSync(file);

@@ -38,6 +38,10 @@ describe("platform-integration sync", () => {
     ],
     [["sync", "http://127.0.0.1:1", ...required, "--allow-deletes", "-1"], /--allow-deletes/],
     [
+      ["sync", "http://127.0.0.1:1", ...required, "--delete-window", "ever"],
+      /--delete-window takes/,
+    ],
+    [
       ["sync", "http://127.0.0.1:1", "--ldap-url", "ldaps://h", "--base-dn", "dc=x", "--start-tls"],
       /startTls upgrades an ldap:\/\/ connection/,
     ],
@@ -50,6 +54,23 @@ describe("platform-integration sync", () => {
     const io = createFakeIo();
     expect(await run(argv, io)).toBe(2);
     expect(io.err).toMatch(message);
+  });
+
+  // Catches: the help of before the refusals ("anything but 201 or 204 stops the cycle").
+  it("says in its help what the sync does with each answer today, and how the guard is released", async () => {
+    const io = createFakeIo();
+    expect(await run(["sync", "--help"], io)).toBe(0);
+    expect(io.out).not.toMatch(/anything but 201/);
+    expect(io.out).toMatch(
+      /201 to a create, 204 to a modify, delete, ping or reset\s+Acknowledged/,
+    );
+    expect(io.out).toMatch(
+      /4xx to a user's create, modify or delete[\s\S]*held for the next cycle/,
+    );
+    expect(io.out).toMatch(/5xx, 401, 403, 405, 407, 408, 429[\s\S]*Stops the cycle/);
+    expect(io.out).toMatch(/--allow-deletes <n>[\s\S]*spends it/);
+    expect(io.out).toMatch(/--allow-delete-all/);
+    expect(io.out).toMatch(/--delete-window <time>/);
   });
 
   it("refuses a --target-ca file that holds no PEM certificate, with exit 2", async () => {

@@ -50,9 +50,27 @@ describe("normalizeBaseUrl and joinUrl", () => {
     expect(() => normalizeApiBaseUrl("https://host.test/a/?q")).toThrow("query or fragment");
   });
 
-  it("redacts credentials from a URL for messages", () => {
-    expect(redactUrl("https://u:p@host.test/a?b#c")).toBe("https://host.test/a?b#c");
+  it("shows a URL in messages without its credentials, query or fragment", () => {
+    expect(redactUrl("https://u:p@host.test/a?b#c")).toBe("https://host.test/a?…");
+    expect(redactUrl("https://u:pa?ss@host.test/a")).toBe("https://host.test/a");
     expect(redactUrl("https://host.test/a@b")).toBe("https://host.test/a@b");
+    expect(redactUrl("https://host.test/a?token=s3cret")).toBe("https://host.test/a?…");
+    expect(redactUrl("ldap://cn=admin:pw@h:389/dc=x??sub?(uid=*)")).toBe("ldap://h:389/dc=x?…");
+    // Text the URL parser refuses loses the same parts.
+    expect(redactUrl("http://us er:pw@host/x?token=s3cret")).toBe("http://host/x?…");
+    expect(redactUrl("no url?token=s3cret")).toBe("no url?…");
+  });
+
+  // Catches: a refused base URL whose message repeats the token of its query.
+  it("never repeats a base URL's query or fragment in the message that refuses it", () => {
+    for (const value of [
+      "https://host.test/?token=s3cret",
+      "https://host.test/#access_token=s3cret",
+    ]) {
+      expect(() => normalizeBaseUrl(value)).toThrow("must not have a query or fragment");
+      expect(() => normalizeApiBaseUrl(value)).not.toThrow(/s3cret/);
+    }
+    expect(() => normalizeBaseUrl("https://u:p@host.test?token=s3cret")).not.toThrow(/s3cret|:p@/);
   });
 });
 

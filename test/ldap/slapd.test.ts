@@ -12,7 +12,11 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Client } from "ldapts";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createDirectorySync, type DirectorySync } from "../../src/ldap/index.ts";
+import {
+  createDirectorySync,
+  type DirectorySync,
+  type SyncTargetOptions,
+} from "../../src/ldap/index.ts";
 import { toWireUser } from "../../src/platform/wire-user.ts";
 import {
   createProvisioningHandler,
@@ -98,7 +102,8 @@ describe.runIf(url || required)("directory sync against a real slapd", () => {
     ),
     intercept?: (request: { method: string; path: string }) => number | undefined,
   ) {
-    const handler = createProvisioningHandler({ store });
+    // POST /v1/reset served, as a release with identity.enable_reset_request has it.
+    const handler = createProvisioningHandler({ store, reset: true });
     const received: { method: string; path: string; body?: Record<string, unknown> }[] = [];
     const server = await serveFetchHandler(async (request) => {
       const path = new URL(request.url).pathname;
@@ -117,16 +122,18 @@ describe.runIf(url || required)("directory sync against a real slapd", () => {
     return store;
   }
 
-  function openSync(options: {
-    target: string;
-    baseDn: string;
-    passwords?: boolean;
-    usernameField?: string;
-    filter?: string;
-    ldap?: { url: string; bindDn: string; password: string };
-    state?: string;
-    readInWorker?: boolean;
-  }): DirectorySync {
+  function openSync(
+    options: {
+      target: string;
+      baseDn: string;
+      passwords?: boolean;
+      usernameField?: string;
+      filter?: string;
+      ldap?: { url: string; bindDn: string; password: string };
+      state?: string;
+      readInWorker?: boolean;
+    } & Pick<SyncTargetOptions, "resetRequest" | "deleteGuard" | "allowDeletes" | "allowDeleteAll">,
+  ): DirectorySync {
     const sync = createDirectorySync({
       ldap,
       state: join(folder, `state-${randomUUID()}.sqlite`),
@@ -260,6 +267,53 @@ describe.runIf(url || required)("directory sync against a real slapd", () => {
     },
     600_000,
   );
+
+  // The delete guard on a real directory, as an operator meets it: a filter that matches nothing
+  // with a full re-sync and POST /v1/reset (the reset used to go first), deletes spread over
+  // cycles (each under the threshold), and an allowance that outlived its clean-up.
+  it("guards a reset after a filter change, deletes spread over cycles, and spends an allowance once", async () => {
+    const unit = await createUnit(50);
+    const app = await startApp();
+    const state = join(folder, `guard-${randomUUID()}.sqlite`);
+    const guard = { deleteGuard: { maxDeletes: 15 } };
+    let sync = openSync({ target: app.url, baseDn: unit.dn, state, ...guard });
+    expect(await sync.syncOnce()).toMatchObject({ completed: true, created: 50 });
+    await sync.close();
+
+    // A filter that matches nothing, with a full re-sync and a reset: nothing is sent.
+    const filter = "(&(objectClass=inetOrgPerson)(employeeNumber=no-such-number))";
+    sync = openSync({ target: app.url, baseDn: unit.dn, state, filter, resetRequest: true });
+    sync.requestResync();
+    app.received.length = 0;
+    const stopped = await sync.syncOnce();
+    expect(stopped).toMatchObject({ mode: "full", completed: false, deleted: 0 });
+    expect(stopped.deleteGuard?.message).toMatch(/refusing to delete them all/);
+    expect(app.received.map(({ method, path }) => `${method} ${path}`)).toEqual(["GET /v1/ping"]);
+    expect(await (app.store as SqliteUserStore).list()).toHaveLength(50);
+    await sync.close();
+
+    // The filter fixed: the re-sync still asked for runs, and its reset removes nobody.
+    sync = openSync({ target: app.url, baseDn: unit.dn, state, resetRequest: true, ...guard });
+    expect(await sync.syncOnce()).toMatchObject({ mode: "full", completed: true, deleted: 0 });
+    // 10 entries deleted in slapd, then 10 more: the second cycle is stopped by the window.
+    for (const someone of unit.people.slice(0, 10)) await admin.del(someone.dn);
+    expect(await sync.syncOnce()).toMatchObject({ completed: true, deleted: 10 });
+    for (const someone of unit.people.slice(10, 20)) await admin.del(someone.dn);
+    const spread = await sync.syncOnce();
+    expect(spread.deleteGuard).toMatchObject({ deletes: 10, held: 40, windowDeletes: 10 });
+    expect(spread.deleteGuard?.message).toMatch(/after 10 deleted in the last 24 h: 20 of the 50/);
+    expect(await (app.store as SqliteUserStore).list()).toHaveLength(40);
+    await sync.close();
+
+    // Allowed once: the cycle goes through; a later empty directory is stopped all the same.
+    sync = openSync({ target: app.url, baseDn: unit.dn, state, allowDeletes: 40, ...guard });
+    expect(await sync.syncOnce()).toMatchObject({ completed: true, deleted: 10, allowed: 10 });
+    for (const someone of unit.people.slice(20)) await admin.del(someone.dn);
+    const empty = await sync.syncOnce();
+    expect(empty).toMatchObject({ completed: false, deleted: 0 });
+    expect(empty.deleteGuard).toMatchObject({ deletes: 30, held: 30 });
+    expect(await (app.store as SqliteUserStore).list()).toHaveLength(30);
+  });
 
   it("sends changes, renames and deletes made in slapd, then agrees with it again", async () => {
     const unit = await createUnit(40);

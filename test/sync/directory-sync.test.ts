@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -10,6 +10,7 @@ import {
   type DirectoryPage,
   type DirectorySource,
   type DirectorySync,
+  StateFileError,
   StateMismatchError,
   type SyncTargetOptions,
 } from "../../src/ldap/index.ts";
@@ -309,7 +310,7 @@ describe("createDirectorySync over a directory source", () => {
     await expect(open(directory)).rejects.toThrow(/in use by another sync/);
   });
 
-  it("runs a full re-sync: POST /v1/reset when opted in, a create for every user, deletes for the gone", async () => {
+  it("runs a full re-sync: POST /v1/reset when opted in (which removes the gone), a create for every user", async () => {
     const directory = memoryDirectory(people(3));
     const sync = await open(directory, { resetRequest: true });
     await sync.syncOnce();
@@ -318,10 +319,11 @@ describe("createDirectorySync over a directory source", () => {
     sync.requestResync();
     const report = await sync.syncOnce();
     expect(report).toMatchObject({ mode: "full", completed: true, created: 2, deleted: 1 });
+    // The directory is read before the reset: u1, which it no longer returns, is gone with the
+    // reset and needs no delete of its own, and the report counts it.
     expect(calls()).toEqual([
       "GET /v1/ping",
       "POST /v1/reset",
-      "DELETE /v1/user/u1",
       "POST /v1/user/create",
       "POST /v1/user/create",
     ]);
@@ -895,23 +897,183 @@ describe("refusals (4xx) hold one user's message, not the directory", () => {
 });
 
 describe("the delete guard", () => {
-  async function synced(
-    count: number,
-    options: { deleteGuard?: { maxDeletes?: number }; state?: string } = {},
-  ) {
+  type GuardOptions = Partial<
+    Pick<
+      SyncTargetOptions,
+      "deleteGuard" | "allowDeletes" | "allowDeleteAll" | "resetRequest" | "now"
+    >
+  >;
+  async function synced(count: number, options: GuardOptions & { state?: string } = {}) {
     appUrl ??= (await startServer((request) => app.fetch(request))).url;
     const directory = memoryDirectory(people(count));
+    const { state, ...rest } = options;
     const sync = createDirectorySync({
       source: directory,
       target: appUrl,
-      state: join(folder, options.state ?? "guard.sqlite"),
-      ...(options.deleteGuard && { deleteGuard: options.deleteGuard }),
+      state: join(folder, state ?? "guard.sqlite"),
+      ...rest,
     });
     syncs.push(sync);
     expect(await sync.syncOnce()).toMatchObject({ completed: true, created: count });
     app.received.length = 0;
     return { directory, sync };
   }
+  /** The same state file and directory, opened again as a restart (or a new CLI run) would. */
+  async function restart(directory: DirectorySource, options: GuardOptions = {}) {
+    await Promise.all(syncs.splice(0).map((sync) => sync.close()));
+    const sync = createDirectorySync({
+      source: directory,
+      target: appUrl as string,
+      state: join(folder, "guard.sqlite"),
+      ...options,
+    });
+    syncs.push(sync);
+    return sync;
+  }
+
+  it("judges a reset before it is sent: an empty read sends no reset and deletes nothing", async () => {
+    const { directory, sync } = await synced(100, { resetRequest: true });
+    directory.users = [];
+    sync.requestResync();
+    const report = await sync.syncOnce();
+    expect(report).toMatchObject({ mode: "full", completed: false, deleted: 0 });
+    expect(report.deleteGuard?.message).toMatch(/refusing to delete them all/);
+    expect(calls()).toEqual(["GET /v1/ping"]);
+    expect(await app.store.list()).toHaveLength(100);
+    // The re-sync is still asked for, and judged again.
+    expect((await sync.syncOnce()).deleteGuard).toMatchObject({ deletes: 100, held: 100 });
+    expect(calls()).toEqual(["GET /v1/ping", "GET /v1/ping"]);
+  });
+
+  it("sends no reset from a state file that holds nobody when the directory reads empty", async () => {
+    appUrl ??= (await startServer((request) => app.fetch(request))).url;
+    for (const user of people(5)) await app.store.upsert(user);
+    const directory = memoryDirectory([]);
+    const sync = await restart(directory, { resetRequest: true });
+    sync.requestResync();
+    const report = await sync.syncOnce();
+    expect(report.deleteGuard?.message).toMatch(/state file holds none: POST \/v1\/reset would/);
+    expect(calls()).toEqual(["GET /v1/ping"]);
+    expect(await app.store.list()).toHaveLength(5);
+    directory.users = people(2);
+    expect(await sync.syncOnce()).toMatchObject({ mode: "full", completed: true, created: 2 });
+    expect(calls()).toContain("POST /v1/reset");
+    expect(await app.store.list()).toHaveLength(2);
+  });
+
+  it("refuses thresholds and allowances that are not numbers of 0 or more", () => {
+    const source = memoryDirectory([]);
+    const state = join(folder, "refused.sqlite");
+    for (const options of [
+      { deleteGuard: { windowMs: Number.NaN } },
+      { deleteGuard: { maxDeletes: -1 } },
+      { allowDeletes: "5" as unknown as number },
+    ]) {
+      expect(() =>
+        createDirectorySync({ source, target: "http://127.0.0.1:1", state, ...options }),
+      ).toThrow(/must be a number of 0 or more/);
+    }
+  });
+
+  it("counts what a reset removed as deleted, and lets it through once allowed", async () => {
+    const { directory } = await synced(100, { resetRequest: true });
+    directory.users.splice(0, 30);
+    let sync = await restart(directory, { resetRequest: true });
+    sync.requestResync();
+    expect((await sync.syncOnce()).deleteGuard).toMatchObject({ deletes: 30, held: 100 });
+    expect(calls()).toEqual(["GET /v1/ping"]);
+    sync = await restart(directory, { resetRequest: true, allowDeletes: 30 });
+    const report = await sync.syncOnce();
+    expect(report).toMatchObject({
+      mode: "full",
+      completed: true,
+      deleted: 30,
+      created: 70,
+      allowed: 30,
+    });
+    expect(calls()).toContain("POST /v1/reset");
+    expect(await app.store.list()).toHaveLength(70);
+  });
+
+  it("spends an allowance on the one cycle it covers: a later empty read is stopped", async () => {
+    const { directory } = await synced(130);
+    directory.users.splice(30);
+    const sync = await restart(directory, { allowDeletes: 100 });
+    expect(await sync.syncOnce()).toMatchObject({ completed: true, deleted: 100, allowed: 100 });
+    directory.users = [];
+    const report = await sync.syncOnce();
+    expect(report).toMatchObject({ completed: false, deleted: 0 });
+    expect(report.deleteGuard?.message).toMatch(/refusing to delete them all/);
+    expect(await app.store.list()).toHaveLength(30);
+  });
+
+  it("spends an allowance that does not cover the cycle the guard stops, and says so", async () => {
+    const { directory } = await synced(100);
+    directory.users.splice(0, 40);
+    const sync = await restart(directory, { allowDeletes: 30 });
+    expect((await sync.syncOnce()).deleteGuard?.message).toMatch(
+      /allowDeletes: 30\) did not cover this cycle and is spent/,
+    );
+    directory.users = people(100).slice(30);
+    // 30 deletes now, within the 30 once allowed: still stopped, as the allowance is spent.
+    expect((await sync.syncOnce()).deleteGuard).toBeDefined();
+    expect(await app.store.list()).toHaveLength(100);
+  });
+
+  it("never deletes every user on a count, only with allowDeleteAll, once", async () => {
+    const { directory } = await synced(30);
+    directory.users = [];
+    let sync = await restart(directory, { allowDeletes: 1000 });
+    expect((await sync.syncOnce()).deleteGuard?.message).toMatch(/no count allows it/);
+    sync = await restart(directory, { allowDeleteAll: true });
+    expect(await sync.syncOnce()).toMatchObject({ completed: true, deleted: 30, allowed: 30 });
+    expect(await app.store.list()).toHaveLength(0);
+  });
+
+  it("counts deletes over a rolling window: 19 a cycle is stopped where 38 at once is", async () => {
+    const { directory, sync } = await synced(100);
+    directory.users.splice(0, 19);
+    expect(await sync.syncOnce()).toMatchObject({ completed: true, deleted: 19 });
+    directory.users.splice(0, 19);
+    const report = await sync.syncOnce();
+    expect(report).toMatchObject({ completed: false, deleted: 0 });
+    expect(report.deleteGuard).toMatchObject({ deletes: 19, held: 81, windowDeletes: 19 });
+    expect(report.deleteGuard?.message).toMatch(/after 19 deleted in the last 24 h: 38 of the 100/);
+    expect(await app.store.list()).toHaveLength(81);
+  });
+
+  it("keeps the window across restarts, and lets it age out", async () => {
+    let clock = Date.UTC(2026, 0, 1);
+    const now = () => clock;
+    const { directory } = await synced(100, { now });
+    for (let cycle = 0; cycle < 5; cycle++) {
+      directory.users.splice(0, 19);
+      const sync = await restart(directory, { now });
+      const report = await sync.syncOnce();
+      if (cycle === 0) expect(report).toMatchObject({ completed: true, deleted: 19 });
+      else expect(report).toMatchObject({ completed: false, deleted: 0 });
+      directory.users = people(100).slice(19);
+    }
+    expect(await app.store.list()).toHaveLength(81);
+    clock += 24 * 60 * 60_000;
+    directory.users.splice(0, 19);
+    expect(await (await restart(directory, { now })).syncOnce()).toMatchObject({
+      completed: true,
+      deleted: 19,
+    });
+  });
+
+  it("releases the window with an allowance: its deletes are accepted with the cycle's", async () => {
+    const { directory, sync } = await synced(100);
+    directory.users.splice(0, 19);
+    await sync.syncOnce();
+    directory.users.splice(0, 19);
+    expect((await sync.syncOnce()).deleteGuard).toBeDefined();
+    const allowed = await restart(directory, { allowDeletes: 19 });
+    expect(await allowed.syncOnce()).toMatchObject({ deleted: 19, allowed: 19 });
+    directory.users.splice(0, 5);
+    expect(await allowed.syncOnce()).toMatchObject({ completed: true, deleted: 5 });
+  });
 
   it("sends nothing when a cycle would delete more than 20 % (from 20 deletes), and says how to allow it", async () => {
     const { directory, sync } = await synced(100);
@@ -977,6 +1139,37 @@ describe("the delete guard", () => {
 });
 
 describe("the state file", () => {
+  it("tells a failure of its own files as such, with the path and the fix, never as the directory's", async () => {
+    const state = join(folder, "state.sqlite");
+    // The password-digest key's place taken by a folder: every cycle failed as a directoryError.
+    mkdirSync(`${state}-key`);
+    const sync = await open(memoryDirectory([{ uuid: "p1", username: "pat", password: "pw" }]));
+    const failure = sync.syncOnce();
+    await expect(failure).rejects.toBeInstanceOf(StateFileError);
+    await expect(failure).rejects.toMatchObject({
+      path: `${state}-key`,
+      message: expect.stringMatching(
+        /password-digest key file .*state\.sqlite-key failed \(EISDIR.*move away what is there.*not the directory's/,
+      ),
+    });
+    await sync.close();
+    syncs.length = 0;
+    rmSync(folder, { recursive: true, force: true });
+    mkdirSync(`${state}-acks`, { recursive: true });
+    await expect(open(memoryDirectory([]))).rejects.toMatchObject({
+      name: "StateFileError",
+      path: `${state}-acks`,
+      message: expect.stringMatching(/journal of acknowledgements .*state\.sqlite-acks failed/),
+    });
+    rmSync(folder, { recursive: true, force: true });
+    mkdirSync(state, { recursive: true });
+    await expect(open(memoryDirectory([]))).rejects.toMatchObject({
+      name: "StateFileError",
+      path: state,
+      message: expect.stringMatching(/state file .*state\.sqlite failed .*move it away/),
+    });
+  });
+
   it("keeps passwords as an HMAC under a key kept in another file, and rewrites an older SHA-256 digest without a message", async () => {
     const { createHash } = await import("node:crypto");
     const { DatabaseSync } = await import("node:sqlite");

@@ -1,3 +1,4 @@
+import { redactUrl } from "../../internal/url.ts";
 import { whyPingFailed } from "../../testing/conformance-diagnosis.ts";
 import {
   createPlatformSimulator,
@@ -68,7 +69,9 @@ export const simulateCommand: Command = {
       onProgress: ({ done, total }) => progress.update(done, total),
       ...(readUser !== undefined && { readUser }),
     });
-    io.stdout.write(`Simulating the platform against ${url}: ${users} users, seed ${seed}\n`);
+    io.stdout.write(
+      `Simulating the platform against ${redactUrl(url)}: ${users} users, seed ${seed}\n`,
+    );
     const generator = createUserGenerator({
       seed: /^\d+$/.test(seed) ? Number(seed) : seed,
       testPrefix,

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { pemCertificates } from "../../internal/pem.ts";
+import { redactUrl } from "../../internal/url.ts";
 import type { DisabledAccounts } from "../../ldap/active-directory.ts";
 import type { createDirectorySync } from "../../ldap/create-directory-sync.ts";
 import type { SyncStop } from "../../platform/messages.ts";
@@ -20,9 +21,9 @@ const usage = `Usage: platform-integration sync <url> --ldap-url URL --base-dn D
 
 Plays the platform's part for real: reads users from an LDAP server or Active Directory and keeps
 the Provisioning API at <url> in sync with them. Each cycle pings, then sends deletes, creates and
-modifies (changed fields only), one at a time, in order; anything but 201 (create) or 204 stops
-the cycle, and the next cycle starts again with that message. What the application acknowledged
-is kept in the state file, committed after each message: a restart resumes where it stopped.
+modifies (changed fields only), one at a time, in order (each answer's effect is listed below).
+What the application acknowledged is kept in the state file, committed after each message: a
+restart resumes where it stopped.
 
 Arguments:
   <url>                       The Provisioning API's base URL (the release's provisioner setting)
@@ -55,14 +56,23 @@ Options:
   --interval <time>           Time between cycles: 60s (default), 5m, 1h, 500ms
   --once                      Run one cycle and exit
   --full                      Start with a full re-sync (after a change of filter or mapping)
-  --reset-request             The application serves POST /v1/reset: send it before a full re-sync
+  --reset-request             The application serves POST /v1/reset: a full re-sync reads the
+                              directory, lets the delete guard judge the users the reset would
+                              remove (those the read did not return), then sends it
   --max-deletes <n>           The delete guard: a cycle that would delete more than n users
                               (default 500), or more than --max-delete-percent of the users the
                               application holds (default 20, from 20 deletes), or all of them,
-                              sends nothing and exits 1
+                              sends nothing and exits 1. The deletes of the last --delete-window
+                              count too, against the same thresholds
   --max-delete-percent <p>    See --max-deletes
-  --allow-deletes <n>         Let a cycle delete up to n users whatever the guard says: the
-                              answer to a cycle the guard stopped, once its deletes are checked
+  --delete-window <time>      The delete guard's rolling window, kept in the state file: 24h
+                              (default), 1h, 0 to judge each cycle alone
+  --allow-deletes <n>         Let the next cycle the guard would stop delete up to n users (not
+                              all of them): the answer to a stopped cycle, once its deletes are
+                              checked. That cycle spends it, covered or not; the window's
+                              deletes before it are then accepted
+  --allow-delete-all          Let the next cycle the guard would stop delete every user the
+                              application holds, which no count allows; spent the same way
   --no-content-sync           Read the whole directory every cycle, even where the server offers
                               Content Sync (RFC 4533), which update cycles otherwise use to read
                               only what changed
@@ -76,9 +86,17 @@ Options:
   --json                      Print each cycle's report as one line of JSON (progress on stderr)
   -h, --help                  Show this help
 
-A 4xx answer to a user's message (409 for a username another user holds, 400, 404, 422) holds
-that user's message for the next cycle and the cycle goes on with the others; the report lists
-each refusal. 5xx, 401, 403, 408, 429 and network errors stop the cycle.
+What the sync does with each answer:
+  201 to a create, 204 to a modify, delete, ping or reset
+                              Acknowledged: kept in the state file, never sent again
+  4xx to a user's create, modify or delete (400, 404, 409 for a username another user holds,
+  422...)                     That user's message is held for the next cycle and the cycle goes
+                              on with the others; the report lists each refusal
+  5xx, 401, 403, 405, 407, 408, 429, another 2xx (200 to a create), a 4xx to a ping or a reset,
+  a network error or a time-out
+                              Stops the cycle; the next cycle starts again with that message
+  An https:// certificate that is not trusted
+                              Stops the sync for good (exit 1), with the fix
 
 SIGINT or SIGTERM ends the cycle at the message in flight (sent again next time) and exits 0.
 
@@ -115,6 +133,8 @@ export const syncCommand: Command = {
         "max-deletes": { type: "string" },
         "max-delete-percent": { type: "string" },
         "allow-deletes": { type: "string" },
+        "allow-delete-all": { type: "boolean" },
+        "delete-window": { type: "string" },
         passwords: { type: "boolean" },
         "ldap-ca": { type: "string" },
         "target-ca": { type: "string" },
@@ -132,7 +152,9 @@ export const syncCommand: Command = {
     );
     const ldapUrl = required(values["ldap-url"], "ldap-url");
     if (!/^ldaps?:\/\//i.test(ldapUrl)) {
-      throw new UsageError(`--ldap-url takes an ldap:// or ldaps:// URL, not "${ldapUrl}"`);
+      throw new UsageError(
+        `--ldap-url takes an ldap:// or ldaps:// URL, not "${redactUrl(ldapUrl)}"`,
+      );
     }
     const baseDn = required(values["base-dn"], "base-dn");
     if (values.once && values.interval !== undefined) {
@@ -148,6 +170,13 @@ export const syncCommand: Command = {
     const maxDeletes = count("max-deletes", 1_000_000_000);
     const maxPercent = count("max-delete-percent", 100);
     const allowDeletes = count("allow-deletes", 1_000_000_000);
+    const windowText = values["delete-window"];
+    const windowMs =
+      windowText === undefined
+        ? undefined
+        : windowText.trim() === "0"
+          ? 0
+          : parseDuration(windowText, "--delete-window");
     const mapping = {
       ...(values["user-id-field"] !== undefined && { userId: values["user-id-field"] }),
       ...(values["uuid-field"] !== undefined && { uuid: values["uuid-field"] }),
@@ -189,13 +218,15 @@ export const syncCommand: Command = {
         }),
         ...(Object.keys(mapping).length > 0 && { mapping }),
         ...(binaryAttributes && { binaryAttributes }),
-        ...((maxDeletes !== undefined || maxPercent !== undefined) && {
+        ...((maxDeletes !== undefined || maxPercent !== undefined || windowMs !== undefined) && {
           deleteGuard: {
             ...(maxDeletes !== undefined && { maxDeletes }),
             ...(maxPercent !== undefined && { maxPercent }),
+            ...(windowMs !== undefined && { windowMs }),
           },
         }),
         ...(allowDeletes !== undefined && { allowDeletes }),
+        ...(values["allow-delete-all"] && { allowDeleteAll: true }),
         ...(values.passwords && { passwords: true }),
         ...(pageSize !== undefined && { pageSize }),
         target,
@@ -235,7 +266,7 @@ export const syncCommand: Command = {
     try {
       if (values.full) sync.requestResync();
       if (!values.json) {
-        io.stdout.write(`Syncing ${baseDn} at ${ldapUrl} into ${target}\n`);
+        io.stdout.write(`Syncing ${baseDn} at ${redactUrl(ldapUrl)} into ${redactUrl(target)}\n`);
       }
       if (values.once) {
         await onCycle(await sync.syncOnce({ signal: io.signal }));
@@ -268,12 +299,12 @@ function required(value: string | undefined, name: string): string {
 }
 
 /** "60s", "5m", "1h", "500ms", or a bare number of seconds, in milliseconds. */
-export function parseDuration(text: string): number {
+export function parseDuration(text: string, option = "--interval"): number {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
   const units = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
   const value = match ? Number(match[1]) * units[(match[2] ?? "s") as keyof typeof units] : 0;
   if (!(value >= 1)) {
-    throw new UsageError(`--interval takes a time such as 60s, 5m or 1h, not "${text}"`);
+    throw new UsageError(`${option} takes a time such as 60s, 5m or 1h, not "${text}"`);
   }
   return Math.round(value);
 }
@@ -367,6 +398,11 @@ function describe(report: DirectorySyncReport, verified: VerifyReport | undefine
     for (const refusal of report.refusals.slice(0, 20)) lines.push(`  ${describeStop(refusal)}`);
   }
   if (report.deleteGuard) lines.push(report.deleteGuard.message);
+  if (report.allowed !== undefined) {
+    lines.push(
+      `The allowance let this cycle delete ${report.allowed} users, past the delete guard; it is spent.`,
+    );
+  }
   const stop = report.stoppedAt;
   if (io.signal.aborted) {
     const reason = io.signal.reason instanceof Error ? ` (${io.signal.reason.message})` : "";

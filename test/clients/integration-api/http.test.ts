@@ -90,6 +90,18 @@ describe("the Integration API HTTP layer", () => {
     expect(String(error)).not.toContain("s3cret");
   });
 
+  // Catches: the query kept in the message (only a user and password were stripped).
+  it("rejects a base URL with a query without repeating its token", async () => {
+    const error = await createIntegrationApi({ baseUrl: "https://integration.test/?token=s3cret" })
+      .request("GET", "/version/v1/current", { retry: true })
+      .catch((caught: unknown) => caught);
+    expect(isConfigurationError(error)).toBe(true);
+    expect((error as Error).message).toMatch(
+      /must not have a query or fragment: https:\/\/integration\.test\/\?…/,
+    );
+    expect(String(error)).not.toContain("s3cret");
+  });
+
   it("retries GET after network errors, 408, 429 and 5xx, then succeeds", async () => {
     const requests = sequence(
       "get",

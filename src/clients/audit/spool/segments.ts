@@ -12,7 +12,7 @@ export interface SpoolSkip {
 /** A record handed out by the reader, to be acknowledged once delivered. */
 export interface SpoolRecord {
   readonly body: string;
-  readonly segment: number;
+  readonly segment: bigint;
   readonly offset: number;
   /** Bytes on disk, header included. */
   readonly bytes: number;
@@ -20,7 +20,8 @@ export interface SpoolRecord {
 
 /** One segment file and what is known of it. */
 export interface Segment {
-  id: number;
+  /** Its number, exact whatever its size (a file name's digits). */
+  id: bigint;
   file: string;
   /** Bytes known to be whole on disk: what a commit made durable, or the file's size at open. */
   size: number;
@@ -42,7 +43,9 @@ interface Cursor {
   position: number;
 }
 
-const segmentName = /^(\d{16})\.(seg|ack)$/;
+// Sixteen digits at least (padded), more once ids pass them: compared as exact integers (BigInt),
+// so that a stray file whose id is above 2^53 cannot make every new segment reuse one id.
+const segmentName = /^(\d{16,})\.(seg|ack)$/;
 const emptyBuffer = Buffer.alloc(0);
 
 /**
@@ -63,7 +66,7 @@ export class Segments {
   readonly #node: SpoolBuiltins;
   readonly #dir: string;
   readonly #list: Segment[] = [];
-  #lastId = 0;
+  #lastId = 0n;
   #cursor: Cursor | undefined;
 
   constructor(dir: string, node: SpoolBuiltins) {
@@ -85,14 +88,14 @@ export class Segments {
   load(onSkipped: (skip: SpoolSkip) => void): { events: number; bytes: number } {
     const { fs, path } = this.#node;
     const unacked = { events: 0, bytes: 0 };
-    const found = new Map<number, Set<string>>();
+    const found = new Map<bigint, Set<string>>();
     for (const name of fs.readdirSync(this.#dir)) {
       const [, id, kind] = segmentName.exec(name) ?? [];
       if (id === undefined || kind === undefined) continue;
-      const kinds = found.get(Number(id)) ?? new Set();
-      found.set(Number(id), kinds.add(kind));
+      const kinds = found.get(BigInt(id)) ?? new Set();
+      found.set(BigInt(id), kinds.add(kind));
     }
-    for (const id of [...found.keys()].sort((a, b) => a - b)) {
+    for (const id of [...found.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
       this.#lastId = id;
       const file = path.join(this.#dir, segmentFile(id));
       // The .seg was deleted, and the process died before its .ack went too.
@@ -187,7 +190,7 @@ export class Segments {
     return segment;
   }
 
-  find(id: number): Segment | undefined {
+  find(id: bigint): Segment | undefined {
     return this.#list.find((segment) => segment.id === id);
   }
 
@@ -318,7 +321,7 @@ function damageMark(offset: number): number {
   return (offset | 0x8000_0000) >>> 0;
 }
 
-function segmentFile(id: number): string {
+function segmentFile(id: bigint): string {
   return `${String(id).padStart(16, "0")}.seg`;
 }
 

@@ -164,6 +164,26 @@ describe("Spool", () => {
     expect(() => openSpool(dir)).not.toThrow();
   });
 
+  // Catches: ids parsed with Number(), which above 2^53 makes every new segment reuse one id
+  // (EEXIST) and drops what comes after as spool_failed.
+  it("numbers segments exactly after a stray one whose id is above 2^53", async () => {
+    const dir = tempDir();
+    const stray = 2n ** 53n + 1n;
+    writeFileSync(join(dir, `${stray}.seg`), segmentMagic);
+    const first = openSpool(dir, { segmentBytes: segmentMagic.length + 2 * (8 + 16) });
+    const written = bodies(200);
+    for (let round = 0; round < 20; round++) {
+      appendAll(first.spool, written.slice(round * 10, round * 10 + 10));
+      await expect(first.spool.persisted()).resolves.toBe(true);
+    }
+    await first.spool.close();
+    const ids = segmentFiles(dir).map((name) => BigInt(name.slice(0, -".seg".length)));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.every((id) => id > stray)).toBe(true);
+    const second = openSpool(dir);
+    expect(takeAll(second.spool)).toEqual(written);
+  });
+
   it("deletes an empty segment left by a process that died before its first commit", () => {
     const dir = tempDir();
     closeSync(openSync(join(dir, "0000000000000007.seg"), "w"));
