@@ -104,7 +104,7 @@ describe("README", () => {
     const calls = [...client.slice(0, client.indexOf("\n}\n")).matchAll(/^ {2}(\w+)\(/gm)].map(
       ([, name]) => name,
     );
-    expect(calls).toHaveLength(10);
+    expect(calls).toHaveLength(14);
     for (const call of calls) expect(section, call).toContain(`app.${call}(`);
     expect(section).toContain("{ force: true }");
   });
