@@ -60,7 +60,7 @@ describe.runIf(url)("examples/express-postgres", () => {
     platform.addUser({ uuid: "dora", email: "shared@acme.test", password: "dora-secret" });
     expect((await platform.sync()).completed).toBe(true);
     const kept = await (await fetch(`${base}/admin/quarantine`)).json();
-    expect(kept).toMatchObject([{ uuid: "dora", operation: "create", field: "email" }]);
+    expect(kept).toMatchObject([{ uuid: "dora", operation: "create", fields: ["email"] }]);
     expect(JSON.stringify(kept)).not.toContain("dora-secret");
     // Resolved outside the directory: carl's address is changed in the application's database.
     await pool.query("UPDATE users SET email = 'carl@acme.test' WHERE uuid = 'carl'");

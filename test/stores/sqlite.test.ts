@@ -347,12 +347,13 @@ describe("SqliteUserStore's quarantine and unique fields", () => {
     before.close();
     const after = new SqliteUserStore(file, rules);
     const second = quarantinedHandler(after);
-    expect((await second.handler.quarantined()).map((kept) => [kept.uuid, kept.operation])).toEqual(
-      [
-        ["c", "create"],
-        ["c", "modify"],
-      ],
-    );
+    expect(
+      (await second.handler.quarantined()).map((kept) => [
+        kept.uuid,
+        kept.operation,
+        kept.messages,
+      ]),
+    ).toEqual([["c", "create", 2]]);
     await second.modify({ uuid: "a", email: "y@x.io" });
     expect(await after.get("c")).toEqual({
       uuid: "c",
@@ -381,10 +382,41 @@ describe("SqliteUserStore's quarantine and unique fields", () => {
       one.handler.retryQuarantined(),
       two.handler.retryQuarantined(),
     ]);
-    expect(results.reduce((sum, result) => sum + result.released, 0)).toBe(2);
+    expect(results.reduce((sum, result) => sum + result.released, 0)).toBe(1);
     const applied = [...one.changes, ...two.changes].filter((change) => change.uuid === "c");
     expect(applied.map((change) => change.type)).toEqual(["created"]);
     expect(await twoStore.get("c")).toEqual({ uuid: "c", email: "x@x.io", username: "cee" });
+  });
+
+  // Catches: an upgrade that drops what an older version kept (acknowledged messages).
+  it("merges the kept messages of an older version's file into one pending record per user", async () => {
+    const file = newFile();
+    new SqliteUserStore(file, rules).close();
+    const { DatabaseSync } = await import("node:sqlite");
+    const db = new DatabaseSync(file);
+    db.exec(`DROP TABLE provisioned_users_quarantine;
+      CREATE TABLE provisioned_users_quarantine (id INTEGER PRIMARY KEY AUTOINCREMENT, uuid TEXT NOT NULL,
+        operation TEXT NOT NULL, patch TEXT NOT NULL, reason TEXT NOT NULL, field TEXT, since TEXT NOT NULL,
+        attempts INTEGER NOT NULL);
+      INSERT INTO provisioned_users_quarantine (uuid, operation, patch, reason, field, since, attempts) VALUES
+        ('c', 'create', '{"uuid":"c","email":"x@x.io","firstName":"C"}', 'taken', 'email', '2026-01-01T00:00:00.000Z', 3),
+        ('d', 'modify', '{"uuid":"d","username":"dee"}', 'taken', 'email', '2026-01-02T00:00:00.000Z', 1),
+        ('c', 'modify', '{"uuid":"c","firstName":"Cee"}', 'behind', NULL, '2026-01-03T00:00:00.000Z', 1);`);
+    db.close();
+    const store = new SqliteUserStore(file, rules);
+    expect(
+      (await store.listQuarantined()).map((pending) => [
+        pending.uuid,
+        pending.messages,
+        pending.patch,
+      ]),
+    ).toEqual([
+      ["c", 2, { uuid: "c", email: "x@x.io", firstName: "Cee" }],
+      ["d", 1, { uuid: "d", username: "dee" }],
+    ]);
+    const app = quarantinedHandler(store);
+    expect(await app.handler.retryQuarantined()).toEqual({ released: 2, kept: 0 });
+    store.close();
   });
 
   it("makes the unique indexes follow the option, and refuses one the data already breaks", async () => {
