@@ -104,7 +104,7 @@ export function createOperations(
     operation: "create" | "modify",
   ): Promise<ProvisioningResponse> {
     // The pending users this request's writes woke, released once it has written them all.
-    let wakes: string[] | undefined;
+    const wakes: string[] = [];
     try {
       for (let index = 0; index < patches.length; index++) {
         const patch = patches[index] as UserPatch;
@@ -129,7 +129,7 @@ export function createOperations(
             if (quarantine === undefined) result = await store.upsert(change);
             else {
               const step = await quarantine.write(operation, change);
-              if (step.wakes.length > 0) (wakes ??= []).push(...step.wakes);
+              if (step.wakes.length > 0) wakes.push(...step.wakes);
               if (step.outcome !== "applied" && step.outcome !== "released") continue;
               result = step.result;
             }
@@ -151,13 +151,13 @@ export function createOperations(
           if (quarantine === undefined) lanes.release(uuid);
           else {
             const woken = await quarantine.finish(uuid);
-            if (woken.length > 0) (wakes ??= []).push(...woken);
+            if (woken.length > 0) wakes.push(...woken);
           }
         }
       }
     } finally {
       // A write may have freed values pending users wait for: only those are tried.
-      if (wakes !== undefined && quarantine !== undefined) await quarantine.settle(wakes);
+      if (wakes.length > 0) await quarantine?.settle(wakes);
     }
     return operation === "create" ? created : noContent;
   }
