@@ -48,8 +48,10 @@ export class MemoryUserStore implements UserStore, UserStoreReads, QuarantineMet
   }
 
   async upsert(patch: UserPatch): Promise<UpsertResult> {
-    const existing = this.#users.get(patch.uuid);
-    // The merge starts from the stored fields only: a deactivated user comes back active.
+    const stored = this.#users.get(patch.uuid);
+    // A deactivated user is one the directory deleted: a write of its uuid creates the user the
+    // directory sends now, from the patch alone, and nothing of the old record comes back.
+    const existing = stored?.deactivatedAt === undefined ? stored : undefined;
     const user = mergeUser(existing, patch);
     this.#hold(user, existing);
     this.#users.set(patch.uuid, user);

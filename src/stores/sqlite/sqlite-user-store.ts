@@ -37,8 +37,9 @@ const table = "provisioned_users";
 const quarantineTable = "provisioned_users_quarantine";
 const uniqueIndexPrefix = `${table}_unique_`;
 
-// `revision` counts the writes to a row since it was inserted: 1 right after the insert, which
-// is how one statement reports whether it created the user.
+// `revision` counts the writes to a row since the user was created: 1 right after the insert or
+// the reactivation of a deactivated row, which is how one statement reports whether it created
+// the user.
 const createTable = `CREATE TABLE IF NOT EXISTS ${table} (
   uuid TEXT PRIMARY KEY NOT NULL,
   ${fields.map(([, column]) => `${column} TEXT`).join(",\n  ")},
@@ -84,6 +85,11 @@ const mergeExtra = `(SELECT nullif(json_group_object(key, json(value)), '{}') FR
  * changes nothing. `merge` is the whole upsert, reporting the merged row. Their parameters, in
  * order: the uuid, each field the patch carries, then, with `extra`, its non-null values as a
  * JSON object (or null), and for `merge` its keys as a JSON array.
+ *
+ * A deactivated row is a user the directory deleted: `merge` writes over it as an insert would
+ * (the columns the patch does not carry cleared, `extra` the patch's alone) and starts its
+ * revision again at 1, so that the write reports a creation. (In an upsert's SET, a bare column
+ * names the stored row's value.)
  */
 function statementsSql(shape: number): { insert: string; merge: string } {
   const carried = fields.filter((_, index) => shape & (1 << index)).map(([, column]) => column);
@@ -92,10 +98,17 @@ function statementsSql(shape: number): { insert: string; merge: string } {
   const insert = `INSERT INTO ${table} (${inserted.join(", ")})
 VALUES (${inserted.map(() => "?").join(", ")})
 ON CONFLICT (uuid) DO`;
+  const active = "deactivated_at IS NULL";
   const updates = [
-    ...carried.map((column) => `${column} = excluded.${column}`),
-    ...(withExtra ? [`extra = ${mergeExtra}`] : []),
-    "revision = revision + 1",
+    ...fields.map(([, column]) =>
+      carried.includes(column)
+        ? `${column} = excluded.${column}`
+        : `${column} = CASE WHEN ${active} THEN ${column} END`,
+    ),
+    withExtra
+      ? `extra = CASE WHEN ${active} THEN ${mergeExtra} ELSE excluded.extra END`
+      : `extra = CASE WHEN ${active} THEN extra END`,
+    `revision = CASE WHEN ${active} THEN revision + 1 ELSE 1 END`,
     "deactivated_at = NULL",
   ];
   return {
