@@ -195,16 +195,21 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
     const rules = storeRules("SqliteUserStore", options);
     this.#onDelete = rules.onDelete;
     this.#db = new Database(path);
-    // The busy timeout comes first: switching to WAL needs a lock another process may hold.
-    this.#db.exec("PRAGMA busy_timeout = 5000");
-    this.#db.exec("PRAGMA journal_mode = WAL");
-    this.#db.exec(`PRAGMA synchronous = ${synchronous.toUpperCase()}`);
-    // A checkpoint copies the WAL's pages into the database file and syncs both. Every 10,000
-    // pages (40 MiB of WAL at most) rather than SQLite's 1,000: a page written many times between
-    // two checkpoints is copied once, which costs a sync of 100,000 users a few percent less.
-    this.#db.exec("PRAGMA wal_autocheckpoint = 10000");
-    this.#db.exec(createTable);
-    this.#migrate(rules.unique);
+    this.#db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+    // Replicas may start together on one new file. Switching it to WAL takes a lock that the busy
+    // timeout does not wait for (SQLite answers SQLITE_BUSY at once), so the set-up, every step of
+    // which is idempotent, is tried again until the busy timeout has passed.
+    whileBusy(() => {
+      this.#db.exec("PRAGMA journal_mode = WAL");
+      this.#db.exec(`PRAGMA synchronous = ${synchronous.toUpperCase()}`);
+      // A checkpoint copies the WAL's pages into the database file and syncs both. Every 10,000
+      // pages (40 MiB of WAL at most) rather than SQLite's 1,000: a page written many times
+      // between two checkpoints is copied once, which costs a sync of 100,000 users a few percent
+      // less.
+      this.#db.exec("PRAGMA wal_autocheckpoint = 10000");
+      this.#db.exec(createTable);
+      this.#migrate(rules.unique);
+    });
     this.#delete = this.#db.prepare(`DELETE FROM ${table} WHERE uuid = ?`);
     this.#reset = this.#db.prepare(`DELETE FROM ${table}`);
     this.#probe = this.#db.prepare(`SELECT 1 FROM ${table} LIMIT 1`);
@@ -466,6 +471,34 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
     this.#db.close();
   }
 }
+
+/** How long a statement waits for another connection's lock, and the set-up for a busy file. */
+const busyTimeoutMs = 5000;
+
+/**
+ * Runs `setUp` again while it fails with SQLITE_BUSY, pausing a few milliseconds between tries,
+ * until {@link busyTimeoutMs} has passed; then, or on any other error, throws that error.
+ */
+function whileBusy(setUp: () => void): void {
+  const deadline = Date.now() + busyTimeoutMs;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      setUp();
+      return;
+    } catch (error) {
+      const code = (error as { errcode?: unknown }).errcode;
+      if (typeof code !== "number" || (code & 0xff) !== sqliteBusy || Date.now() >= deadline) {
+        throw error;
+      }
+      // Synchronous, as the constructor is: the other replica's switch takes milliseconds.
+      Atomics.wait(pause, 0, 0, Math.min(attempt, 20));
+    }
+  }
+}
+
+/** SQLite's primary result code for a lock another connection holds (extended codes add bits). */
+const sqliteBusy = 5;
 
 // node:sqlite reads text up to its first U+0000: a value holding one would come back cut short.
 // (`extra` is JSON text, where it is written \u0000.) The handler refuses such values with a 400.
