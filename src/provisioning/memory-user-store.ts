@@ -54,8 +54,10 @@ export class MemoryUserStore implements UserStore, UserStoreReads, QuarantineMet
   }
 
   #upsert(patch: UserPatch): UpsertResult {
-    const existing = this.#users.get(patch.uuid);
-    // The merge starts from the stored fields only: a deactivated user comes back active.
+    const stored = this.#users.get(patch.uuid);
+    // A deactivated user is one the directory deleted: a write of its uuid creates the user the
+    // directory sends now, from the patch alone, and nothing of the old record comes back.
+    const existing = stored?.deactivatedAt === undefined ? stored : undefined;
     const user = mergeUser(existing, patch);
     this.#hold(user, existing);
     this.#users.set(patch.uuid, user);
@@ -152,7 +154,8 @@ export class MemoryUserStore implements UserStore, UserStoreReads, QuarantineMet
       result = this.#upsert(applied);
     } catch (error) {
       if (!isUserConflict(error)) throw error;
-      const merged = mergeUser(before, applied);
+      // What the upsert would have stored: a deactivated user starts from the patch alone.
+      const merged = mergeUser(before?.deactivatedAt === undefined ? before : undefined, applied);
       const awaits = conflictsOf(this.#unique, merged, (field, value) =>
         this.#holders.get(field)?.get(value),
       );

@@ -5,6 +5,7 @@ import type {
   UserStore,
   UserStoreReads,
 } from "../provisioning/index.ts";
+import { isUserConflict } from "../provisioning/user-conflict-error.ts";
 import { assertJsonEqual } from "./json-equal.ts";
 
 /** What a test runner passes to a test: {@link testUserStore} marks checks skipped through it. */
@@ -37,7 +38,9 @@ export interface UserStoreContractOptions<Store extends UserStore = UserStore> e
   concurrency?: number;
   /**
    * What the store's delete does: `"delete"` (default) removes the user; `"deactivate"` keeps the
-   * row with `deactivatedAt` set, and a later upsert clears it (see the bundled stores' `onDelete`).
+   * row with `deactivatedAt` set, and a later upsert creates the user afresh from the patch alone
+   * (see the bundled stores' `onDelete`). With `conflict` too, the contract checks that a
+   * deactivated user holds no unique value.
    */
   onDelete?: "delete" | "deactivate";
   /**
@@ -180,11 +183,7 @@ export function testUserStore<Store extends UserStore>(
       equal(await store.delete("u1"), { deleted: true }, "the first delete");
       equal(await store.delete("u1"), { deleted: false }, "the second delete");
       equal(await store.delete("never-seen"), { deleted: false }, "deleting an unknown user");
-      equal(
-        (await store.upsert({ uuid: "u1" })).created,
-        onDelete === "delete",
-        onDelete === "delete" ? "created again" : "created again (a deactivated row is reused)",
-      );
+      equal((await store.upsert({ uuid: "u1" })).created, true, "created again");
     });
 
     if (onDelete === "delete") {
@@ -196,7 +195,7 @@ export function testUserStore<Store extends UserStore>(
       });
     } else {
       check(
-        "deactivates a deleted user, and reactivates it on the next upsert",
+        "deactivates a deleted user, and creates it afresh from the next upsert alone",
         async (store, skip) => {
           if (!options.read) return skip("needs the read option to look at the database");
           await store.upsert({ uuid: "u1", username: "bob", extra: { level: 3 } });
@@ -219,10 +218,55 @@ export function testUserStore<Store extends UserStore>(
             at,
             "deactivatedAt after a second delete",
           );
-          const { user } = await store.upsert({ uuid: "u1", firstName: "Bob" });
-          const active = { uuid: "u1", username: "bob", firstName: "Bob", extra: { level: 3 } };
-          equal(user, active, "the reactivated user");
+          // The directory deleted the user: what comes back is what it sends now, nothing of
+          // the old record (its username, its extra), and the write is a creation.
+          const again = { uuid: "u1", firstName: "Bob", extra: { level: null, team: "B" } };
+          const active = { uuid: "u1", firstName: "Bob", extra: { team: "B" } };
+          equal(await store.upsert(again), { created: true, user: active }, "upsert's answer");
           equal(await read(store, "u1"), active, "the stored user");
+          equal(
+            await store.upsert({ uuid: "u1", lastName: "Stone" }),
+            { created: false, user: { ...active, lastName: "Stone" } },
+            "the next upsert merges as usual",
+          );
+          // A modify (a patch with one field) of a deactivated user creates it from that alone.
+          await store.delete("u1");
+          equal(
+            await store.upsert({ uuid: "u1", username: "bobby" }),
+            { created: true, user: { uuid: "u1", username: "bobby" } },
+            "a modify of a deactivated user",
+          );
+        },
+      );
+
+      check(
+        "lets a deactivated user hold no unique value, and refuses one an active user took",
+        async (store, skip) => {
+          if (!options.conflict) return skip("needs the conflict option (a unique field)");
+          const { holder, refused } = options.conflict;
+          await store.upsert(holder);
+          await store.delete(holder.uuid);
+          // The directory deleted the holder: its value is free for an active user.
+          equal((await store.upsert(refused)).created, true, "the other user takes the value");
+          // Re-created with the value the other user now holds, the holder is refused...
+          const error = await store.upsert(holder).then(
+            () => undefined,
+            (thrown: unknown) => thrown,
+          );
+          equal(isUserConflict(error), true, "the re-creation throws a UserConflictError");
+          if (options.read) {
+            equal(
+              typeof (await read(store, holder.uuid))?.deactivatedAt,
+              "string",
+              "the refused user stays deactivated",
+            );
+          }
+          // ...and re-created without it, comes back without it: the old value is not restored.
+          equal(
+            await store.upsert({ uuid: holder.uuid }),
+            { created: true, user: { uuid: holder.uuid } },
+            "re-created without the value",
+          );
         },
       );
     }

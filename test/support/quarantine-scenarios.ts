@@ -383,17 +383,23 @@ export function quarantineScenarios(name: string, subject: QuarantineSubject): v
 
   describe(`${name}: onDelete "deactivate"`, () => {
     // Catches: a delete that removes the row, a list that shows deactivated users, a deactivated
-    // user still holding its email, and a create that does not reactivate.
-    it("keeps the row, hides it from list and count, frees its values, and reactivates", async () => {
+    // user still holding its email, a create that does not reactivate, and one that merges onto
+    // the deactivated row (the old username and memberOf coming back, onChange saying updated).
+    it("keeps the row, hides it from list and count, frees its values, and re-creates it afresh", async () => {
       const store = await subject.create({ unique: ["email"], onDelete: "deactivate" });
       const app = quarantinedHandler(store);
-      await app.create({ uuid: "a", username: "ann", email: "ann@x.io" });
+      await app.create({ uuid: "a", username: "ann", email: "ann@x.io", memberOf: "cn=admins" });
       await app.create({ uuid: "b", username: "bob" });
       expect((await app.remove("a")).status).toBe(204);
       expect((await app.remove("a")).status).toBe(204);
       expect((await app.remove("never-seen")).status).toBe(204);
       const deactivated = await store.get("a");
-      expect(deactivated).toMatchObject({ uuid: "a", username: "ann", email: "ann@x.io" });
+      expect(deactivated).toMatchObject({
+        uuid: "a",
+        username: "ann",
+        email: "ann@x.io",
+        extra: { memberOf: "cn=admins" },
+      });
       expect(Date.parse(deactivated?.deactivatedAt ?? "")).not.toBeNaN();
       expect((await store.list()).map((user) => user.uuid)).toEqual(["b"]);
       expect(
@@ -405,18 +411,26 @@ export function quarantineScenarios(name: string, subject: QuarantineSubject): v
       // The deactivated user holds no email: another takes it at once.
       expect((await app.modify({ uuid: "b", email: "ANN@x.io" })).status).toBe(204);
       expect(await app.handler.quarantined()).toEqual([]);
-      // The directory brings a back with a new email: reactivated and merged.
+      // The directory brings a back with a new email: the user it sends now, and nothing of the
+      // deleted one (its username, its memberOf), reported as created.
       expect(
         (await app.create({ uuid: "a", first_name: "Ann", email: "ann.new@x.io" })).status,
       ).toBe(201);
-      expect(await store.get("a")).toEqual({
-        uuid: "a",
-        username: "ann",
-        firstName: "Ann",
-        email: "ann.new@x.io",
-      });
-      expect(app.changes.at(-1)).toMatchObject({ type: "updated", uuid: "a" });
+      const again = { uuid: "a", firstName: "Ann", email: "ann.new@x.io" };
+      expect(await store.get("a")).toEqual(again);
+      expect(app.changes.at(-1)).toEqual({ type: "created", uuid: "a", user: again });
       expect(await store.count()).toBe(2);
+      // A modify of a deactivated user creates it from what the modify carries.
+      expect((await app.remove("a")).status).toBe(204);
+      expect((await app.modify({ uuid: "a", username: "ann2" })).status).toBe(204);
+      expect(await store.get("a")).toEqual({ uuid: "a", username: "ann2" });
+      expect(app.changes.at(-1)).toMatchObject({ type: "created", uuid: "a" });
+      // Re-created with the email b took meanwhile, it is refused and stays deactivated: a
+      // deactivated user's old values never block, nor come back.
+      expect((await app.remove("a")).status).toBe(204);
+      expect((await app.create({ uuid: "a", email: "ann@x.io" })).status).toBe(201);
+      expect((await app.handler.quarantined()).map((entry) => entry.uuid)).toEqual(["a"]);
+      expect((await store.get("b"))?.email).toBe("ANN@x.io");
     });
   });
 }

@@ -82,6 +82,7 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
   readonly #awaits: string;
   readonly #lockKey: string;
   readonly #upsert: string;
+  readonly #reactivate: string;
   readonly #onDelete: OnDelete;
   readonly #unique: UniqueField[];
   /** The unique indexes' names (unquoted), each with its field. */
@@ -111,6 +112,7 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
     );
     this.#lockKey = `platform-integration:${this.#table}`;
     this.#upsert = upsertStatement(this.#table);
+    this.#reactivate = reactivateStatement(this.#table);
   }
 
   /**
@@ -219,13 +221,22 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
   }
 
   async #upsertOn(client: Pool | PoolClient, patch: UserPatch): Promise<UpsertResult> {
+    const parameters = [JSON.stringify(patch)];
     try {
-      const { rows } = await client.query<Row>(this.#upsert, [JSON.stringify(patch)]);
-      const row = rows[0] as Row;
-      return { created: row.created === true, user: toUser(row) };
+      // The upsert leaves a deactivated row alone (and returns nothing); the reactivation then
+      // writes over it, and finds nothing only when another replica wrote the uuid in between:
+      // then the upsert runs again. Three rounds of that race in a row is a fault, reported.
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const { rows } = await client.query<Row>(this.#upsert, parameters);
+        const row = rows[0] ?? (await client.query<Row>(this.#reactivate, parameters)).rows[0];
+        if (row !== undefined) return { created: row.created === true, user: toUser(row) };
+      }
     } catch (error) {
       throw this.#conflictOf(error) ?? error;
     }
+    throw new Error(
+      `PostgresUserStore could not write ${patch.uuid}: its row changed between each upsert and reactivation`,
+    );
   }
 
   async delete(uuid: string): Promise<{ deleted: boolean }> {
@@ -349,8 +360,10 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
       // (the value reads free here) or reads this record's awaits after it commits.
       await this.#lockAwaits(client);
       const awaits: AwaitedValue[] = [];
+      // What the upsert would have stored: a deactivated user starts from the patch alone.
+      const merged = mergeUser(before?.deactivatedAt === undefined ? before : undefined, applied);
       for (const field of this.#unique) {
-        const raw = mergeUser(before, applied)[field];
+        const raw = merged[field];
         if (raw === undefined) continue;
         const column = wireFieldNames[field];
         const key = field === "email" ? `lower(${column} COLLATE "C")` : column;
@@ -572,7 +585,8 @@ function quote(name: string): string {
 // its column (`?` tests the key), a JSON null clears it. `extra` merges key by key at the top
 // level: the stored object minus every key the patch names, then the patch's non-null values.
 // (jsonb_strip_nulls would also strip nulls nested inside values, which must stay.)
-// `xmax = 0` holds only for a row this statement inserted.
+// `xmax = 0` holds only for a row this statement inserted. A deactivated row is left alone
+// (the WHERE): no row comes back, and reactivateStatement writes it.
 function upsertStatement(table: string): string {
   return `INSERT INTO ${table} AS stored (${columns})
 VALUES (
@@ -595,7 +609,21 @@ ON CONFLICT (uuid) DO UPDATE SET
     || coalesce(excluded.extra, '{}'),
     '{}'),
   deactivated_at = NULL
+WHERE stored.deactivated_at IS NULL
 RETURNING ${columns}, xmax = 0 AS created`;
+}
+
+// A deactivated user is one the directory deleted: a write of its uuid stores the record it
+// carries, as an insert would (the fields it omits cleared, `extra` its own alone), and reports a
+// creation. Bound to the patch as jsonb ($1), as the upsert is.
+function reactivateStatement(table: string): string {
+  return `UPDATE ${table} SET
+  ${fields.map(([field, column]) => `${column} = $1::jsonb ->> '${field}'`).join(",\n  ")},
+  extra = (SELECT jsonb_object_agg(key, value) FROM jsonb_each($1::jsonb -> 'extra')
+    WHERE jsonb_typeof(value) <> 'null'),
+  deactivated_at = NULL
+WHERE uuid = $1::jsonb ->> 'uuid' AND deactivated_at IS NOT NULL
+RETURNING ${columns}, true AS created`;
 }
 
 function toUser(row: Row): UserRecord {

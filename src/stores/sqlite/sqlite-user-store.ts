@@ -46,8 +46,9 @@ const quarantineTable = "provisioned_users_quarantine";
 const awaitsTable = "provisioned_users_quarantine_awaits";
 const uniqueIndexPrefix = `${table}_unique_`;
 
-// `revision` counts the writes to a row since it was inserted: 1 right after the insert, which
-// is how one statement reports whether it created the user.
+// `revision` counts the writes to a row since the user was created: 1 right after the insert or
+// the reactivation of a deactivated row, which is how one statement reports whether it created
+// the user.
 const createTable = `CREATE TABLE IF NOT EXISTS ${table} (
   uuid TEXT PRIMARY KEY NOT NULL,
   ${fields.map(([, column]) => `${column} TEXT`).join(",\n  ")},
@@ -102,6 +103,11 @@ const mergeExtra = `(SELECT nullif(json_group_object(key, json(value)), '{}') FR
  * changes nothing. `merge` is the whole upsert, reporting the merged row. Their parameters, in
  * order: the uuid, each field the patch carries, then, with `extra`, its non-null values as a
  * JSON object (or null), and for `merge` its keys as a JSON array.
+ *
+ * A deactivated row is a user the directory deleted: `merge` writes over it as an insert would
+ * (the columns the patch does not carry cleared, `extra` the patch's alone) and starts its
+ * revision again at 1, so that the write reports a creation. (In an upsert's SET, a bare column
+ * names the stored row's value.)
  */
 function statementsSql(shape: number): { insert: string; merge: string } {
   const carried = fields.filter((_, index) => shape & (1 << index)).map(([, column]) => column);
@@ -110,10 +116,17 @@ function statementsSql(shape: number): { insert: string; merge: string } {
   const insert = `INSERT INTO ${table} (${inserted.join(", ")})
 VALUES (${inserted.map(() => "?").join(", ")})
 ON CONFLICT (uuid) DO`;
+  const active = "deactivated_at IS NULL";
   const updates = [
-    ...carried.map((column) => `${column} = excluded.${column}`),
-    ...(withExtra ? [`extra = ${mergeExtra}`] : []),
-    "revision = revision + 1",
+    ...fields.map(([, column]) =>
+      carried.includes(column)
+        ? `${column} = excluded.${column}`
+        : `${column} = CASE WHEN ${active} THEN ${column} END`,
+    ),
+    withExtra
+      ? `extra = CASE WHEN ${active} THEN ${mergeExtra} ELSE excluded.extra END`
+      : `extra = CASE WHEN ${active} THEN extra END`,
+    `revision = CASE WHEN ${active} THEN revision + 1 ELSE 1 END`,
     "deactivated_at = NULL",
   ];
   return {
@@ -210,16 +223,21 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
     this.#onDelete = rules.onDelete;
     this.#unique = rules.unique;
     this.#db = new Database(path);
-    // The busy timeout comes first: switching to WAL needs a lock another process may hold.
-    this.#db.exec("PRAGMA busy_timeout = 5000");
-    this.#db.exec("PRAGMA journal_mode = WAL");
-    this.#db.exec(`PRAGMA synchronous = ${synchronous.toUpperCase()}`);
-    // A checkpoint copies the WAL's pages into the database file and syncs both. Every 10,000
-    // pages (40 MiB of WAL at most) rather than SQLite's 1,000: a page written many times between
-    // two checkpoints is copied once, which costs a sync of 100,000 users a few percent less.
-    this.#db.exec("PRAGMA wal_autocheckpoint = 10000");
-    this.#db.exec(createTable);
-    this.#migrate(rules.unique);
+    this.#db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+    // Replicas may start together on one new file. Switching it to WAL takes a lock that the busy
+    // timeout does not wait for (SQLite answers SQLITE_BUSY at once), so the set-up, every step of
+    // which is idempotent, is tried again until the busy timeout has passed.
+    whileBusy(() => {
+      this.#db.exec("PRAGMA journal_mode = WAL");
+      this.#db.exec(`PRAGMA synchronous = ${synchronous.toUpperCase()}`);
+      // A checkpoint copies the WAL's pages into the database file and syncs both. Every 10,000
+      // pages (40 MiB of WAL at most) rather than SQLite's 1,000: a page written many times
+      // between two checkpoints is copied once, which costs a sync of 100,000 users a few percent
+      // less.
+      this.#db.exec("PRAGMA wal_autocheckpoint = 10000");
+      this.#db.exec(createTable);
+      this.#migrate(rules.unique);
+    });
     this.#delete = this.#db.prepare(`DELETE FROM ${table} WHERE uuid = ?`);
     this.#reset = this.#db.prepare(`DELETE FROM ${table}`);
     this.#probe = this.#db.prepare(`SELECT 1 FROM ${table} LIMIT 1`);
@@ -513,7 +531,9 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
     } catch (error) {
       if (!isUserConflict(error)) throw error;
       // A failed statement undoes only itself: the transaction goes on.
-      const awaits = conflictsOf(this.#unique, mergeUser(before, applied), (field, value) => {
+      // What the upsert would have stored: a deactivated user starts from the patch alone.
+      const base = before?.deactivatedAt === undefined ? before : undefined;
+      const awaits = conflictsOf(this.#unique, mergeUser(base, applied), (field, value) => {
         const row = this.#holders.get(field)?.get(value, uuid) as Row | undefined;
         return row?.uuid as string | undefined;
       });
@@ -612,6 +632,34 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
     this.#db.close();
   }
 }
+
+/** How long a statement waits for another connection's lock, and the set-up for a busy file. */
+const busyTimeoutMs = 5000;
+
+/**
+ * Runs `setUp` again while it fails with SQLITE_BUSY, pausing a few milliseconds between tries,
+ * until {@link busyTimeoutMs} has passed; then, or on any other error, throws that error.
+ */
+function whileBusy(setUp: () => void): void {
+  const deadline = Date.now() + busyTimeoutMs;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      setUp();
+      return;
+    } catch (error) {
+      const code = (error as { errcode?: unknown }).errcode;
+      if (typeof code !== "number" || (code & 0xff) !== sqliteBusy || Date.now() >= deadline) {
+        throw error;
+      }
+      // Synchronous, as the constructor is: the other replica's switch takes milliseconds.
+      Atomics.wait(pause, 0, 0, Math.min(attempt, 20));
+    }
+  }
+}
+
+/** SQLite's primary result code for a lock another connection holds (extended codes add bits). */
+const sqliteBusy = 5;
 
 // node:sqlite reads text up to its first U+0000: a value holding one would come back cut short.
 // (`extra` is JSON text, where it is written \u0000.) The handler refuses such values with a 400.
