@@ -90,3 +90,21 @@ export function withCleared(
   for (const field of fields) delete cleared[field];
   return cleared as unknown as UserRecord;
 }
+
+/**
+ * A pending record's columns as the SQL stores write them, the uuid last: operation, patch,
+ * reason, fields and awaits (JSON text), since, attempts, messages, uuid.
+ */
+export function pendingColumns(pending: PendingUser): (string | number)[] {
+  return [
+    pending.operation,
+    JSON.stringify(pending.patch),
+    pending.reason,
+    JSON.stringify(pending.fields),
+    JSON.stringify(pending.awaits),
+    pending.since,
+    pending.attempts,
+    pending.messages,
+    pending.uuid,
+  ];
+}

@@ -84,7 +84,7 @@ class World {
     const child = spawn(
       process.execPath,
       ["--no-warnings", worker, JSON.stringify(this.database.config(this.seed + index * 7919))],
-      { stdio: ["ignore", "pipe", "inherit"] },
+      { stdio: ["pipe", "pipe", "inherit"] },
     );
     const line = await new Promise<string>((resolve, reject) => {
       child.once("exit", (code) => reject(new Error(`replica ${index} exited (${code})`)));

@@ -100,6 +100,9 @@ server.listen(0, "127.0.0.1", () => {
   const address = server.address();
   process.stdout.write(`${typeof address === "object" && address ? address.port : 0}\n`);
 });
+// The test holds this pipe open: when it ends (the test died), so does the replica.
+process.stdin.on("end", () => process.exit(0));
+process.stdin.resume();
 process.on("SIGTERM", () => {
   server.close();
   void close().then(() => process.exit(0));

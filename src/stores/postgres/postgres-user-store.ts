@@ -18,7 +18,13 @@ import {
   userFieldNames,
 } from "../../provisioning/index.ts";
 import { mergeUser } from "../../provisioning/merge-user.ts";
-import { freedValues, keptRecord, stepPatch, withCleared } from "../../provisioning/pending.ts";
+import {
+  freedValues,
+  keptRecord,
+  pendingColumns,
+  stepPatch,
+  withCleared,
+} from "../../provisioning/pending.ts";
 import {
   awaitedRead,
   type OnDelete,
@@ -419,22 +425,12 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
 
   async #pend(client: PoolClient, pending: PendingUser): Promise<void> {
     await client.query(
-      `INSERT INTO ${this.#quarantine} (uuid, operation, patch, reason, fields, awaits, since, attempts, messages)
+      `INSERT INTO ${this.#quarantine} (operation, patch, reason, fields, awaits, since, attempts, messages, uuid)
       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
       ON CONFLICT (uuid) DO UPDATE SET operation = excluded.operation, patch = excluded.patch,
         reason = excluded.reason, fields = excluded.fields, awaits = excluded.awaits,
         attempts = excluded.attempts, messages = excluded.messages`,
-      [
-        pending.uuid,
-        pending.operation,
-        JSON.stringify(pending.patch),
-        pending.reason,
-        JSON.stringify(pending.fields),
-        JSON.stringify(pending.awaits),
-        pending.since,
-        pending.attempts,
-        pending.messages,
-      ],
+      pendingColumns(pending),
     );
     await client.query(`DELETE FROM ${this.#awaits} WHERE uuid = $1`, [pending.uuid]);
     if (pending.awaits.length > 0) {

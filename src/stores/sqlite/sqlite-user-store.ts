@@ -21,6 +21,7 @@ import {
   conflictsOf,
   freedValues,
   keptRecord,
+  pendingColumns,
   stepPatch,
   withCleared,
 } from "../../provisioning/pending.ts";
@@ -569,17 +570,7 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
   }
 
   #pend(pending: PendingUser, exists: boolean): void {
-    (exists ? this.#pendingUpdate : this.#pendingInsert).run(
-      pending.operation,
-      JSON.stringify(pending.patch),
-      pending.reason,
-      JSON.stringify(pending.fields),
-      JSON.stringify(pending.awaits),
-      pending.since,
-      pending.attempts,
-      pending.messages,
-      pending.uuid,
-    );
+    (exists ? this.#pendingUpdate : this.#pendingInsert).run(...pendingColumns(pending));
     this.#awaitsDelete.run(pending.uuid);
     for (const { field, value } of pending.awaits)
       this.#awaitsInsert.run(field, value, pending.uuid);
