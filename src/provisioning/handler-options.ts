@@ -75,9 +75,9 @@ export interface ProvisioningHandlerOptions {
    * quarantine and answered with its success status, instead of a 503 that pauses the platform at
    * that message for ever. The store keeps one pending record per user, every kept message merged
    * in order; later creates and modifies of that uuid merge into it and are tried with it at once,
-   * and a delete of that uuid applies and discards it, in one atomic store step. A conflict clears
-   * every conflicting unique field of the stored user (the directory moved the user off those
-   * values), so that swaps and rotations resolve once their last message arrives: a step that
+   * and a delete of that uuid applies and discards it, in one atomic store step. A kept record
+   * clears every unique field it moves the stored user off (the directory moved the user off
+   * those values), so that swaps and rotations resolve once their last message arrives: a step that
    * frees a value tries again exactly the users waiting for it, so a write costs the same however
    * many users are kept. `onChange` reports every stored change, a field cleared by a conflict
    * included. The store must implement the quarantine methods (the bundled stores do): the option

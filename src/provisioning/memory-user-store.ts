@@ -1,5 +1,12 @@
 import { mergeUser } from "./merge-user.ts";
-import { conflictsOf, freedValues, keptRecord, stepPatch, withCleared } from "./pending.ts";
+import {
+  conflictsOf,
+  freedValues,
+  keptRecord,
+  movedFields,
+  stepPatch,
+  withCleared,
+} from "./pending.ts";
 import type {
   AwaitedValue,
   PendingUser,
@@ -159,10 +166,7 @@ export class MemoryUserStore implements UserStore, UserStoreReads, QuarantineMet
       const awaits = conflictsOf(this.#unique, merged, (field, value) =>
         this.#holders.get(field)?.get(value),
       );
-      const cleared = withCleared(
-        before,
-        awaits.map((awaited) => awaited.field),
-      );
+      const cleared = withCleared(before, movedFields(this.#unique, before, merged));
       if (cleared !== undefined) {
         this.#release(before as UserRecord);
         this.#users.set(uuid, cleared);

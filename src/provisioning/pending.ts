@@ -58,6 +58,21 @@ export function freedValues(
 }
 
 /**
+ * The unique fields a kept record moves its user off: every one whose stored value (of an active
+ * user) it changes or clears, the conflicting ones included. A kept message clears them all from
+ * the stored user: the directory has moved the user off those values, and holding any of them
+ * could block the user who takes it next, who may be the very one this record waits for (a swap
+ * where one side also changes a field that does not conflict).
+ */
+export function movedFields(
+  unique: readonly UniqueField[],
+  before: UserRecord | undefined,
+  merged: UserRecord,
+): UniqueField[] {
+  return freedValues(unique, before, merged).map((freed) => freed.field as UniqueField);
+}
+
+/**
  * The unique values of `user` that another active user holds, every one of them (a swap over two
  * fields conflicts on both), as `holderOf` answers for each.
  */

@@ -53,10 +53,11 @@ export type QuarantineStep =
   /** The pending record (with the step's patch merged last, if any) applied and left. */
   | { outcome: "released"; pending: PendingUser; result: UpsertResult; wakes: string[] }
   /**
-   * It conflicts: `pending` is kept (the step's patch merged in). Every conflicting unique field
-   * was cleared from the stored user in the same step (the directory moved it off its old
-   * values, and holding them would block whoever takes them next: that is how swaps resolve);
-   * `cleared` is the stored user after that, when it changed.
+   * It conflicts: `pending` is kept (the step's patch merged in), awaiting every conflicting
+   * value. Every unique field the record moves the user off (the conflicting ones and any other
+   * it changes or clears) was cleared from the stored user in the same step: the directory moved
+   * it off those values, and holding them would block whoever takes them next, that is how swaps
+   * resolve. `cleared` is the stored user after that, when it changed.
    */
   | {
       outcome: "kept";
@@ -87,7 +88,7 @@ export interface QuarantineMethods {
    * Writes `patch` as `upsert` would, through the quarantine: merged after the uuid's pending
    * record when there is one (`released` when the merge applies), `applied` when nothing was
    * pending and it applies, `kept` when it conflicts (a {@link UserConflictError}): the pending
-   * record then holds the merge, with `attempts` counted and every conflicting field cleared.
+   * record then holds the merge, with `attempts` counted and the fields it moves off cleared.
    */
   writeQuarantined(operation: "create" | "modify", patch: UserPatch): Promise<QuarantineStep>;
   /** Tries the uuid's pending record again: `released`, `kept` as above, or `none`. */

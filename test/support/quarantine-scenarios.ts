@@ -130,6 +130,24 @@ export function quarantineScenarios(name: string, subject: QuarantineSubject): v
       expect(await store.get("b")).toEqual({ uuid: "b", username: "ann", email: "ann@x.io" });
     });
 
+    // Found by the replicas' model test (seed 644023111). Catches: a kept message that clears
+    // only its conflicting fields, while the value it also moves off (a username) is the one the
+    // other side of the swap waits for.
+    it("resolves a swap in which the kept side also moves off a value that does not conflict", async () => {
+      const store = await subject.create(unique);
+      const app = quarantinedHandler(store);
+      await app.create({ uuid: "a", username: "ann", email: "ann@x.io" });
+      await app.create({ uuid: "b", username: "fay" });
+      // a takes b's values (fay, no email); b takes a's (ann, ann@x.io).
+      await app.modify({ uuid: "a", username: "fay", email: null });
+      // Kept: a's username conflicts; both values a moves off are freed.
+      expect(await store.get("a")).toEqual({ uuid: "a" });
+      await app.modify({ uuid: "b", username: "ann", email: "ann@x.io" });
+      expect(await app.handler.quarantined()).toEqual([]);
+      expect(await store.get("a")).toEqual({ uuid: "a", username: "fay" });
+      expect(await store.get("b")).toEqual({ uuid: "b", username: "ann", email: "ann@x.io" });
+    });
+
     it("resolves a rotation of three users over two fields, in any order of its messages", async () => {
       const users = ["a", "b", "c"];
       const value = (index: number) => ({ username: `n${index}`, email: `e${index}@x.io` });

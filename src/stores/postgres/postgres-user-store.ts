@@ -21,6 +21,7 @@ import { mergeUser } from "../../provisioning/merge-user.ts";
 import {
   freedValues,
   keptRecord,
+  movedFields,
   pendingColumns,
   stepPatch,
   withCleared,
@@ -379,11 +380,11 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
         );
         if ((rowCount ?? 0) > 0) awaits.push({ field, value: uniqueValue(field, raw) });
       }
-      const fields = awaits.map((awaited) => awaited.field);
-      const cleared = withCleared(before, fields);
+      const moved = movedFields(this.#unique, before, merged);
+      const cleared = withCleared(before, moved);
       if (cleared !== undefined) {
         await client.query(
-          `UPDATE ${this.#table} SET ${fields.map((field) => `${wireFieldNames[field]} = NULL`).join(", ")}
+          `UPDATE ${this.#table} SET ${moved.map((field) => `${wireFieldNames[field]} = NULL`).join(", ")}
           WHERE uuid = $1 AND deactivated_at IS NULL`,
           [uuid],
         );

@@ -21,6 +21,7 @@ import {
   conflictsOf,
   freedValues,
   keptRecord,
+  movedFields,
   pendingColumns,
   stepPatch,
   withCleared,
@@ -533,14 +534,14 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
       if (!isUserConflict(error)) throw error;
       // A failed statement undoes only itself: the transaction goes on.
       // What the upsert would have stored: a deactivated user starts from the patch alone.
-      const base = before?.deactivatedAt === undefined ? before : undefined;
-      const awaits = conflictsOf(this.#unique, mergeUser(base, applied), (field, value) => {
+      const merged = mergeUser(before?.deactivatedAt === undefined ? before : undefined, applied);
+      const awaits = conflictsOf(this.#unique, merged, (field, value) => {
         const row = this.#holders.get(field)?.get(value, uuid) as Row | undefined;
         return row?.uuid as string | undefined;
       });
-      const fields = awaits.map((awaited) => awaited.field);
-      const cleared = withCleared(before, fields);
-      if (cleared !== undefined) this.#clear(uuid, fields);
+      const moved = movedFields(this.#unique, before, merged);
+      const cleared = withCleared(before, moved);
+      if (cleared !== undefined) this.#clear(uuid, moved);
       const kept = keptRecord(pending, operation, applied, error, awaits, patch !== undefined);
       this.#pend(kept, pending !== undefined);
       const freed = freedValues(this.#unique, before, cleared ?? before);
