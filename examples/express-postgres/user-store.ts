@@ -51,7 +51,9 @@ const fields = Object.keys(columns) as Field[];
 
 type Row = Record<string, unknown>;
 
-// One statement: absent fields keep their column, null clears, and an upsert reactivates.
+// One statement: absent fields keep their column, null clears. A deactivated user is one the
+// directory deleted: the upsert leaves its row alone (no row comes back) and reactivateSql writes
+// the record the message carries over it, as a create would, fields it omits cleared.
 const upsertSql = `INSERT INTO users AS stored (uuid, ${Object.values(columns).join(", ")})
 VALUES ($1::jsonb ->> 'uuid', ${fields.map((field) => `$1::jsonb ->> '${field}'`).join(", ")})
 ON CONFLICT (uuid) DO UPDATE SET
@@ -62,7 +64,14 @@ ON CONFLICT (uuid) DO UPDATE SET
     )
     .join(",\n  ")},
   deactivated_at = NULL
+WHERE stored.deactivated_at IS NULL
 RETURNING *, xmax = 0 AS created`;
+
+const reactivateSql = `UPDATE users SET
+  ${fields.map((field) => `${columns[field]} = $1::jsonb ->> '${field}'`).join(",\n  ")},
+  deactivated_at = NULL
+WHERE uuid = $1::jsonb ->> 'uuid' AND deactivated_at IS NOT NULL
+RETURNING *, true AS created`;
 
 /** The application's users, as the Provisioning API writes them. */
 export class AppUserStore implements UserStore, QuarantineMethods {
@@ -84,10 +93,15 @@ export class AppUserStore implements UserStore, QuarantineMethods {
     const kept = Object.fromEntries(
       Object.entries(patch).filter(([key]) => key === "uuid" || key in columns),
     );
+    const parameters = [JSON.stringify(kept)];
     try {
-      const { rows } = await client.query<Row>(upsertSql, [JSON.stringify(kept)]);
-      const row = rows[0] as Row;
-      return { created: row.created === true, user: toUser(row) };
+      // Another replica may write the uuid between the two statements: then try again.
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const { rows } = await client.query<Row>(upsertSql, parameters);
+        const row = rows[0] ?? (await client.query<Row>(reactivateSql, parameters)).rows[0];
+        if (row !== undefined) return { created: row.created === true, user: toUser(row) };
+      }
+      throw new Error(`the row of ${patch.uuid} changed between each upsert and reactivation`);
     } catch (error) {
       const { code, constraint } = error as { code?: string; constraint?: string };
       if (code === "23505" && constraint === "users_email_key") {

@@ -54,7 +54,8 @@ export interface UserStoreContractOptions<Store extends UserStore = UserStore> e
 /**
  * Registers the UserStore contract as tests with your runner: merge semantics (absent keeps,
  * `null` clears), idempotent redelivery, delete of a missing user (or deactivation, with
- * `onDelete: "deactivate"`), reset and readiness when implemented, atomic upserts under
+ * `onDelete: "deactivate"`: a later upsert creates the user afresh from the patch alone, and a
+ * deactivated user holds no unique value), reset and readiness when implemented, atomic upserts under
  * concurrency (no lost update), the reads when implemented (`get`, `list` and `count` together,
  * each returning a promise, as {@link UserStoreReads}: what they return, deactivated users left out
  * unless asked, copies the caller may change), and the quarantine methods when implemented (one
