@@ -16,7 +16,11 @@
 // Each server runs alone in a child process, the pairs in alternating rounds (the median ratio
 // is reported), so that the machine's other work hits both alike; this process is the load
 // generator. The bodies are recorded once from the platform simulator. `--users N` (default
-// 20,000) and `--rounds N` (default 3) size the run.
+// 20,000) and `--rounds N` (default 3) size the run; `--only full,normal` measures only those
+// SDK servers and their twins. `--before DIST` adds, for the SQLite servers, the same server on
+// another build of the package (a copy of dist/ from an earlier commit), in the same rounds: a
+// before/after comparison that the machine's load hits alike. With BENCH_CPU_PROF=DIR, each SDK
+// server writes a V8 CPU profile there (node --cpu-prof).
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { closeSync, fdatasyncSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
@@ -34,6 +38,8 @@ const kinds = {
   full: "toNodeHandler + SqliteUserStore, FULL",
   "bare-normal": "bare node:http + SQLite INSERT, NORMAL",
   normal: "toNodeHandler + SqliteUserStore, NORMAL",
+  "full-before": "the same, FULL, on the --before build",
+  "normal-before": "the same, NORMAL, on the --before build",
   "bare-pg": "bare node:http + pg, the same upsert",
   pg: "toNodeHandler + PostgresUserStore",
 } as const;
@@ -45,6 +51,19 @@ const pairs: [sdk: Kind, bare: Kind][] = [
   ["normal", "bare-normal"],
   ["pg", "bare-pg"],
 ];
+/** The SDK servers on the --before build, each beside its current twin in the same round. */
+const beforePairs: [sdk: Kind, bare: Kind][] = [
+  ["full-before", "bare-full"],
+  ["normal-before", "bare-normal"],
+];
+
+/** Where an SDK server imports the package from: this build, or the --before one. */
+function sdkModule(kind: Kind, subpath: "node" | "provisioning" | "sqlite"): string {
+  const before = process.env.BENCH_BEFORE_DIST;
+  return kind.endsWith("-before") && before
+    ? new URL(`${subpath}/index.js`, `file://${before.replace(/\/?$/, "/")}`).href
+    : `platform-integration/${subpath}`;
+}
 
 /** What a server process reports: CPU time so far, RSS peak since "start", users held. */
 interface ServerReport {
@@ -63,6 +82,8 @@ async function serve(kind: Kind, target: string): Promise<void> {
     peakRssBytes = Math.max(peakRssBytes, process.memoryUsage.rss());
   };
   setInterval(sample, 10).unref();
+  // A signal would end the process before --cpu-prof writes its profile; an exit lets it.
+  process.once("SIGTERM", () => process.exit(0));
   process.on("message", async (message) => {
     if (message === "start") peakRssBytes = 0;
     sample();
@@ -86,10 +107,12 @@ async function listenerOf(
   }
   if (kind === "bare-full" || kind === "bare-normal") return bareSqlite(kind, target);
   if (kind === "bare-pg") return barePostgres(target);
-  const { toNodeHandler } = await import("platform-integration/node");
-  const { createProvisioningHandler, MemoryUserStore } = await import(
-    "platform-integration/provisioning"
-  );
+  const { toNodeHandler } = (await import(
+    sdkModule(kind, "node")
+  )) as typeof import("platform-integration/node");
+  const { createProvisioningHandler, MemoryUserStore } = (await import(
+    sdkModule(kind, "provisioning")
+  )) as typeof import("platform-integration/provisioning");
   if (kind === "memory") {
     const store = new MemoryUserStore();
     return {
@@ -105,8 +128,12 @@ async function listenerOf(
       count: () => store.count(),
     };
   }
-  const { SqliteUserStore } = await import("platform-integration/sqlite");
-  const store = new SqliteUserStore(target, { synchronous: kind });
+  const { SqliteUserStore } = (await import(
+    sdkModule(kind, "sqlite")
+  )) as typeof import("platform-integration/sqlite");
+  const store = new SqliteUserStore(target, {
+    synchronous: kind.startsWith("full") ? "full" : "normal",
+  });
   return {
     listener: toNodeHandler(createProvisioningHandler({ store })),
     count: () => store.count(),
@@ -208,6 +235,8 @@ async function main(): Promise<void> {
       users: { type: "string" },
       rounds: { type: "string" },
       "pg-url": { type: "string" },
+      only: { type: "string" },
+      before: { type: "string" },
     },
   });
   const users = Number(values.users ?? 20_000);
@@ -216,7 +245,12 @@ async function main(): Promise<void> {
   if (!Number.isSafeInteger(rounds) || rounds < 1) throw new Error("--rounds takes a whole number");
   const pgUrl = values["pg-url"] ?? process.env.PLATFORM_INTEGRATION_PG_URL;
   if (pgUrl) process.env.PLATFORM_INTEGRATION_PG_URL = pgUrl;
-  const measured = pairs.filter(([sdk]) => sdk !== "pg" || pgUrl);
+  const only = values.only?.split(",");
+  if (values.before) process.env.BENCH_BEFORE_DIST = values.before;
+  const measured = [...pairs, ...(values.before ? beforePairs : [])].filter(
+    ([sdk]) =>
+      (sdk !== "pg" || pgUrl) && (only === undefined || only.includes(sdk.replace(/-before$/, ""))),
+  );
 
   const bodies = await recordInitialSync(users);
   const folder = mkdtempSync(join(tmpdir(), "initial-sync-bench-"));
@@ -228,8 +262,10 @@ async function main(): Promise<void> {
     await replay(warmUp.port, bodies.slice(0, 5000)).finally(() => warmUp.child.kill());
     for (let round = 0; round < rounds; round++) {
       for (const pair of measured) {
-        // Alternate which of the two goes first, round by round.
+        // Alternate which of the two goes first, round by round; a bare twin that a --before
+        // server shares runs once a round.
         for (const kind of round % 2 ? [...pair].reverse() : pair) {
+          if ((runs.get(kind)?.length ?? 0) > round) continue;
           const target = kind.endsWith("pg")
             ? await newTable(tables)
             : join(folder, `${kind}-${round}.db`);
@@ -366,8 +402,7 @@ function report({
       `appending fsync per user allows at most ${Math.round(ceiling).toLocaleString("en-US")} users/s`,
   );
   for (const kind of [
-    "full",
-    "bare-full",
+    ...(measured.some(([sdk]) => sdk === "full") ? (["full", "bare-full"] as const) : []),
     ...(measured.some(([sdk]) => sdk === "pg") ? (["pg", "bare-pg"] as const) : []),
   ] as Kind[]) {
     const rate = users / mid(kind, (run) => run.seconds);
@@ -451,6 +486,13 @@ async function startServer(kind: Kind, target: string): Promise<RunningServer> {
     process.execPath,
     [
       "--disable-warning=ExperimentalWarning",
+      ...(process.env.BENCH_CPU_PROF
+        ? [
+            "--cpu-prof",
+            `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`,
+            `--cpu-prof-name=${kind}-${Date.now()}.cpuprofile`,
+          ]
+        : []),
       new URL(import.meta.url).pathname,
       "serve",
       kind,

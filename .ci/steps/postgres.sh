@@ -2,7 +2,8 @@
 # The PostgreSQL store suite against a real server: installs PostgreSQL from Debian's packages
 # when missing, starts a throwaway cluster on 127.0.0.1 in the work folder ($1), runs the suite
 # on the repository's Node 24, and stops the cluster whatever happens. Other suites reuse it:
-# PG_SUITE names the test paths (default: the PostgreSQL store and the example servers, which
+# PG_SUITE names the test paths (default: the PostgreSQL store, the quarantine's model test with
+# replicas, and the example servers, which
 # take DATABASE_URL, and the Express application on PostgreSQL).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -21,7 +22,7 @@ bin=$(bindir)
 # The server refuses to run as root: the cluster belongs to the postgres user, who also needs a
 # way into the work folder (a checkout under /root has none; then the cluster goes to /tmp).
 as_postgres() { runuser -u postgres -- "$@"; }
-read -r -a suite <<<"${PG_SUITE:-test/stores/postgres.test.ts examples/servers/servers.test.ts examples/express-postgres/app.test.ts}"
+read -r -a suite <<<"${PG_SUITE:-test/stores/postgres.test.ts test/provisioning/quarantine.replicas.model.test.ts examples/servers/servers.test.ts examples/express-postgres/app.test.ts}"
 data="$1/postgres-$(basename "${suite[0]}")"
 rm -rf "$data" && mkdir -p "$data" && chown postgres: "$data"
 if ! as_postgres test -w "$data"; then

@@ -60,7 +60,7 @@ describe.runIf(url)("examples/express-postgres", () => {
     platform.addUser({ uuid: "dora", email: "shared@acme.test", password: "dora-secret" });
     expect((await platform.sync()).completed).toBe(true);
     const kept = await (await fetch(`${base}/admin/quarantine`)).json();
-    expect(kept).toMatchObject([{ uuid: "dora", operation: "create", field: "email" }]);
+    expect(kept).toMatchObject([{ uuid: "dora", operation: "create", fields: ["email"] }]);
     expect(JSON.stringify(kept)).not.toContain("dora-secret");
     // Resolved outside the directory: carl's address is changed in the application's database.
     await pool.query("UPDATE users SET email = 'carl@acme.test' WHERE uuid = 'carl'");
@@ -78,5 +78,12 @@ describe.runIf(url)("examples/express-postgres", () => {
     expect((await platform.sync()).completed).toBe(true);
     const { rows } = await pool.query("SELECT deactivated_at FROM users WHERE uuid = 'erin'");
     expect(rows[0]?.deactivated_at).toBeInstanceOf(Date);
+    // Back in the directory without an email: the user it sends now, nothing of the old one.
+    platform.addUser({ uuid: "erin", username: "erin2" });
+    expect((await platform.sync()).completed).toBe(true);
+    const { rows: again } = await pool.query(
+      "SELECT username, email, deactivated_at FROM users WHERE uuid = 'erin'",
+    );
+    expect(again).toEqual([{ username: "erin2", email: null, deactivated_at: null }]);
   });
 });

@@ -16,9 +16,9 @@ export async function createApp(pool: pg.Pool) {
   const provisioning = createProvisioningHandler({
     store,
     quarantine: true,
-    onQuarantine: ({ type, message }) => {
+    onQuarantine: ({ type, pending }) => {
       if (type === "kept")
-        console.warn(`kept ${message.operation} of ${message.uuid}: ${message.reason}`);
+        console.warn(`kept ${pending.operation} of ${pending.uuid}: ${pending.reason}`);
     },
   });
   const app = express();

@@ -1,13 +1,13 @@
 // The application's own UserStore over its own schema (not the SDK's bundled table): `users` has a
 // unique email, and `orders` point at it with a foreign key, so a user is deactivated on delete,
 // never removed. A unique violation becomes a UserConflictError, which the handler's quarantine
-// keeps instead of pausing the directory; kept messages live in `provisioning_quarantine`.
+// keeps instead of pausing the directory: one pending record per user in `provisioning_quarantine`,
+// each change of a user one transaction under an advisory lock on its uuid.
 import type { Pool, PoolClient } from "pg";
 import {
-  type QuarantinedEntry,
-  type QuarantineEntry,
+  type PendingUser,
   type QuarantineMethods,
-  type ReleaseOutcome,
+  type QuarantineStep,
   type UpsertResult,
   UserConflictError,
   type UserPatch,
@@ -31,15 +31,12 @@ CREATE TABLE IF NOT EXISTS orders (
   item text NOT NULL
 );
 CREATE TABLE IF NOT EXISTS provisioning_quarantine (
-  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  uuid text NOT NULL,
-  operation text NOT NULL,
-  patch jsonb NOT NULL,
-  reason text NOT NULL,
-  field text,
-  since timestamptz NOT NULL DEFAULT now(),
-  attempts integer NOT NULL DEFAULT 1
-);`;
+  uuid text PRIMARY KEY,
+  seq bigint GENERATED ALWAYS AS IDENTITY,
+  pending jsonb NOT NULL,
+  awaits_email text
+);
+CREATE INDEX IF NOT EXISTS provisioning_quarantine_awaits ON provisioning_quarantine (awaits_email);`;
 
 // The fields this application keeps, camelCase to column. Others (the password: users log in
 // through the platform's Identity API) are not stored.
@@ -54,7 +51,9 @@ const fields = Object.keys(columns) as Field[];
 
 type Row = Record<string, unknown>;
 
-// One statement: absent fields keep their column, null clears, and an upsert reactivates.
+// One statement: absent fields keep their column, null clears. A deactivated user is one the
+// directory deleted: the upsert leaves its row alone (no row comes back) and reactivateSql writes
+// the record the message carries over it, as a create would, fields it omits cleared.
 const upsertSql = `INSERT INTO users AS stored (uuid, ${Object.values(columns).join(", ")})
 VALUES ($1::jsonb ->> 'uuid', ${fields.map((field) => `$1::jsonb ->> '${field}'`).join(", ")})
 ON CONFLICT (uuid) DO UPDATE SET
@@ -65,7 +64,14 @@ ON CONFLICT (uuid) DO UPDATE SET
     )
     .join(",\n  ")},
   deactivated_at = NULL
+WHERE stored.deactivated_at IS NULL
 RETURNING *, xmax = 0 AS created`;
+
+const reactivateSql = `UPDATE users SET
+  ${fields.map((field) => `${columns[field]} = $1::jsonb ->> '${field}'`).join(",\n  ")},
+  deactivated_at = NULL
+WHERE uuid = $1::jsonb ->> 'uuid' AND deactivated_at IS NOT NULL
+RETURNING *, true AS created`;
 
 /** The application's users, as the Provisioning API writes them. */
 export class AppUserStore implements UserStore, QuarantineMethods {
@@ -87,10 +93,15 @@ export class AppUserStore implements UserStore, QuarantineMethods {
     const kept = Object.fromEntries(
       Object.entries(patch).filter(([key]) => key === "uuid" || key in columns),
     );
+    const parameters = [JSON.stringify(kept)];
     try {
-      const { rows } = await client.query<Row>(upsertSql, [JSON.stringify(kept)]);
-      const row = rows[0] as Row;
-      return { created: row.created === true, user: toUser(row) };
+      // Another replica may write the uuid between the two statements: then try again.
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const { rows } = await client.query<Row>(upsertSql, parameters);
+        const row = rows[0] ?? (await client.query<Row>(reactivateSql, parameters)).rows[0];
+        if (row !== undefined) return { created: row.created === true, user: toUser(row) };
+      }
+      throw new Error(`the row of ${patch.uuid} changed between each upsert and reactivation`);
     } catch (error) {
       const { code, constraint } = error as { code?: string; constraint?: string };
       if (code === "23505" && constraint === "users_email_key") {
@@ -117,74 +128,100 @@ export class AppUserStore implements UserStore, QuarantineMethods {
     return rows[0] && toUser(rows[0]);
   }
 
-  async keepQuarantined(entry: QuarantineEntry): Promise<QuarantinedEntry> {
-    return this.#transaction(async (client) => {
-      const { rows } = await client.query<Row>(
-        `INSERT INTO provisioning_quarantine (uuid, operation, patch, reason, field)
-        VALUES ($1, $2, $3, $4, $5) RETURNING *`,
-        [
-          entry.uuid,
-          entry.operation,
-          JSON.stringify(entry.patch),
-          entry.reason,
-          entry.field ?? null,
-        ],
-      );
-      await vacate(client, entry.uuid, entry.field);
-      return toEntry(rows[0] as Row);
-    });
-  }
-
-  async listQuarantined({ uuid }: { uuid?: string | undefined } = {}) {
+  async listQuarantined({ uuid }: { uuid?: string | undefined } = {}): Promise<PendingUser[]> {
     const { rows } = await this.#pool.query<Row>(
-      `SELECT * FROM provisioning_quarantine ${uuid === undefined ? "" : "WHERE uuid = $1"} ORDER BY id`,
+      `SELECT pending FROM provisioning_quarantine ${uuid === undefined ? "" : "WHERE uuid = $1"} ORDER BY seq`,
       uuid === undefined ? [] : [uuid],
     );
-    return rows.map(toEntry);
+    return rows.map((row) => row.pending as PendingUser);
   }
 
-  /** Under an advisory lock on the uuid, so that two replicas never release the same messages. */
-  async releaseQuarantined(uuid: string): Promise<ReleaseOutcome> {
-    return this.#transaction(async (client): Promise<ReleaseOutcome> => {
-      const { rows: lock } = await client.query<Row>(
-        "SELECT pg_try_advisory_xact_lock(hashtext('provisioning_quarantine'), hashtext($1)) AS locked",
-        [uuid],
-      );
-      if (lock[0]?.locked !== true) return { outcome: "none" };
+  writeQuarantined(operation: "create" | "modify", patch: UserPatch): Promise<QuarantineStep> {
+    return this.#step(patch.uuid, (client) => this.#apply(client, operation, patch.uuid, patch));
+  }
+
+  releaseQuarantined(uuid: string): Promise<QuarantineStep> {
+    return this.#step(uuid, (client) => this.#apply(client, "modify", uuid, undefined));
+  }
+
+  deleteQuarantined(uuid: string): Promise<QuarantineStep> {
+    return this.#step(uuid, async (client): Promise<QuarantineStep> => {
+      const discarded = await pendingOf(client, uuid);
+      await client.query("DELETE FROM provisioning_quarantine WHERE uuid = $1", [uuid]);
       const { rows } = await client.query<Row>(
-        "SELECT * FROM provisioning_quarantine WHERE uuid = $1 ORDER BY id FOR UPDATE",
+        "UPDATE users SET deactivated_at = now() WHERE uuid = $1 AND deactivated_at IS NULL RETURNING email",
         [uuid],
       );
-      const entries = rows.map(toEntry);
-      const oldest = entries[0];
-      if (oldest === undefined) return { outcome: "none" };
-      // Applied as if one after the other: later fields replace earlier ones.
-      const patch = Object.assign({}, ...entries.map((entry) => entry.patch)) as UserPatch;
-      await client.query("SAVEPOINT release");
-      try {
-        const result = await this.#upsertOn(client, patch);
-        await client.query("DELETE FROM provisioning_quarantine WHERE uuid = $1", [uuid]);
-        return { outcome: "released", entries, result };
-      } catch (error) {
-        if (!(error instanceof UserConflictError)) throw error;
-        await client.query("ROLLBACK TO SAVEPOINT release");
-        const { rows: retried } = await client.query<Row>(
-          `UPDATE provisioning_quarantine SET attempts = attempts + 1, reason = $2, field = $3
-          WHERE id = $1 RETURNING *`,
-          [oldest.id, error.message, error.field ?? null],
-        );
-        await vacate(client, uuid, error.field);
-        return { outcome: "kept", entry: toEntry(retried[0] as Row), conflict: error };
-      }
+      const email = rows[0]?.email as string | undefined;
+      return {
+        outcome: "deleted",
+        deleted: rows.length > 0,
+        discarded,
+        wakes: await waiting(client, email, uuid),
+      };
     });
   }
 
-  async discardQuarantined(uuid: string): Promise<number> {
-    const { rowCount } = await this.#pool.query(
-      "DELETE FROM provisioning_quarantine WHERE uuid = $1",
-      [uuid],
-    );
-    return rowCount ?? 0;
+  /** The uuid's pending record merged with `patch`, applied or kept, in the caller's step. */
+  async #apply(
+    client: PoolClient,
+    operation: "create" | "modify",
+    uuid: string,
+    patch: UserPatch | undefined,
+  ): Promise<QuarantineStep> {
+    const pending = await pendingOf(client, uuid);
+    if (pending === undefined && patch === undefined) return { outcome: "none", wakes: [] };
+    // Later fields replace earlier ones; this store keeps no `extra`.
+    const applied = { ...pending?.patch, ...patch } as UserPatch;
+    const { rows } = await client.query<Row>("SELECT * FROM users WHERE uuid = $1", [uuid]);
+    const before = rows[0]?.deactivated_at === null ? (rows[0]?.email as string | null) : null;
+    await client.query("SAVEPOINT step");
+    try {
+      const result = await this.#upsertOn(client, applied);
+      await client.query("DELETE FROM provisioning_quarantine WHERE uuid = $1", [uuid]);
+      const freed = before !== null && before !== result.user.email ? before : undefined;
+      const wakes = await waiting(client, freed, uuid);
+      return pending === undefined
+        ? { outcome: "applied", result, wakes }
+        : { outcome: "released", pending, result, wakes };
+    } catch (error) {
+      if (!(error instanceof UserConflictError)) throw error;
+      await client.query("ROLLBACK TO SAVEPOINT step");
+      // Serialized with every step that frees an email (see `waiting`): none frees this one
+      // between the conflict and the record that awaits it.
+      await client.query("SELECT pg_advisory_xact_lock(hashtext('provisioning_quarantine'))");
+      // The directory moved this user off its old email: clearing it lets a swap resolve.
+      const cleared = before === null ? undefined : await clearEmail(client, uuid);
+      const kept: PendingUser = {
+        uuid,
+        operation: pending?.operation ?? operation,
+        patch: applied,
+        reason: error.message,
+        fields: ["email"],
+        awaits: typeof applied.email === "string" ? [{ field: "email", value: applied.email }] : [],
+        since: pending?.since ?? new Date().toISOString(),
+        attempts: (pending?.attempts ?? 0) + 1,
+        messages: (pending?.messages ?? 0) + (patch === undefined ? 0 : 1),
+      };
+      await client.query(
+        `INSERT INTO provisioning_quarantine (uuid, pending, awaits_email) VALUES ($1, $2, $3)
+        ON CONFLICT (uuid) DO UPDATE SET pending = excluded.pending, awaits_email = excluded.awaits_email`,
+        [uuid, JSON.stringify(kept), kept.awaits[0]?.value ?? null],
+      );
+      const wakes = await waiting(client, before ?? undefined, uuid);
+      return { outcome: "kept", pending: kept, conflict: error, cleared, wakes };
+    }
+  }
+
+  /** One transaction under the uuid's advisory lock, which every replica takes. */
+  #step(uuid: string, body: (client: PoolClient) => Promise<QuarantineStep>) {
+    return this.#transaction(async (client) => {
+      await client.query(
+        "SELECT pg_advisory_xact_lock(hashtext('provisioning_quarantine'), hashtext($1))",
+        [uuid],
+      );
+      return body(client);
+    });
   }
 
   async #transaction<T>(body: (client: PoolClient) => Promise<T>): Promise<T> {
@@ -202,10 +239,31 @@ export class AppUserStore implements UserStore, QuarantineMethods {
   }
 }
 
-/** Clears the field whose new value was refused: the directory moved the user off the old one. */
-async function vacate(client: PoolClient, uuid: string, field: string | undefined) {
-  if (field !== "email") return;
-  await client.query("UPDATE users SET email = NULL WHERE uuid = $1", [uuid]);
+async function pendingOf(client: PoolClient, uuid: string): Promise<PendingUser | undefined> {
+  const { rows } = await client.query<Row>(
+    "SELECT pending FROM provisioning_quarantine WHERE uuid = $1",
+    [uuid],
+  );
+  return rows[0]?.pending as PendingUser | undefined;
+}
+
+/** The users awaiting a freed email, under the lock that keeps a conflict and its record atomic. */
+async function waiting(client: PoolClient, email: string | undefined, self: string) {
+  if (email === undefined) return [];
+  await client.query("SELECT pg_advisory_xact_lock(hashtext('provisioning_quarantine'))");
+  const { rows } = await client.query<Row>(
+    "SELECT uuid FROM provisioning_quarantine WHERE awaits_email = $1 AND uuid <> $2 ORDER BY seq",
+    [email, self],
+  );
+  return rows.map((row) => row.uuid as string);
+}
+
+async function clearEmail(client: PoolClient, uuid: string): Promise<UserRecord> {
+  const { rows } = await client.query<Row>(
+    "UPDATE users SET email = NULL WHERE uuid = $1 RETURNING *",
+    [uuid],
+  );
+  return toUser(rows[0] as Row);
 }
 
 function toUser(row: Row): UserRecord {
@@ -215,17 +273,4 @@ function toUser(row: Row): UserRecord {
   }
   if (row.deactivated_at instanceof Date) user.deactivatedAt = row.deactivated_at.toISOString();
   return user as unknown as UserRecord;
-}
-
-function toEntry(row: Row): QuarantinedEntry {
-  return {
-    id: String(row.id),
-    uuid: row.uuid as string,
-    operation: row.operation as QuarantinedEntry["operation"],
-    patch: row.patch as UserPatch,
-    reason: row.reason as string,
-    ...(typeof row.field === "string" ? { field: row.field as "email" } : {}),
-    since: (row.since as Date).toISOString(),
-    attempts: row.attempts as number,
-  };
 }

@@ -99,7 +99,8 @@ export const targetOptions = {
 export function targetOptionsUsage(defaultTimeoutMs: number, timeoutReason: string): string {
   return `  --read-user <url>  Read each user back to verify what was stored: a URL in which {uuid}
                      is replaced by the percent-encoded uuid; the application answers 200
-                     with the user as JSON in the wire's snake_case names, or 404. A test aid
+                     with the user as JSON in the wire's snake_case names, or 404. A user
+                     kept deactivated (with "deactivated_at") reads as deleted. A test aid
                      that the application serves only in its test environment (the SDK's
                      withReadUserRoute). The password and its format are not compared.
   --timeout <time>   How long one call may take: 500ms, 10s, 1m, or a number of milliseconds

@@ -13,12 +13,20 @@ import { fromWireUser } from "./wire-user.ts";
  *   JSON object in the wire's snake_case names (extra fields allowed), or 404 when there is none.
  *   {@link withReadUserRoute} serves exactly that from any store with `get`;
  * - or a function, for an application in the same process: `(uuid) => store.get(uuid)`.
+ *
+ * A user the application keeps deactivated (a store with `onDelete: "deactivate"`) reads as
+ * deleted, which it is for the platform: a 404, or the user with a `deactivated_at` string (a
+ * function's record with `deactivatedAt`), as withReadUserRoute and the bundled stores' `get`
+ * give it. The conformance checker counts such users in its clean-up report.
  */
 export type ReadUser =
   | string
   | ((uuid: string) => UserRecord | undefined | Promise<UserRecord | undefined>);
 
-/** Reads one user back; rejects with a one-line reason when the read route misbehaves. */
+/**
+ * Reads one user back; rejects with a one-line reason when the read route misbehaves. A user with
+ * `deactivatedAt` is one the application keeps deactivated: see {@link isGone}.
+ */
 export type UserReader = (uuid: string) => Promise<UserRecord | undefined>;
 
 /**
@@ -74,6 +82,8 @@ export function connectUserReader(readUser: ReadUser, { timeoutMs }: { timeoutMs
     if (user === undefined) {
       throw new Error("the read route answered 200 without a user object with a uuid");
     }
+    const deactivatedAt = (json as { deactivated_at?: unknown }).deactivated_at;
+    if (typeof deactivatedAt === "string") user.deactivatedAt = deactivatedAt;
     return user;
   }) satisfies UserReader;
 }
@@ -83,4 +93,12 @@ class ReadTimeout extends Error {}
 /** Whether a {@link UserReader} rejected because the read route did not answer in time. */
 export function isReadTimeout(error: unknown): boolean {
   return error instanceof ReadTimeout;
+}
+
+/**
+ * Whether a user read back is deleted as the platform sees it: absent, or kept deactivated (a
+ * store with `onDelete: "deactivate"`). The one rule every reader of users applies.
+ */
+export function isGone(user: UserRecord | undefined): user is undefined {
+  return user === undefined || user.deactivatedAt !== undefined;
 }

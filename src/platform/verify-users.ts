@@ -4,7 +4,7 @@ import {
   userFieldNames,
 } from "../provisioning/user-record.ts";
 import { wireFieldNames } from "../provisioning/wire.ts";
-import type { UserReader } from "./read-user.ts";
+import { isGone, type UserReader } from "./read-user.ts";
 
 /**
  * One way a user read back from the application differs from what was expected. Either a field
@@ -61,7 +61,8 @@ const comparedFields = (["uuid", ...userFieldNames] as const).filter(
 );
 
 /**
- * How a user read back (`found`, undefined when the application has none) differs from the
+ * How a user read back (`found`, undefined when the application has none; one it keeps
+ * deactivated counts as none) differs from the
  * `expected` one (undefined when it should be gone): every documented field except the password
  * and its format, which an application may transform. Empty when they agree.
  */
@@ -70,10 +71,11 @@ export function compareUser(
   expected: UserRecord | undefined,
   found: UserRecord | undefined,
 ): UserDifference[] {
+  // A user the application keeps deactivated is deleted, as the platform sees it.
   if (expected === undefined) {
-    return found === undefined ? [] : [{ uuid, field: "user", problem: "still stored" }];
+    return isGone(found) ? [] : [{ uuid, field: "user", problem: "still stored" }];
   }
-  if (found === undefined) return [{ uuid, field: "user", problem: "missing" }];
+  if (isGone(found)) return [{ uuid, field: "user", problem: "missing" }];
   return comparedFields.flatMap((field) =>
     expected[field] === found[field]
       ? []

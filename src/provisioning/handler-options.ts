@@ -1,7 +1,7 @@
 import type { Logger } from "../internal/logger.ts";
 import type { Authorize } from "./authorize.ts";
 import type { ProvisioningTelemetryOptions } from "./observe.ts";
-import type { QuarantinedMessage, QuarantineEvent, QuarantineRetry } from "./quarantine.ts";
+import type { QuarantinedUser, QuarantineEvent, QuarantineRetry } from "./quarantine.ts";
 import type { ProvisioningStats } from "./stats.ts";
 import type {
   ProvisioningChange,
@@ -73,20 +73,24 @@ export interface ProvisioningHandlerOptions {
    * Keeps the directory flowing past a record the store refuses for good: a message refused with
    * a {@link UserConflictError} (a unique email held by another user) is kept in the store's
    * quarantine and answered with its success status, instead of a 503 that pauses the platform at
-   * that message for ever. Later creates and modifies of that uuid wait behind it, in order, also
-   * answered with success; a delete of that uuid applies and discards them. Kept messages are
-   * tried again after every successful write and on {@link ProvisioningHandler.retryQuarantined},
-   * the users whose oldest message is oldest first, each user's messages together, composed in
-   * order (so that a later message can replace a value an earlier one waited for); those that
-   * apply leave the quarantine and `onChange` reports the change with its true type. The store must implement the quarantine methods
-   * (the bundled stores do): the option throws a TypeError at construction otherwise. Default
-   * `false`: a conflict answers 503, and the log says once per user that this option exists.
+   * that message for ever. The store keeps one pending record per user, every kept message merged
+   * in order; later creates and modifies of that uuid merge into it and are tried with it at once,
+   * and a delete of that uuid applies and discards it, in one atomic store step. A kept record
+   * clears every unique field it moves the stored user off (the directory moved the user off
+   * those values), so that swaps and rotations resolve once their last message arrives: a step that
+   * frees a value tries again exactly the users waiting for it, so a write costs the same however
+   * many users are kept. `onChange` reports every stored change, a field cleared by a conflict
+   * included. The store must implement the quarantine methods (the bundled stores do): the option
+   * throws a TypeError at construction otherwise. Default `false`: a conflict answers 503, and the
+   * log says once per user that this option exists. See docs/provisioning.md, "Conflicts".
    */
   quarantine?: boolean;
   /**
-   * Runs when a message enters the quarantine (`kept`), applies from it (`released`) or is
-   * discarded by its user's delete (`discarded`): alert someone, open a ticket. The message never
-   * carries the password. If it throws, `onError` sees it; the answer does not change.
+   * Runs when a message enters the quarantine (`kept`), a pending user applies from it
+   * (`released`) or is discarded by its delete (`discarded`): alert someone, open a ticket. The
+   * record never carries the password. If it throws, `onError` sees it; the answer does not
+   * change. It may call `handler.retryQuarantined()`: a user whose turn is held then (the one the
+   * hook is about) is tried right after the current step, never waited for.
    */
   onQuarantine?: (event: QuarantineEvent) => void | Promise<void>;
   /**
@@ -145,13 +149,15 @@ export interface ProvisioningHandler {
    */
   stats(): ProvisioningStats;
   /**
-   * The messages kept in the quarantine (all replicas'), oldest first, without their passwords;
-   * empty without the `quarantine` option.
+   * The users the quarantine holds (all replicas'), oldest first, each with its kept messages
+   * merged, without their passwords; empty without the `quarantine` option.
    */
-  quarantined(): Promise<QuarantinedMessage[]>;
+  quarantined(): Promise<QuarantinedUser[]>;
   /**
-   * Tries every kept message again, oldest first per uuid, after you resolved a conflict by hand
-   * (the handler also does after every successful write). Resolves what applied and what waits.
+   * Tries every pending user again, oldest first, after you resolved a conflict by hand (the
+   * handler itself tries only the users a write freed a value for). Resolves what applied and
+   * what waits. Safe from a hook: it never waits for a user's turn; a user whose turn is held
+   * (the hook's own) is tried right after the step that holds it.
    */
   retryQuarantined(): Promise<QuarantineRetry>;
 }

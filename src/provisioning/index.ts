@@ -11,16 +11,16 @@ export type { ProvisioningHandler, ProvisioningHandlerOptions } from "./handler-
 export { MemoryUserStore, type MemoryUserStoreOptions } from "./memory-user-store.ts";
 export type { ProvisioningTelemetryOptions } from "./observe.ts";
 export type {
-  QuarantinedMessage,
+  QuarantinedUser,
   QuarantineEvent,
   QuarantineRetry,
   QuarantineStats,
 } from "./quarantine.ts";
 export type {
-  QuarantinedEntry,
-  QuarantineEntry,
+  AwaitedValue,
+  PendingUser,
   QuarantineMethods,
-  ReleaseOutcome,
+  QuarantineStep,
 } from "./quarantine-store.ts";
 export type { CountedOperation, ProvisioningStats } from "./stats.ts";
 export {

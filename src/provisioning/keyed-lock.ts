@@ -33,6 +33,17 @@ export class KeyedLock {
     return undefined;
   }
 
+  /**
+   * Takes `key` when it is free and answers true; answers false, taking nothing and queueing
+   * nothing, when it is held. For a caller that must never wait (it may hold another key).
+   */
+  tryAcquire(key: string): boolean {
+    if (key === this.#soloKey || this.#waiting.has(key)) return false;
+    if (this.#soloKey === undefined) this.#soloKey = key;
+    else this.#waiting.set(key, null);
+    return true;
+  }
+
   /** Hands `key` to the next waiter, or frees it. */
   release(key: string): void {
     if (key === this.#soloKey) {

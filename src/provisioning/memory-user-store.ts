@@ -1,10 +1,17 @@
-import { composePatches } from "./compose-patches.ts";
 import { mergeUser } from "./merge-user.ts";
+import {
+  conflictsOf,
+  freedValues,
+  keptRecord,
+  movedFields,
+  stepPatch,
+  withCleared,
+} from "./pending.ts";
 import type {
-  QuarantinedEntry,
-  QuarantineEntry,
+  AwaitedValue,
+  PendingUser,
   QuarantineMethods,
-  ReleaseOutcome,
+  QuarantineStep,
 } from "./quarantine-store.ts";
 import {
   awaitedRead,
@@ -16,7 +23,7 @@ import {
   uniqueValue,
 } from "./store-rules.ts";
 import { isUserConflict } from "./user-conflict-error.ts";
-import type { UpsertResult, UserFieldName, UserPatch, UserRecord } from "./user-record.ts";
+import type { UpsertResult, UserPatch, UserRecord } from "./user-record.ts";
 import type { UserReadOptions, UserStore, UserStoreReads } from "./user-store.ts";
 
 /** Options of {@link MemoryUserStore}: unique fields and what a delete does. */
@@ -37,8 +44,10 @@ export class MemoryUserStore implements UserStore, UserStoreReads, QuarantineMet
   readonly #onDelete: OnDelete;
   /** For each unique field, the active user holding each value. */
   readonly #holders = new Map<UniqueField, Map<string, string>>();
-  #kept: QuarantinedEntry[] = [];
-  #nextId = 1;
+  /** The pending record of each uuid the quarantine holds, oldest first. */
+  readonly #pending = new Map<string, PendingUser>();
+  /** For each awaited (field, value), the pending uuids that wait for it. */
+  readonly #awaiting = new Map<string, Set<string>>();
 
   constructor(options: MemoryUserStoreOptions = {}) {
     const rules = storeRules("MemoryUserStore", options);
@@ -48,8 +57,14 @@ export class MemoryUserStore implements UserStore, UserStoreReads, QuarantineMet
   }
 
   async upsert(patch: UserPatch): Promise<UpsertResult> {
-    const existing = this.#users.get(patch.uuid);
-    // The merge starts from the stored fields only: a deactivated user comes back active.
+    return this.#upsert(patch);
+  }
+
+  #upsert(patch: UserPatch): UpsertResult {
+    const stored = this.#users.get(patch.uuid);
+    // A deactivated user is one the directory deleted: a write of its uuid creates the user the
+    // directory sends now, from the patch alone, and nothing of the old record comes back.
+    const existing = stored?.deactivatedAt === undefined ? stored : undefined;
     const user = mergeUser(existing, patch);
     this.#hold(user, existing);
     this.#users.set(patch.uuid, user);
@@ -57,6 +72,10 @@ export class MemoryUserStore implements UserStore, UserStoreReads, QuarantineMet
   }
 
   async delete(uuid: string): Promise<{ deleted: boolean }> {
+    return this.#delete(uuid);
+  }
+
+  #delete(uuid: string): { deleted: boolean } {
     const existing = this.#users.get(uuid);
     if (existing === undefined || existing.deactivatedAt !== undefined) return { deleted: false };
     this.#release(existing);
@@ -68,7 +87,8 @@ export class MemoryUserStore implements UserStore, UserStoreReads, QuarantineMet
   /** Removes every user and every kept message: the re-sync that follows supersedes them. */
   async reset(): Promise<void> {
     this.#users.clear();
-    this.#kept = [];
+    this.#pending.clear();
+    this.#awaiting.clear();
     for (const holders of this.#holders.values()) holders.clear();
   }
 
@@ -96,58 +116,114 @@ export class MemoryUserStore implements UserStore, UserStoreReads, QuarantineMet
     );
   }
 
-  async keepQuarantined(entry: QuarantineEntry): Promise<QuarantinedEntry> {
-    const kept: QuarantinedEntry = {
-      ...structuredClone(entry),
-      id: String(this.#nextId++),
-      since: new Date().toISOString(),
-      attempts: 1,
+  async writeQuarantined(
+    operation: "create" | "modify",
+    patch: UserPatch,
+  ): Promise<QuarantineStep> {
+    return this.#step(operation, patch.uuid, patch);
+  }
+
+  async releaseQuarantined(uuid: string): Promise<QuarantineStep> {
+    return this.#step("modify", uuid, undefined);
+  }
+
+  async deleteQuarantined(uuid: string): Promise<QuarantineStep> {
+    const discarded = this.#unpend(uuid);
+    const before = this.#users.get(uuid);
+    const { deleted } = this.#delete(uuid);
+    const wakes = this.#waiters(freedValues(this.#unique, before, this.#users.get(uuid)), uuid);
+    return {
+      outcome: "deleted",
+      deleted,
+      discarded: discarded && structuredClone(discarded),
+      wakes,
     };
-    this.#kept.push(kept);
-    this.#vacate(entry.uuid, entry.field);
-    return structuredClone(kept);
   }
 
-  async listQuarantined({ uuid }: { uuid?: string | undefined } = {}): Promise<QuarantinedEntry[]> {
-    return this.#kept
-      .filter((entry) => uuid === undefined || entry.uuid === uuid)
-      .map((entry) => structuredClone(entry));
+  async listQuarantined({ uuid }: { uuid?: string | undefined } = {}): Promise<PendingUser[]> {
+    return [...this.#pending.values()]
+      .filter((pending) => uuid === undefined || pending.uuid === uuid)
+      .map((pending) => structuredClone(pending));
   }
 
-  async releaseQuarantined(uuid: string): Promise<ReleaseOutcome> {
-    const entries = this.#kept.filter((kept) => kept.uuid === uuid);
-    const oldest = entries[0];
-    if (oldest === undefined) return { outcome: "none" };
+  /** One quarantine step; synchronous, so nothing interleaves with it in this process. */
+  #step(
+    operation: "create" | "modify",
+    uuid: string,
+    patch: UserPatch | undefined,
+  ): QuarantineStep {
+    const pending = this.#pending.get(uuid);
+    if (pending === undefined && patch === undefined) return { outcome: "none", wakes: [] };
+    const applied = stepPatch(pending, patch);
+    const before = this.#users.get(uuid);
+    let result: UpsertResult;
     try {
-      const result = await this.upsert(composePatches(entries.map((entry) => entry.patch)));
-      this.#kept = this.#kept.filter((kept) => kept.uuid !== uuid);
-      return { outcome: "released", entries: structuredClone(entries), result };
+      result = this.#upsert(applied);
     } catch (error) {
-      oldest.attempts++;
       if (!isUserConflict(error)) throw error;
-      oldest.reason = error.message;
-      if (error.field === undefined) delete oldest.field;
-      else oldest.field = error.field;
-      this.#vacate(uuid, error.field);
-      return { outcome: "kept", entry: structuredClone(oldest), conflict: error };
+      // What the upsert would have stored: a deactivated user starts from the patch alone.
+      const merged = mergeUser(before?.deactivatedAt === undefined ? before : undefined, applied);
+      const awaits = conflictsOf(this.#unique, merged, (field, value) =>
+        this.#holders.get(field)?.get(value),
+      );
+      const cleared = withCleared(before, movedFields(this.#unique, before, merged));
+      if (cleared !== undefined) {
+        this.#release(before as UserRecord);
+        this.#users.set(uuid, cleared);
+        this.#hold(cleared, undefined);
+      }
+      const kept = keptRecord(pending, operation, applied, error, awaits, patch !== undefined);
+      this.#unpend(uuid);
+      this.#pend(kept);
+      const freed = freedValues(this.#unique, before, cleared ?? before);
+      return {
+        outcome: "kept",
+        pending: structuredClone(kept),
+        conflict: error,
+        cleared: cleared && copy(cleared),
+        wakes: this.#waiters(freed, uuid),
+      };
+    }
+    if (pending !== undefined) this.#unpend(uuid);
+    const wakes = this.#waiters(freedValues(this.#unique, before, result.user), uuid);
+    return pending === undefined
+      ? { outcome: "applied", result, wakes }
+      : { outcome: "released", pending: structuredClone(pending), result, wakes };
+  }
+
+  #pend(pending: PendingUser): void {
+    this.#pending.set(pending.uuid, pending);
+    for (const { field, value } of pending.awaits) {
+      const key = awaitKey(field, value);
+      const waiting = this.#awaiting.get(key);
+      if (waiting === undefined) this.#awaiting.set(key, new Set([pending.uuid]));
+      else waiting.add(pending.uuid);
     }
   }
 
-  async discardQuarantined(uuid: string): Promise<number> {
-    const before = this.#kept.length;
-    this.#kept = this.#kept.filter((kept) => kept.uuid !== uuid);
-    return before - this.#kept.length;
+  /** Removes the pending record of `uuid` and its place in the index; resolves it. */
+  #unpend(uuid: string): PendingUser | undefined {
+    const pending = this.#pending.get(uuid);
+    if (pending === undefined) return undefined;
+    this.#pending.delete(uuid);
+    for (const { field, value } of pending.awaits) {
+      const key = awaitKey(field, value);
+      const waiting = this.#awaiting.get(key);
+      waiting?.delete(uuid);
+      if (waiting?.size === 0) this.#awaiting.delete(key);
+    }
+    return pending;
   }
 
-  /** Clears the value of a field whose new value was refused, as the store contract asks. */
-  #vacate(uuid: string, field: UserFieldName | undefined): void {
-    const user = this.#users.get(uuid);
-    if (field === undefined || user?.[field] === undefined) return;
-    this.#release(user);
-    const vacated = { ...user };
-    delete vacated[field];
-    this.#users.set(uuid, vacated);
-    if (vacated.deactivatedAt === undefined) this.#hold(vacated, undefined);
+  /** The pending uuids waiting for one of `freed`, but `self`, oldest first. */
+  #waiters(freed: AwaitedValue[], self: string): string[] {
+    const wakes = new Set<string>();
+    for (const { field, value } of freed) {
+      for (const uuid of this.#awaiting.get(awaitKey(field, value)) ?? []) {
+        if (uuid !== self) wakes.add(uuid);
+      }
+    }
+    return [...wakes];
   }
 
   /** Takes the unique values of `user` from those of `existing`, or throws, changing nothing. */
@@ -178,6 +254,11 @@ export class MemoryUserStore implements UserStore, UserStoreReads, QuarantineMet
       }
     }
   }
+}
+
+/** The key of an awaited value in the index. */
+function awaitKey(field: string, value: string): string {
+  return `${field}\u0000${value}`;
 }
 
 /** A deep copy: the documented fields are strings, so only `extra` needs a structured clone. */

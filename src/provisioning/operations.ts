@@ -111,64 +111,62 @@ export function createOperations(
     operation: "create" | "modify",
     log?: Logger,
   ): Promise<ProvisioningResponse> {
-    let wrote = false;
-    for (let index = 0; index < patches.length; index++) {
-      const patch = patches[index] as UserPatch;
-      const uuid = patch.uuid;
-      const turn = lanes.acquire(uuid);
-      if (turn !== undefined) await turn;
-      try {
-        let change = patch;
-        if (transform !== undefined) {
-          try {
-            change = await transform(patch, { operation });
-            // The user's turn is taken by uuid: a transform must not write another user.
-            if (change.uuid !== uuid) throw new TypeError("transform changed the uuid of a patch");
-          } catch (error) {
-            return fail(error, { operation, uuid, status: 500 }, { patch }, log);
-          }
-        }
-        let result: UpsertResult;
+    // The pending users this request's writes woke, released once it has written them all.
+    const wakes: string[] = [];
+    try {
+      for (let index = 0; index < patches.length; index++) {
+        const patch = patches[index] as UserPatch;
+        const uuid = patch.uuid;
+        const turn = lanes.acquire(uuid);
+        if (turn !== undefined) await turn;
         try {
-          if (quarantine !== undefined && (await quarantine.holds(uuid))) {
-            // Behind the user's kept messages, so that nothing applies out of order.
-            await quarantine.keep(operation, change, undefined);
-            // Composed with those before it, it may apply where they could not.
-            wrote = true;
-            continue;
-          }
-          result = await store.upsert(change);
-        } catch (error) {
-          if (isUserConflict(error)) {
-            if (quarantine !== undefined) {
-              try {
-                await quarantine.keep(operation, change, error);
-                continue;
-              } catch (keepError) {
-                return fail(keepError, { operation, uuid, status: 503 }, { patch: change }, log);
+          let change = patch;
+          if (transform !== undefined) {
+            try {
+              change = await transform(patch, { operation });
+              // The user's turn is taken by uuid: a transform must not write another user.
+              if (change.uuid !== uuid) {
+                throw new TypeError("transform changed the uuid of a patch");
               }
+            } catch (error) {
+              return fail(error, { operation, uuid, status: 500 }, { patch }, log);
             }
-            hint?.(uuid, error);
           }
-          return fail(error, { operation, uuid, status: 503 }, { patch: change }, log);
-        }
-        wrote = true;
-        if (onChange !== undefined) {
-          const type = unreported.typeOf(uuid, result.created);
+          let result: UpsertResult;
           try {
-            await onChange({ type, uuid, user: result.user });
+            if (quarantine === undefined) result = await store.upsert(change);
+            else {
+              const step = await quarantine.write(operation, change, log);
+              if (step.wakes.length > 0) wakes.push(...step.wakes);
+              if (step.outcome !== "applied" && step.outcome !== "released") continue;
+              result = step.result;
+            }
           } catch (error) {
-            unreported.settle(uuid, type, result.user, false);
-            return fail(error, { operation, uuid, status: 500 }, { patch }, log);
+            if (quarantine === undefined && isUserConflict(error)) hint?.(uuid, error, log);
+            return fail(error, { operation, uuid, status: 503 }, { patch: change }, log);
           }
-          unreported.settle(uuid, type, result.user, true);
+          if (onChange !== undefined) {
+            const type = unreported.typeOf(uuid, result.created);
+            try {
+              await onChange({ type, uuid, user: result.user });
+            } catch (error) {
+              unreported.settle(uuid, type, result.user, false);
+              return fail(error, { operation, uuid, status: 500 }, { patch }, log);
+            }
+            unreported.settle(uuid, type, result.user, true);
+          }
+        } finally {
+          if (quarantine === undefined) lanes.release(uuid);
+          else {
+            const woken = await quarantine.finish(uuid);
+            if (woken.length > 0) wakes.push(...woken);
+          }
         }
-      } finally {
-        lanes.release(uuid);
       }
+    } finally {
+      // A write may have freed values pending users wait for: only those are tried.
+      if (wakes.length > 0) await quarantine?.settle(wakes);
     }
-    // A write may have freed the value a kept message was refused for.
-    if (wrote && quarantine !== undefined) await quarantine.afterWrite();
     return operation === "create" ? created : noContent;
   }
 
@@ -179,13 +177,14 @@ export function createOperations(
     } catch {
       return invalidPathUuid;
     }
+    let wakes: string[] = [];
     const turn = lanes.acquire(uuid);
     if (turn !== undefined) await turn;
     try {
       try {
-        await store.delete(uuid);
-        // A delete applies over the user's kept messages, and they go with it.
-        await quarantine?.discard(uuid);
+        // With the quarantine, the delete and the discard of the pending record are one step.
+        if (quarantine === undefined) await store.delete(uuid);
+        else wakes = (await quarantine.remove(uuid)).wakes;
       } catch (error) {
         return fail(error, { operation: "delete", uuid, status: 503 }, undefined, log);
       }
@@ -205,9 +204,10 @@ export function createOperations(
         }
       }
     } finally {
-      lanes.release(uuid);
+      if (quarantine === undefined) lanes.release(uuid);
+      else wakes.push(...(await quarantine.finish(uuid)));
+      await quarantine?.settle(wakes);
     }
-    await quarantine?.afterWrite();
     return noContent;
   }
 

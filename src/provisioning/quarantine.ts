@@ -1,53 +1,60 @@
 // The handler's quarantine: a message the store refuses with a UserConflictError is kept in the
-// store and answered with success, so that one record the application cannot take never pauses
-// the whole directory. Later messages of that uuid wait behind it, in order; every successful
-// write (which may have freed the value) and `retryQuarantined()` try the kept ones again, the
-// uuid whose oldest message is oldest first, all of a uuid's messages composed in order, under
-// the same per-uuid turn as the platform's own messages.
+// store, merged into that user's one pending record, and answered with success, so that one record
+// the application cannot take never pauses the whole directory. Every change of a user goes
+// through one atomic store step (see quarantine-store.ts); a step that frees a unique value names
+// the pending users waiting for it (`wakes`), and only those are tried again, each in its own
+// step and turn: a write costs the same however many users are kept.
 import type { Logger } from "../internal/logger.ts";
 import { lazyInstruments, type OpenTelemetryApi, scopeOf } from "../internal/telemetry.ts";
-import { composePatches } from "./compose-patches.ts";
 import type { KeyedLock } from "./keyed-lock.ts";
-import type { QuarantinedEntry, QuarantineEntry, QuarantineMethods } from "./quarantine-store.ts";
+import type {
+  AwaitedValue,
+  PendingUser,
+  QuarantineMethods,
+  QuarantineStep,
+} from "./quarantine-store.ts";
 import type { ProvisioningChange, ProvisioningErrorContext } from "./types.ts";
 import type { UserConflictError } from "./user-conflict-error.ts";
 import type { UserFieldName, UserPatch } from "./user-record.ts";
 import type { UserStore } from "./user-store.ts";
 
-/** A kept message as the handler shows it: everything but the password. */
-export interface QuarantinedMessage {
-  /** The store's identifier of the message. */
-  id: string;
+/** A user the quarantine holds, as the handler shows it: everything but the password. */
+export interface QuarantinedUser {
   uuid: string;
-  /** The operation the platform sent, answered with its success status. */
+  /** The operation of its first kept message (`create`: the user is not created yet). */
   operation: "create" | "modify";
-  /** The fields it carries, without `password`. */
+  /** Every kept message of the user merged in order, without `password`. */
   user: Omit<UserPatch, "password">;
-  /** Why it is kept: the store's conflict, or that an earlier message of this user is kept. */
+  /** Why it waits: the store's conflict. */
   reason: string;
-  /** The conflicting field, when known. */
-  field?: UserFieldName;
-  /** When it was kept (ISO 8601). */
+  /** The unique fields whose values other users hold. */
+  fields: UserFieldName[];
+  /** The values it waits for (an email in lower case); empty when the store cannot name them. */
+  awaits: AwaitedValue[];
+  /** When its first message was kept (ISO 8601). */
   since: string;
   /** How many times applying it was tried. */
   attempts: number;
+  /** How many messages it merges. */
+  messages: number;
 }
 
 /** What the `onQuarantine` hook sees. */
 export interface QuarantineEvent {
   /**
-   * `kept`: a message entered the quarantine (answered with success); `released`: a kept message
-   * applied and left it; `discarded`: the user's delete removed it unapplied.
+   * `kept`: a message entered the quarantine (answered with success), merged into the user's
+   * pending record; `released`: the pending record applied and left it; `discarded`: the user's
+   * delete removed it unapplied.
    */
   type: "kept" | "released" | "discarded";
-  message: QuarantinedMessage;
+  pending: QuarantinedUser;
 }
 
 /** What `handler.retryQuarantined()` did. */
 export interface QuarantineRetry {
-  /** Kept messages that applied and left the quarantine. */
+  /** Users whose pending record applied. */
   released: number;
-  /** Kept messages still waiting. */
+  /** Users still waiting. */
   kept: number;
 }
 
@@ -55,30 +62,31 @@ export interface QuarantineRetry {
 export interface QuarantineStats {
   /** Messages this handler put in the quarantine. */
   kept: number;
-  /** Kept messages this handler applied. */
+  /** Pending users this handler applied. */
   released: number;
-  /** Kept messages this handler discarded on a delete. */
+  /** Pending users this handler discarded on a delete. */
   discarded: number;
-  /** Kept messages waiting, as this handler last read them (all replicas'). */
+  /** Users waiting, as this handler last read them (all replicas'). */
   waiting: number;
 }
 
 /** The quarantine as the operations use it. */
 export interface Quarantine {
-  /** Whether `uuid` has kept messages, so that a new one must wait behind them. */
-  holds(uuid: string): Promise<boolean>;
-  /** Keeps a message: refused with `conflict`, or behind earlier ones when it is undefined. */
-  keep(
-    operation: "create" | "modify",
-    patch: UserPatch,
-    conflict: UserConflictError | undefined,
-  ): Promise<void>;
-  /** Discards the kept messages of a deleted user. */
-  discard(uuid: string): Promise<void>;
-  /** Retries every kept message after a successful write; never rejects. */
-  afterWrite(): Promise<void>;
+  /** Writes a patch through the store's step: applied, released with the pending record, or kept. */
+  /** `log`, where given, is the request's own logger (Fastify's `request.log`). */
+  write(operation: "create" | "modify", patch: UserPatch, log?: Logger): Promise<QuarantineStep>;
+  /** Deletes a user and discards its pending record, in one step. */
+  remove(uuid: string): Promise<QuarantineStep>;
+  /**
+   * Ends the caller's turn on `uuid`: first runs a release that was asked for while the turn was
+   * held (by a hook's `retryQuarantined()`, or a step that freed a value), then frees the turn.
+   * Resolves the uuids that release woke.
+   */
+  finish(uuid: string): Promise<string[]>;
+  /** Releases the woken users, each in its own turn, and those they wake; never rejects. */
+  settle(wakes: readonly string[]): Promise<void>;
   retry(): Promise<QuarantineRetry>;
-  list(): Promise<QuarantinedMessage[]>;
+  list(): Promise<QuarantinedUser[]>;
   stats(): QuarantineStats;
 }
 
@@ -93,10 +101,10 @@ export interface QuarantineOptions {
 }
 
 const quarantineMethodNames = [
-  "keepQuarantined",
-  "listQuarantined",
+  "writeQuarantined",
   "releaseQuarantined",
-  "discardQuarantined",
+  "deleteQuarantined",
+  "listQuarantined",
 ] as const;
 
 /** The store's quarantine methods, or a TypeError that names those it lacks. */
@@ -104,177 +112,198 @@ export function quarantineMethodsOf(store: UserStore): QuarantineMethods {
   const missing = quarantineMethodNames.filter((name) => typeof store[name] !== "function");
   if (missing.length > 0) {
     throw new TypeError(
-      `quarantine is true but the store has no ${missing.join(", ")}: the kept messages live in the store (MemoryUserStore, SqliteUserStore and PostgresUserStore have them; testUserStore checks yours), or leave quarantine off`,
+      `quarantine is true but the store has no ${missing.join(", ")}: the pending users live in the store (MemoryUserStore, SqliteUserStore and PostgresUserStore have them; testUserStore checks yours), or leave quarantine off`,
     );
   }
   return store as UserStore & QuarantineMethods;
 }
 
-/** The text that says why a message waits behind another. */
-export const behindReason = "an earlier message of this user is kept in the quarantine";
+// How many times one settle tries the same user: a release can wake a user twice (it waits for
+// two values freed one after the other), never more in a chain that ends.
+const triesPerSettle = 2;
 
 export function createQuarantine(options: QuarantineOptions): Quarantine {
   const { lanes, logger, onChange, onQuarantine, report } = options;
   const store = quarantineMethodsOf(options.store);
   const counts = { kept: 0, released: 0, discarded: 0, waiting: 0 };
+  // Users whose release was asked for while their turn was held: the holder runs it on finish.
+  const deferred = new Set<string>();
   const instruments = lazyInstruments((api: OpenTelemetryApi) =>
     scopeOf(api).meter.createCounter("platform_integration.provisioning.quarantine", {
       description:
-        "Provisioning messages kept in the quarantine, released from it or discarded, by event.",
+        "Provisioning messages kept in the quarantine, and pending users released from it or discarded, by event.",
       unit: "{message}",
     }),
   );
 
-  async function tell(type: QuarantineEvent["type"], entry: QuarantinedEntry) {
+  async function tell(type: QuarantineEvent["type"], pending: PendingUser) {
     counts[type]++;
     instruments()?.add(1, { "platform_integration.quarantine.event": type });
     if (onQuarantine === undefined) return;
-    const message = shown(entry);
     try {
-      await onQuarantine({ type, message });
+      await onQuarantine({ type, pending: shown(pending) });
     } catch (error) {
-      report(error, { operation: entry.operation, uuid: entry.uuid, status: 500 }, entry.patch);
+      report(
+        error,
+        { operation: pending.operation, uuid: pending.uuid, status: 500 },
+        pending.patch,
+      );
     }
   }
 
-  async function keep(
+  /** A change no message will bring again: a failing hook is reported, the answer unchanged. */
+  async function changed(change: ProvisioningChange & { uuid: string }, patch?: UserPatch) {
+    if (onChange === undefined) return;
+    try {
+      await onChange(change);
+    } catch (error) {
+      report(error, { operation: "modify", uuid: change.uuid, status: 500 }, patch);
+    }
+  }
+
+  /** The events of a step; `onChange` for the step's own applied write is the caller's. */
+  async function told(
+    step: QuarantineStep,
+    operation: "create" | "modify",
+    log: Logger = logger,
+  ): Promise<void> {
+    switch (step.outcome) {
+      case "kept": {
+        const { pending, cleared } = step;
+        log.warn(
+          `platform-integration: kept the ${operation} of user ${JSON.stringify(pending.uuid)} in the quarantine and answered success, so that the directory keeps flowing: ${withoutPassword(pending.reason, pending.patch.password)}. It applies by itself once another user frees the value it waits for (or on handler.retryQuarantined()); handler.quarantined() lists what is kept.`,
+          { operation, uuid: pending.uuid, fields: pending.fields },
+        );
+        if (pending.attempts === 1) counts.waiting++;
+        // The conflicting fields were cleared from the stored user: a change of its own.
+        if (cleared !== undefined) {
+          await changed({ type: "updated", uuid: cleared.uuid, user: cleared }, pending.patch);
+        }
+        await tell("kept", pending);
+        return;
+      }
+      case "released":
+        counts.waiting = Math.max(0, counts.waiting - 1);
+        await tell("released", step.pending);
+        return;
+      case "deleted":
+        if (step.discarded !== undefined) {
+          counts.waiting = Math.max(0, counts.waiting - 1);
+          await tell("discarded", step.discarded);
+        }
+        return;
+      default:
+        return;
+    }
+  }
+
+  async function write(
     operation: "create" | "modify",
     patch: UserPatch,
-    conflict: UserConflictError | undefined,
-  ): Promise<void> {
-    const reason =
-      conflict === undefined ? behindReason : withoutPassword(conflict.message, patch.password);
-    const entry: QuarantineEntry = {
-      uuid: patch.uuid,
-      operation,
-      patch,
-      reason,
-      ...(conflict?.field === undefined ? {} : { field: conflict.field }),
-    };
-    const kept = await store.keepQuarantined(entry);
-    counts.waiting++;
-    logger.warn(
-      `platform-integration: kept the ${operation} of user ${JSON.stringify(patch.uuid)} in the quarantine and answered success, so that the directory keeps flowing: ${reason}. It applies by itself once the conflict is gone (after any later write, or handler.retryQuarantined()); handler.quarantined() lists what is kept.`,
-      {
-        operation,
-        uuid: patch.uuid,
-        reason,
-        ...(entry.field === undefined ? {} : { field: entry.field }),
-      },
-    );
-    await tell("kept", kept);
+    log?: Logger,
+  ): Promise<QuarantineStep> {
+    const step = await store.writeQuarantined(operation, patch);
+    await told(step, operation, log);
+    return step;
   }
 
-  async function holds(uuid: string): Promise<boolean> {
-    return (await store.listQuarantined({ uuid })).length > 0;
+  async function remove(uuid: string): Promise<QuarantineStep> {
+    const step = await store.deleteQuarantined(uuid);
+    await told(step, "modify");
+    return step;
   }
 
-  async function discard(uuid: string): Promise<void> {
-    const entries = await store.listQuarantined({ uuid });
-    if (entries.length === 0) return;
-    await store.discardQuarantined(uuid);
-    counts.waiting = Math.max(0, counts.waiting - entries.length);
-    for (const entry of entries) await tell("discarded", entry);
+  /** One release of a user whose turn the caller holds, with its hooks; resolves what it woke. */
+  async function releaseHeld(uuid: string): Promise<QuarantineStep> {
+    const step = await store.releaseQuarantined(uuid);
+    await told(step, "modify");
+    if (step.outcome === "released") {
+      const { result, pending } = step;
+      await changed(
+        { type: result.created ? "created" : "updated", uuid, user: result.user },
+        pending.patch,
+      );
+    }
+    return step;
   }
 
-  /** Releases the kept messages of one uuid, in its turn; resolves how many applied. */
-  async function releaseUser(uuid: string): Promise<number> {
-    const turn = lanes.acquire(uuid);
-    if (turn !== undefined) await turn;
+  async function finish(uuid: string): Promise<string[]> {
+    let wakes: string[] = [];
     try {
-      const outcome = await store.releaseQuarantined(uuid);
-      if (outcome.outcome !== "released") return 0;
-      const { entries, result } = outcome;
-      counts.waiting = Math.max(0, counts.waiting - entries.length);
-      for (const entry of entries) await tell("released", entry);
-      if (onChange !== undefined) {
-        try {
-          await onChange({ type: result.created ? "created" : "updated", uuid, user: result.user });
-        } catch (error) {
-          // Stored: no message will bring this change again, so the failure is reported here.
-          const operation = entries[0]?.operation ?? "modify";
-          report(
-            error,
-            { operation, uuid, status: 500 },
-            composePatches(entries.map((entry) => entry.patch)),
-          );
-        }
-      }
-      return entries.length;
+      // Once: a hook that asks again while this release runs is served by the next turn.
+      if (deferred.delete(uuid)) wakes = (await releaseHeld(uuid)).wakes;
+    } catch (error) {
+      report(error, { operation: "modify", uuid, status: 503 });
     } finally {
       lanes.release(uuid);
     }
+    return wakes;
   }
 
-  /** Passes over every kept uuid, oldest first, until a pass releases nothing. */
-  async function pass(): Promise<QuarantineRetry> {
+  async function settleCounting(wakes: readonly string[]): Promise<number> {
+    const queue = [...wakes];
+    const tries = new Map<string, number>();
     let released = 0;
-    for (;;) {
-      const entries = await store.listQuarantined();
-      counts.waiting = entries.length;
-      const uuids = [...new Set(entries.map((entry) => entry.uuid))];
-      let releasedNow = 0;
-      for (const uuid of uuids) releasedNow += await releaseUser(uuid);
-      released += releasedNow;
-      if (releasedNow === 0) return { released, kept: entries.length };
-    }
-  }
-
-  // One pass at a time; a write during a pass asks for one more, which the running one makes.
-  let running: Promise<QuarantineRetry> | undefined;
-  let again = false;
-  function retry(): Promise<QuarantineRetry> {
-    if (running !== undefined) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      let total = 0;
-      try {
-        let result: QuarantineRetry;
-        do {
-          again = false;
-          result = await pass();
-          total += result.released;
-        } while (again);
-        return { released: total, kept: result.kept };
-      } finally {
-        running = undefined;
+    for (let uuid = queue.shift(); uuid !== undefined; uuid = queue.shift()) {
+      const tried = tries.get(uuid) ?? 0;
+      if (tried >= triesPerSettle) continue;
+      tries.set(uuid, tried + 1);
+      // Never wait for a turn here: the caller may hold one (a hook). A busy user's holder
+      // releases it when it finishes, after the step that holds it now.
+      if (!lanes.tryAcquire(uuid)) {
+        deferred.add(uuid);
+        continue;
       }
-    })();
-    return running;
-  }
-
-  async function afterWrite(): Promise<void> {
-    try {
-      await retry();
-    } catch (error) {
-      // The write that triggered this pass is stored and answered; the kept messages stay.
-      report(error, { operation: "modify", uuid: undefined, status: 503 });
+      let finished = false;
+      try {
+        const step = await releaseHeld(uuid);
+        if (step.outcome === "released") released++;
+        queue.push(...step.wakes);
+        finished = true;
+        queue.push(...(await finish(uuid)));
+      } catch (error) {
+        // Stays pending; the write that woke it is stored and answered.
+        report(error, { operation: "modify", uuid, status: 503 });
+        if (!finished) queue.push(...(await finish(uuid)));
+      }
     }
+    return released;
   }
 
-  async function list(): Promise<QuarantinedMessage[]> {
-    const entries = await store.listQuarantined();
-    counts.waiting = entries.length;
-    return entries.map(shown);
+  async function settle(wakes: readonly string[]): Promise<void> {
+    if (wakes.length > 0) await settleCounting(wakes);
   }
 
-  return { holds, keep, discard, afterWrite, retry, list, stats: () => ({ ...counts }) };
+  async function retry(): Promise<QuarantineRetry> {
+    const pending = await store.listQuarantined();
+    const released = await settleCounting(pending.map((user) => user.uuid));
+    const left = await store.listQuarantined();
+    counts.waiting = left.length;
+    return { released, kept: left.length };
+  }
+
+  async function list(): Promise<QuarantinedUser[]> {
+    const pending = await store.listQuarantined();
+    counts.waiting = pending.length;
+    return pending.map(shown);
+  }
+
+  return { write, remove, finish, settle, retry, list, stats: () => ({ ...counts }) };
 }
 
-/** A kept entry as it may leave the handler: without the password, in its text or its fields. */
-function shown(entry: QuarantinedEntry): QuarantinedMessage {
-  const { password, ...user } = entry.patch;
+/** A pending user as it may leave the handler: without the password, in its text or its fields. */
+function shown(pending: PendingUser): QuarantinedUser {
+  const { password, ...user } = pending.patch;
   return {
-    id: entry.id,
-    uuid: entry.uuid,
-    operation: entry.operation,
+    uuid: pending.uuid,
+    operation: pending.operation,
     user,
-    reason: withoutPassword(entry.reason, password),
-    ...(entry.field === undefined ? {} : { field: entry.field }),
-    since: entry.since,
-    attempts: entry.attempts,
+    reason: withoutPassword(pending.reason, password),
+    fields: [...pending.fields],
+    awaits: pending.awaits.map((awaited) => ({ ...awaited })),
+    since: pending.since,
+    attempts: pending.attempts,
+    messages: pending.messages,
   };
 }
 
@@ -291,15 +320,15 @@ function withoutPassword(text: string, password: string | null | undefined): str
  */
 export function createConflictHint(
   logger: Logger,
-): (uuid: string, conflict: UserConflictError) => void {
+): (uuid: string, conflict: UserConflictError, log?: Logger) => void {
   const told = new Set<string>();
-  return (uuid, conflict) => {
+  return (uuid, conflict, log = logger) => {
     const key = `${uuid}\u0000${conflict.field ?? ""}`;
     if (told.has(key)) return;
     if (told.size >= 10_000) told.clear();
     told.add(key);
     const field = conflict.field === undefined ? "a value" : `its ${conflict.field}`;
-    logger.warn(
+    log.warn(
       `platform-integration: the store refused user ${JSON.stringify(uuid)} for good (${field} conflicts with another user): the platform will send this message again and the directory stays paused behind it until the conflict is resolved. The handler's quarantine option would keep the message, answer success and apply it once the conflict is gone, so that the directory keeps flowing.`,
       { uuid, ...(conflict.field === undefined ? {} : { field: conflict.field }) },
     );

@@ -25,16 +25,20 @@ export interface StoreRulesOptions {
    * Fields no two active users may share, as a unique index: an upsert that would give one to a
    * second user throws {@link UserConflictError} naming the field, and stores nothing. `email`
    * ignores the case of ASCII letters (A-Z); the others compare exactly. Users without the field
-   * (or with it cleared) never conflict; deactivated users hold no value. Default: none.
+   * (or with it cleared) never conflict. A deactivated user (`onDelete: "deactivate"`) holds no
+   * value: the directory deleted it and may give its email to someone else; re-created, it is
+   * refused a value an active user took meanwhile, like any other user. Default: none.
    */
   unique?: readonly UniqueField[] | undefined;
   /**
    * `"delete"` removes the user's row. `"deactivate"` keeps it and sets `deactivatedAt` (an ISO
    * 8601 timestamp, in the record read back), for an application whose other tables point at its
-   * users: `list()` and `count()` leave deactivated users out unless asked, and a later create or
-   * modify of the uuid reactivates the user (clears `deactivatedAt`) and merges as usual. A
-   * delete of a deactivated or missing user resolves `{ deleted: false }` (the API still answers
-   * 204). Default `"delete"`.
+   * users: `list()` and `count()` leave deactivated users out unless asked. A later create or
+   * modify of the uuid creates the user again in the same row, from the record it carries alone,
+   * as `"delete"` would: the fields and `extra` keys it omits are cleared, `deactivatedAt` too,
+   * and the upsert reports `created: true` (so `onChange` says `created`). A delete of a
+   * deactivated or missing user resolves `{ deleted: false }` (the API still answers 204).
+   * Default `"delete"`.
    */
   onDelete?: OnDelete | undefined;
 }

@@ -6,6 +6,7 @@ import {
 } from "../platform/provisioning-api-client.ts";
 import {
   connectUserReader,
+  isGone,
   isReadTimeout,
   type ReadUser,
   type UserReader,
@@ -89,6 +90,13 @@ export interface ConformanceReport {
   stoppedEarly?: string;
   /** The users created and not deleted: empty unless a delete failed or the process was killed. */
   leftBehind: LeftBehind[];
+  /**
+   * The uuids of users it created that the application keeps deactivated (a store with
+   * `onDelete: "deactivate"`, read back with the marker {@link ReadUser} describes): deleted as
+   * the platform sees it, so not in `leftBehind`, but their rows stay in the application's
+   * database. Empty without `readUser`, which alone can tell.
+   */
+  deactivated: string[];
 }
 
 /** How long each clean-up call may wait once the run was interrupted (`signal` aborted). */
@@ -136,6 +144,7 @@ export async function runConformance(
     options.readUser === undefined ? undefined : connectUserReader(options.readUser, { timeoutMs });
   const results: ConformanceResult[] = [];
   const leftBehind: LeftBehind[] = [];
+  const deactivated = new Set<string>();
   let stoppedEarly: string | undefined;
   const suite = options.conflicts === true ? [...checks, swapCheck] : checks;
   for (const check of suite) {
@@ -147,6 +156,7 @@ export async function runConformance(
       target,
       timeoutMs,
       leftBehind,
+      deactivated,
       options,
     });
     results.push(run.result);
@@ -168,6 +178,7 @@ export async function runConformance(
     effectsVerified: read !== undefined,
     ...(stoppedEarly !== undefined && { stoppedEarly }),
     leftBehind,
+    deactivated: [...deactivated],
   };
 }
 
@@ -178,12 +189,13 @@ interface Runner {
   target: ProvisioningTarget;
   timeoutMs: number;
   leftBehind: LeftBehind[];
+  deactivated: Set<string>;
   options: ConformanceOptions;
 }
 
 async function runCheck(
   check: Check,
-  { send, sendWhenInterrupted, read, target, timeoutMs, leftBehind, options }: Runner,
+  { send, sendWhenInterrupted, read, target, timeoutMs, leftBehind, deactivated, options }: Runner,
 ): Promise<{ result: ConformanceResult; answers: ProvisioningAnswer[]; hung?: string }> {
   const { signal } = options;
   const expected: string[] = [];
@@ -261,6 +273,7 @@ async function runCheck(
     // Not under the caller's signal: after Ctrl-C too, the users of this check are deleted.
     cleanup = await deleteAll(used, signal?.aborted ? sendWhenInterrupted : send, read);
     leftBehind.push(...cleanup.left);
+    for (const uuid of cleanup.deactivated) deactivated.add(uuid);
   }
   const result: ConformanceResult = {
     name: check.name,
@@ -284,12 +297,15 @@ async function runCheck(
 /** What the clean-up after a check left, and the answer it gave up at, if one timed out. */
 interface Cleanup {
   left: LeftBehind[];
+  /** Users read back deactivated: deleted as the platform sees it, their rows still there. */
+  deactivated: string[];
   timedOut?: { error: string };
 }
 
 /**
  * Deletes each user that may be stored, and returns those it could not. With a reader, a user
- * read back absent needs no delete, and one still there after its delete is left behind; without
+ * read back absent (or deactivated) needs no delete, one still there after its delete is left
+ * behind, and one read back deactivated is named as such; without
  * one, a 404 counts as gone, as nothing can tell it from a refusal. It gives up at the first call
  * that gets no answer within the time-out: the rest are left behind, named, untried.
  */
@@ -299,11 +315,15 @@ async function deleteAll(
   read: UserReader | undefined,
 ): Promise<Cleanup> {
   const left: LeftBehind[] = [];
-  const cleanup: Cleanup = { left };
+  const cleanup: Cleanup = { left, deactivated: [] };
   const stored = async (uuid: string) => {
     if (!read) return false;
     try {
-      return (await read(uuid)) !== undefined;
+      const user = await read(uuid);
+      if (user?.deactivatedAt !== undefined && !cleanup.deactivated.includes(uuid)) {
+        cleanup.deactivated.push(uuid);
+      }
+      return !isGone(user);
     } catch (error) {
       if (isReadTimeout(error)) cleanup.timedOut = { error: (error as Error).message };
       return true;

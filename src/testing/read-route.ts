@@ -15,7 +15,9 @@ const userPath = /^\/v1\/user\/([^/?#]+)\/?(?:[?#]|$)/;
 /**
  * A test aid: the same handler, plus `GET /v1/user/:uuid` (and HEAD) answering 200 with the
  * stored user as JSON in the wire's snake_case names, or 404, as `runConformance`'s `readUser`
- * and the CLI's `--read-user` expect. The password is never served.
+ * and the CLI's `--read-user` expect. The password is never served. A user the store keeps
+ * deactivated (`onDelete: "deactivate"`) is served with `deactivated_at`, which those readers
+ * take as deleted.
  *
  * Only for a test environment: the platform never calls this route, and it answers anyone who
  * reaches the API, without the handler's `authorize` guard. Every other request goes to the
@@ -52,8 +54,11 @@ export function withReadUserRoute(
       return errorResponse("store_unavailable", "The user store failed");
     }
     if (user === undefined) return errorResponse("not_found", "No user has this uuid");
-    const { password: _password, ...served } = user;
-    const body = method === "HEAD" ? undefined : JSON.stringify(toWireUser(served));
+    const { password: _password, deactivatedAt, ...served } = user;
+    const wire = toWireUser(served);
+    // The marker that tells a reader the user is deleted as the platform sees it (see ReadUser).
+    if (deactivatedAt !== undefined) wire.deactivated_at = deactivatedAt;
+    const body = method === "HEAD" ? undefined : JSON.stringify(wire);
     return { status: 200, headers: jsonHeaders, body };
   };
   return {

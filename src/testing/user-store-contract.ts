@@ -5,6 +5,7 @@ import type {
   UserStore,
   UserStoreReads,
 } from "../provisioning/index.ts";
+import { isUserConflict } from "../provisioning/user-conflict-error.ts";
 import { assertJsonEqual } from "./json-equal.ts";
 
 /** What a test runner passes to a test: {@link testUserStore} marks checks skipped through it. */
@@ -37,7 +38,9 @@ export interface UserStoreContractOptions<Store extends UserStore = UserStore> e
   concurrency?: number;
   /**
    * What the store's delete does: `"delete"` (default) removes the user; `"deactivate"` keeps the
-   * row with `deactivatedAt` set, and a later upsert clears it (see the bundled stores' `onDelete`).
+   * row with `deactivatedAt` set, and a later upsert creates the user afresh from the patch alone
+   * (see the bundled stores' `onDelete`). With `conflict` too, the contract checks that a
+   * deactivated user holds no unique value.
    */
   onDelete?: "delete" | "deactivate";
   /**
@@ -51,12 +54,14 @@ export interface UserStoreContractOptions<Store extends UserStore = UserStore> e
 /**
  * Registers the UserStore contract as tests with your runner: merge semantics (absent keeps,
  * `null` clears), idempotent redelivery, delete of a missing user (or deactivation, with
- * `onDelete: "deactivate"`), reset and readiness when implemented, atomic upserts under
+ * `onDelete: "deactivate"`: a later upsert creates the user afresh from the patch alone, and a
+ * deactivated user holds no unique value), reset and readiness when implemented, atomic upserts under
  * concurrency (no lost update), the reads when implemented (`get`, `list` and `count` together,
  * each returning a promise, as {@link UserStoreReads}: what they return, deactivated users left out
- * unless asked, copies the caller may change), and the quarantine methods when implemented (kept
- * in order with the password, released together in order and removed, discarded, the refused
- * field cleared, a second conflict counted). Every store must pass it.
+ * unless asked, copies the caller may change), and the quarantine methods when implemented (one
+ * pending record per uuid merging every kept message, password and all; a freed value waking the
+ * uuid that awaits it; release and delete as single steps; all of it atomic per uuid under
+ * concurrent callers). Every store must pass it.
  *
  * A check that does not apply to the store (reset or readiness that it does not implement, or a
  * check that needs `read`) is marked skipped through the test context (vitest, node:test), never
@@ -179,11 +184,7 @@ export function testUserStore<Store extends UserStore>(
       equal(await store.delete("u1"), { deleted: true }, "the first delete");
       equal(await store.delete("u1"), { deleted: false }, "the second delete");
       equal(await store.delete("never-seen"), { deleted: false }, "deleting an unknown user");
-      equal(
-        (await store.upsert({ uuid: "u1" })).created,
-        onDelete === "delete",
-        onDelete === "delete" ? "created again" : "created again (a deactivated row is reused)",
-      );
+      equal((await store.upsert({ uuid: "u1" })).created, true, "created again");
     });
 
     if (onDelete === "delete") {
@@ -195,7 +196,7 @@ export function testUserStore<Store extends UserStore>(
       });
     } else {
       check(
-        "deactivates a deleted user, and reactivates it on the next upsert",
+        "deactivates a deleted user, and creates it afresh from the next upsert alone",
         async (store, skip) => {
           if (!options.read) return skip("needs the read option to look at the database");
           await store.upsert({ uuid: "u1", username: "bob", extra: { level: 3 } });
@@ -218,10 +219,55 @@ export function testUserStore<Store extends UserStore>(
             at,
             "deactivatedAt after a second delete",
           );
-          const { user } = await store.upsert({ uuid: "u1", firstName: "Bob" });
-          const active = { uuid: "u1", username: "bob", firstName: "Bob", extra: { level: 3 } };
-          equal(user, active, "the reactivated user");
+          // The directory deleted the user: what comes back is what it sends now, nothing of
+          // the old record (its username, its extra), and the write is a creation.
+          const again = { uuid: "u1", firstName: "Bob", extra: { level: null, team: "B" } };
+          const active = { uuid: "u1", firstName: "Bob", extra: { team: "B" } };
+          equal(await store.upsert(again), { created: true, user: active }, "upsert's answer");
           equal(await read(store, "u1"), active, "the stored user");
+          equal(
+            await store.upsert({ uuid: "u1", lastName: "Stone" }),
+            { created: false, user: { ...active, lastName: "Stone" } },
+            "the next upsert merges as usual",
+          );
+          // A modify (a patch with one field) of a deactivated user creates it from that alone.
+          await store.delete("u1");
+          equal(
+            await store.upsert({ uuid: "u1", username: "bobby" }),
+            { created: true, user: { uuid: "u1", username: "bobby" } },
+            "a modify of a deactivated user",
+          );
+        },
+      );
+
+      check(
+        "lets a deactivated user hold no unique value, and refuses one an active user took",
+        async (store, skip) => {
+          if (!options.conflict) return skip("needs the conflict option (a unique field)");
+          const { holder, refused } = options.conflict;
+          await store.upsert(holder);
+          await store.delete(holder.uuid);
+          // The directory deleted the holder: its value is free for an active user.
+          equal((await store.upsert(refused)).created, true, "the other user takes the value");
+          // Re-created with the value the other user now holds, the holder is refused...
+          const error = await store.upsert(holder).then(
+            () => undefined,
+            (thrown: unknown) => thrown,
+          );
+          equal(isUserConflict(error), true, "the re-creation throws a UserConflictError");
+          if (options.read) {
+            equal(
+              typeof (await read(store, holder.uuid))?.deactivatedAt,
+              "string",
+              "the refused user stays deactivated",
+            );
+          }
+          // ...and re-created without it, comes back without it: the old value is not restored.
+          equal(
+            await store.upsert({ uuid: holder.uuid }),
+            { created: true, user: { uuid: holder.uuid } },
+            "re-created without the value",
+          );
         },
       );
     }
@@ -365,141 +411,178 @@ export function testUserStore<Store extends UserStore>(
     const quarantineOf = (store: Store, skip: Skip): QuarantineMethods | undefined => {
       const methods = store as Partial<QuarantineMethods>;
       if (
-        methods.keepQuarantined &&
-        methods.listQuarantined &&
+        methods.writeQuarantined &&
         methods.releaseQuarantined &&
-        methods.discardQuarantined
+        methods.deleteQuarantined &&
+        methods.listQuarantined
       ) {
         return methods as QuarantineMethods;
       }
       skip("the store has no quarantine methods");
       return undefined;
     };
-    const kept = (
-      uuid: string,
-      patch: Omit<UserPatch, "uuid">,
-      operation: "create" | "modify" = "modify",
-    ) => ({
-      uuid,
-      operation,
-      patch: { uuid, ...patch },
-      reason: "an earlier message of this user is kept in the quarantine",
-    });
+    /** The store's quarantine and its conflict pair, or a skip. */
+    const conflicting = (store: Store, skip: Skip) => {
+      const quarantine = quarantineOf(store, skip);
+      if (!quarantine) return undefined;
+      if (!options.conflict) {
+        skip("needs the conflict option");
+        return undefined;
+      }
+      const { holder, refused } = options.conflict;
+      return { quarantine, holder, refused };
+    };
 
     check(
-      "keeps quarantined messages in order, password and all, and lists them by uuid",
+      "writes through the quarantine: applied at once when nothing is pending",
       async (store, skip) => {
         const quarantine = quarantineOf(store, skip);
         if (!quarantine) return;
-        const first = await quarantine.keepQuarantined({
-          ...kept("q1", { email: "q@x.io", password: "kept-as-sent" }, "create"),
-          operation: "create",
-          reason: "the email is already held by another user",
-          field: "email",
-        });
+        const user = { uuid: "q1", username: "q", password: "kept-as-sent" };
         equal(
-          [first.uuid, first.operation, first.attempts, first.field],
-          ["q1", "create", 1, "email"],
-          "the kept entry",
+          await quarantine.writeQuarantined("create", user),
+          { outcome: "applied", result: { created: true, user }, wakes: [] },
+          "the step",
         );
-        equal(Number.isNaN(Date.parse(first.since)), false, "since is a timestamp");
-        await quarantine.keepQuarantined(kept("q2", { username: "two" }));
-        await quarantine.keepQuarantined(kept("q1", { firstName: "Q" }));
-        const all = await quarantine.listQuarantined();
-        equal(
-          all.map((entry) => [entry.uuid, entry.patch]),
-          [
-            ["q1", { uuid: "q1", email: "q@x.io", password: "kept-as-sent" }],
-            ["q2", { uuid: "q2", username: "two" }],
-            ["q1", { uuid: "q1", firstName: "Q" }],
-          ],
-          "every kept message, oldest first",
-        );
-        equal(
-          (await quarantine.listQuarantined({ uuid: "q1" })).map((entry) => entry.patch),
-          [
-            { uuid: "q1", email: "q@x.io", password: "kept-as-sent" },
-            { uuid: "q1", firstName: "Q" },
-          ],
-          "the kept messages of q1",
-        );
-      },
-    );
-
-    check(
-      "releases the kept messages of a uuid together, composed in order, and removes them",
-      async (store, skip) => {
-        const quarantine = quarantineOf(store, skip);
-        if (!quarantine) return;
-        await quarantine.keepQuarantined(
-          kept("q1", { username: "first", email: "a@x.io" }, "create"),
-        );
-        await quarantine.keepQuarantined(kept("q2", { username: "other" }));
-        await quarantine.keepQuarantined(
-          kept("q1", { username: "second", email: null, firstName: "Q" }),
-        );
-        const released = await quarantine.releaseQuarantined("q1");
-        const user = { uuid: "q1", username: "second", firstName: "Q" };
-        equal(released.outcome, "released", "the outcome");
-        if (released.outcome === "released") {
-          equal(released.result, { created: true, user }, "its upsert");
-          equal(
-            released.entries.map((entry) => entry.patch.username),
-            ["first", "second"],
-            "the entries",
-          );
-        }
         equal(await read(store, "q1"), user, "the stored user");
         equal(
-          (await quarantine.listQuarantined()).map((entry) => entry.uuid),
-          ["q2"],
-          "kept messages left",
+          await quarantine.releaseQuarantined("q1"),
+          { outcome: "none", wakes: [] },
+          "a release",
         );
-        equal(await quarantine.releaseQuarantined("q1"), { outcome: "none" }, "with nothing kept");
+        equal(await quarantine.listQuarantined(), [], "nothing pending");
       },
     );
-
-    check("discards the kept messages of a uuid, and only those", async (store, skip) => {
-      const quarantine = quarantineOf(store, skip);
-      if (!quarantine) return;
-      await quarantine.keepQuarantined(kept("q1", { username: "a" }));
-      await quarantine.keepQuarantined(kept("q2", { username: "b" }));
-      await quarantine.keepQuarantined(kept("q1", { username: "c" }));
-      equal(await quarantine.discardQuarantined("q1"), 2, "discarded");
-      equal(
-        (await quarantine.listQuarantined()).map((entry) => entry.uuid),
-        ["q2"],
-        "left",
-      );
-    });
 
     check(
-      "clears the refused field of the stored user when it keeps a conflict",
+      "keeps a conflict as one pending record per uuid, merging every later message into it",
       async (store, skip) => {
-        const quarantine = quarantineOf(store, skip);
-        if (!quarantine) return;
-        await store.upsert({ uuid: "q1", username: "q", email: "old@x.io" });
-        await quarantine.keepQuarantined({ ...kept("q1", { email: "new@x.io" }), field: "email" });
-        equal(await read(store, "q1"), { uuid: "q1", username: "q" }, "the stored user");
+        const subject = conflicting(store, skip);
+        if (!subject) return;
+        const { quarantine, holder, refused } = subject;
+        await quarantine.writeQuarantined("create", holder);
+        const first = await quarantine.writeQuarantined("create", refused);
+        equal(first.outcome, "kept", "the first step's outcome");
+        if (first.outcome !== "kept") return;
+        equal(first.conflict.name, "UserConflictError", "its conflict");
+        equal(
+          [first.pending.operation, first.pending.attempts, first.pending.messages],
+          ["create", 1, 1],
+          "the pending record",
+        );
+        equal(Number.isNaN(Date.parse(first.pending.since)), false, "since is a timestamp");
+        const later = { uuid: refused.uuid, firstName: "Later", password: "kept-as-sent" };
+        const second = await quarantine.writeQuarantined("modify", later);
+        equal(second.outcome, "kept", "a later message: kept with it, tried with it");
+        const listed = await quarantine.listQuarantined();
+        equal(listed.length, 1, "one record, not one per message");
+        equal(
+          [listed[0]?.operation, listed[0]?.attempts, listed[0]?.messages, listed[0]?.since],
+          ["create", 2, 2, first.pending.since],
+          "the record after two messages",
+        );
+        equal(listed[0]?.patch, { ...refused, ...later }, "the merge of both, password and all");
+        equal(await quarantine.listQuarantined({ uuid: refused.uuid }), listed, "by uuid");
+        equal(await quarantine.listQuarantined({ uuid: "nobody" }), [], "another uuid");
+        equal(await read(store, refused.uuid), undefined, "nothing stored for it");
       },
     );
 
-    check("keeps a message that conflicts again, counting the attempt", async (store, skip) => {
-      const quarantine = quarantineOf(store, skip);
-      if (!quarantine) return;
-      if (!options.conflict) return skip("needs the conflict option");
-      const { holder, refused } = options.conflict;
-      await store.upsert(holder);
-      await quarantine.keepQuarantined({ ...kept(refused.uuid, {}), patch: refused });
-      const again = await quarantine.releaseQuarantined(refused.uuid);
-      equal(again.outcome, "kept", "the outcome");
-      if (again.outcome === "kept") {
-        equal(again.entry.attempts, 2, "attempts");
-        equal(again.conflict.name, "UserConflictError", "the conflict");
-        equal(again.entry.reason, again.conflict.message, "the reason");
+    check(
+      "wakes a pending uuid when its value is freed, and releases it in one step",
+      async (store, skip) => {
+        const subject = conflicting(store, skip);
+        if (!subject) return;
+        const { quarantine, holder, refused } = subject;
+        await quarantine.writeQuarantined("create", holder);
+        const kept = await quarantine.writeQuarantined("create", refused);
+        const deleted = await quarantine.deleteQuarantined(holder.uuid);
+        equal(deleted.outcome, "deleted", "the holder's delete");
+        if (kept.outcome === "kept" && kept.pending.awaits.length > 0) {
+          equal(deleted.wakes, [refused.uuid], "the uuids it wakes");
+        }
+        const released = await quarantine.releaseQuarantined(refused.uuid);
+        equal(released.outcome, "released", "the release");
+        if (released.outcome === "released") {
+          equal(released.result, { created: true, user: refused }, "its upsert");
+          equal(released.pending.patch, refused, "the record that left");
+        }
+        equal(await read(store, refused.uuid), refused, "the stored user");
+        equal(await quarantine.listQuarantined(), [], "nothing pending");
+        equal(
+          await quarantine.releaseQuarantined(refused.uuid),
+          { outcome: "none", wakes: [] },
+          "a second release",
+        );
+      },
+    );
+
+    check("deletes a user and discards its pending record in one step", async (store, skip) => {
+      const subject = conflicting(store, skip);
+      if (!subject) return;
+      const { quarantine, holder, refused } = subject;
+      await quarantine.writeQuarantined("create", holder);
+      await quarantine.writeQuarantined("create", refused);
+      const step = await quarantine.deleteQuarantined(refused.uuid);
+      equal(step.outcome, "deleted", "the outcome");
+      if (step.outcome === "deleted") {
+        equal([step.deleted, step.discarded?.patch], [false, refused], "deleted, discarded");
       }
-      equal((await quarantine.listQuarantined()).length, 1, "still kept");
+      equal(await quarantine.listQuarantined(), [], "nothing pending");
+      equal(await read(store, holder.uuid), holder, "the holder stays");
     });
+
+    // Catches: a pending record read, merged and written back outside the uuid's lock (a lost
+    // message), and a delete whose discard is a second step (the user comes back).
+    check(
+      "stays atomic per uuid under concurrent writes, releases and deletes",
+      async (store, skip) => {
+        const subject = conflicting(store, skip);
+        if (!subject) return;
+        const { quarantine, holder, refused } = subject;
+        await quarantine.writeQuarantined("create", holder);
+        const uuids = Array.from({ length: concurrency }, (_, index) => `${refused.uuid}-${index}`);
+        // Each uuid gets its refused create, then four modifies, all at once.
+        await Promise.all(
+          uuids.map((uuid) => quarantine.writeQuarantined("create", { ...refused, uuid })),
+        );
+        await Promise.all(
+          uuids.flatMap((uuid) =>
+            [1, 2, 3, 4].map((key) =>
+              quarantine.writeQuarantined("modify", { uuid, extra: { [`k${key}`]: key } }),
+            ),
+          ),
+        );
+        const pending = await quarantine.listQuarantined();
+        equal(pending.length, uuids.length, "one record per uuid");
+        for (const record of pending) {
+          equal(
+            [record.messages, record.patch.extra],
+            [5, { k1: 1, k2: 2, k3: 3, k4: 4 }],
+            `the record of ${record.uuid}: every message merged`,
+          );
+        }
+        // Free the value, then release and delete every uuid at once: a delete always wins in
+        // the end, whichever step comes first.
+        await quarantine.deleteQuarantined(holder.uuid);
+        await Promise.all(
+          uuids.flatMap((uuid) => [
+            quarantine.releaseQuarantined(uuid),
+            quarantine.deleteQuarantined(uuid),
+            quarantine.releaseQuarantined(uuid),
+          ]),
+        );
+        equal(await quarantine.listQuarantined(), [], "nothing pending");
+        for (const uuid of uuids) {
+          const user = await read(store, uuid);
+          equal(
+            user === undefined || user.deactivatedAt !== undefined,
+            true,
+            `${uuid} deleted, not brought back`,
+          );
+        }
+      },
+    );
   });
 }
 

@@ -144,4 +144,37 @@ describe("the per-request logger", () => {
     await createRefused(koa.callback());
     expect(handlerLog.lines).toHaveLength(1);
   });
+
+  it.each([
+    [true, "kept the create of user"],
+    [false, "the store refused user"],
+  ])(
+    "Fastify: a conflict's warning (quarantine %s) goes to request.log with its reqId",
+    async (quarantine, text) => {
+      const { lines, stream } = collect();
+      const handlerLog = recorder();
+      const app = Fastify({ logger: { level: "info", stream } });
+      const store = new MemoryUserStore({ unique: ["email"] });
+      await app.register(
+        toFastifyPlugin(
+          createProvisioningHandler({ store, quarantine, logger: handlerLog.logger }),
+        ),
+      );
+      await app.ready();
+      const server = await start(app.server);
+      try {
+        for (const uuid of ["u1", "u2"]) {
+          await fetch(`${server.origin}/v1/user/create`, {
+            method: "POST",
+            body: JSON.stringify({ uuid, email: "same@example.com" }),
+          });
+        }
+      } finally {
+        await server.close();
+      }
+      const warning = lines.find((line) => String(line.msg).includes(text));
+      expect(warning).toMatchObject({ level: 40, reqId: expect.any(String), uuid: "u2" });
+      expect(handlerLog.lines).toEqual([]);
+    },
+  );
 });

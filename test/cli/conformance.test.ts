@@ -1,5 +1,8 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { run } from "../../src/cli/run.ts";
 import { toWireUser } from "../../src/platform/wire-user.ts";
@@ -8,7 +11,9 @@ import {
   type Logger,
   MemoryUserStore,
 } from "../../src/provisioning/index.ts";
+import { SqliteUserStore } from "../../src/stores/sqlite/index.ts";
 import type { ConformanceReport } from "../../src/testing/index.ts";
+import { withReadUserRoute } from "../../src/testing/index.ts";
 import { createFakeIo } from "../support/fake-io.ts";
 import { createReferenceProvisioning } from "../support/reference-provisioning.ts";
 import { serveForEachTest } from "../support/serve-fetch-handler.ts";
@@ -113,6 +118,29 @@ describe("platform-integration conformance", () => {
     expect(lines(io.out)[2]).toMatch(/^pass +verified +create answers 201$/);
     expect(io.out).not.toContain("status only");
     expect(io.out).not.toContain("not verified");
+  });
+
+  // Issue 37, finding 7: the documented set-up with a store that deactivates failed 10 checks
+  // and said every user was deleted while their rows stayed.
+  it("with --read-user over a store that deactivates, passes and says which rows it left", async () => {
+    const folder = await mkdtemp(join(tmpdir(), "conformance-cli-"));
+    const store = new SqliteUserStore(join(folder, "users.db"), { onDelete: "deactivate" });
+    try {
+      const handler = withReadUserRoute(createProvisioningHandler({ store }), store);
+      const { url } = await startServer((request) => handler.fetch(request));
+      const io = createFakeIo();
+      expect(await run(["conformance", url, "--read-user", `${url}/v1/user/{uuid}`], io)).toBe(0);
+      expect(io.out).toMatch(/\n23 of 23 checks passed\.\n/);
+      const kept = await store.count({ includeDeactivated: true });
+      expect(kept).toBeGreaterThan(0);
+      expect(io.out.replace(/\n/g, " ")).toContain(
+        `The application keeps ${kept} of the users it created deactivated: deleted as the platform sees it, but their rows stay`,
+      );
+      expect(io.out).toMatch(/\nEvery other user it created was deleted\.\n$/);
+    } finally {
+      store.close();
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 
   it("names the failed checks with what was expected and what came back, and exits 1", async () => {

@@ -71,6 +71,16 @@ describe("verifyUsers", () => {
     expect(JSON.stringify(report)).not.toContain("secret");
   });
 
+  // Issue 37, finding 7: a store with onDelete: "deactivate" keeps the row; read back with its
+  // marker, the user is deleted as the platform sees it. Catches a reader that calls it stored.
+  it("reads a user the application keeps deactivated as deleted", () => {
+    const kept = { ...bob, deactivatedAt: "2026-11-29T08:00:00.000Z" };
+    expect(compareUser("bob", undefined, kept)).toEqual([]);
+    expect(compareUser("bob", bob, kept)).toEqual([
+      { uuid: "bob", field: "user", problem: "missing" },
+    ]);
+  });
+
   it("reports an application that answers with another user's record", () => {
     expect(compareUser("bob", bob, { ...bob, uuid: "BOB" })).toEqual([
       { uuid: "bob", field: "uuid", expected: "bob", found: "BOB" },

@@ -109,6 +109,27 @@ for (let index = 0; index < 200; index++) {
 console.log(JSON.stringify({ acknowledged, failed }));
 `;
 
+// A replica that starts with others on new files: for each round it waits for the round's
+// moment (a wall-clock barrier the replicas share), opens the round's file, which nobody has
+// created yet, and writes a user. It prints the rounds it could not start in, with the error.
+const replica = `
+import { SqliteUserStore } from ${JSON.stringify(source)};
+const [folder, name, rounds, startAt, spacing] = process.argv.slice(1);
+const failures = [];
+for (let round = 0; round < Number(rounds); round++) {
+  const moment = Number(startAt) + round * Number(spacing);
+  while (Date.now() < moment) {}
+  try {
+    const store = new SqliteUserStore(folder + "/starts-" + round + ".db");
+    await store.upsert({ uuid: name + "-" + round });
+    store.close();
+  } catch (error) {
+    failures.push(round + ": " + error.message);
+  }
+}
+console.log(JSON.stringify(failures));
+`;
+
 describe("SqliteUserStore", () => {
   it("keeps users in the file, for the next store that opens it", async () => {
     const file = newFile();
@@ -135,6 +156,59 @@ describe("SqliteUserStore", () => {
     expect(Object.keys((await one.upsert({ uuid: "u1" })).user.extra ?? {})).toHaveLength(40);
     one.close();
     two.close();
+  });
+
+  // Issue 37, finding 9: switching a new file to WAL takes a lock that the busy timeout does not
+  // wait for, so one replica in a few failed to start. Three processes start together on a new
+  // file, round after round (bounded: a second or two of npm test).
+  it("starts whatever the other replicas starting on the same new file are doing", async () => {
+    const starts = await mkdtemp(join(folder, "starts-"));
+    const rounds = 25;
+    // Far enough ahead that every process has loaded the store before the first round.
+    const startAt = Date.now() + 2_500;
+    const outputs = await Promise.all(
+      ["a", "b", "c"].map((name) =>
+        promisify(execFile)(process.execPath, [
+          "--no-warnings",
+          "--input-type=module",
+          "--eval",
+          replica,
+          starts,
+          name,
+          String(rounds),
+          String(startAt),
+          "60",
+        ]),
+      ),
+    );
+    expect(outputs.flatMap(({ stdout }) => JSON.parse(stdout) as string[])).toEqual([]);
+    for (let round = 0; round < rounds; round++) {
+      const store = new SqliteUserStore(join(starts, `starts-${round}.db`));
+      expect(await store.count()).toBe(3);
+      store.close();
+    }
+  });
+
+  // The same, made certain: another replica's set-up is writing to the new file (a write
+  // transaction on a file not yet in WAL mode, as a CREATE TABLE is) when this one switches it.
+  // SQLite then answers SQLITE_BUSY at once, since waiting could deadlock.
+  it("starts while another replica holds a write lock on the new file", async () => {
+    const file = newFile();
+    const holder = execFile(process.execPath, [
+      "--no-warnings",
+      "--input-type=module",
+      "--eval",
+      `import { DatabaseSync } from "node:sqlite";
+      const db = new DatabaseSync(${JSON.stringify(file)});
+      db.exec("BEGIN IMMEDIATE; CREATE TABLE other (id INTEGER)");
+      console.log("locked");
+      setTimeout(() => db.exec("COMMIT"), 300);`,
+    ]);
+    await new Promise((resolve) => holder.stdout?.once("data", resolve));
+    const store = new SqliteUserStore(file);
+    expect((await store.upsert({ uuid: "u1" })).created).toBe(true);
+    store.close();
+    await new Promise((resolve) => holder.once("exit", resolve));
   });
 
   it("loses no update and creates each user once when several processes share the file", async () => {
@@ -347,12 +421,13 @@ describe("SqliteUserStore's quarantine and unique fields", () => {
     before.close();
     const after = new SqliteUserStore(file, rules);
     const second = quarantinedHandler(after);
-    expect((await second.handler.quarantined()).map((kept) => [kept.uuid, kept.operation])).toEqual(
-      [
-        ["c", "create"],
-        ["c", "modify"],
-      ],
-    );
+    expect(
+      (await second.handler.quarantined()).map((kept) => [
+        kept.uuid,
+        kept.operation,
+        kept.messages,
+      ]),
+    ).toEqual([["c", "create", 2]]);
     await second.modify({ uuid: "a", email: "y@x.io" });
     expect(await after.get("c")).toEqual({
       uuid: "c",
@@ -381,10 +456,41 @@ describe("SqliteUserStore's quarantine and unique fields", () => {
       one.handler.retryQuarantined(),
       two.handler.retryQuarantined(),
     ]);
-    expect(results.reduce((sum, result) => sum + result.released, 0)).toBe(2);
+    expect(results.reduce((sum, result) => sum + result.released, 0)).toBe(1);
     const applied = [...one.changes, ...two.changes].filter((change) => change.uuid === "c");
     expect(applied.map((change) => change.type)).toEqual(["created"]);
     expect(await twoStore.get("c")).toEqual({ uuid: "c", email: "x@x.io", username: "cee" });
+  });
+
+  // Catches: an upgrade that drops what an older version kept (acknowledged messages).
+  it("merges the kept messages of an older version's file into one pending record per user", async () => {
+    const file = newFile();
+    new SqliteUserStore(file, rules).close();
+    const { DatabaseSync } = await import("node:sqlite");
+    const db = new DatabaseSync(file);
+    db.exec(`DROP TABLE provisioned_users_quarantine;
+      CREATE TABLE provisioned_users_quarantine (id INTEGER PRIMARY KEY AUTOINCREMENT, uuid TEXT NOT NULL,
+        operation TEXT NOT NULL, patch TEXT NOT NULL, reason TEXT NOT NULL, field TEXT, since TEXT NOT NULL,
+        attempts INTEGER NOT NULL);
+      INSERT INTO provisioned_users_quarantine (uuid, operation, patch, reason, field, since, attempts) VALUES
+        ('c', 'create', '{"uuid":"c","email":"x@x.io","firstName":"C"}', 'taken', 'email', '2026-01-01T00:00:00.000Z', 3),
+        ('d', 'modify', '{"uuid":"d","username":"dee"}', 'taken', 'email', '2026-01-02T00:00:00.000Z', 1),
+        ('c', 'modify', '{"uuid":"c","firstName":"Cee"}', 'behind', NULL, '2026-01-03T00:00:00.000Z', 1);`);
+    db.close();
+    const store = new SqliteUserStore(file, rules);
+    expect(
+      (await store.listQuarantined()).map((pending) => [
+        pending.uuid,
+        pending.messages,
+        pending.patch,
+      ]),
+    ).toEqual([
+      ["c", 2, { uuid: "c", email: "x@x.io", firstName: "Cee" }],
+      ["d", 1, { uuid: "d", username: "dee" }],
+    ]);
+    const app = quarantinedHandler(store);
+    expect(await app.handler.retryQuarantined()).toEqual({ released: 2, kept: 0 });
+    store.close();
   });
 
   it("makes the unique indexes follow the option, and refuses one the data already breaks", async () => {

@@ -1,8 +1,12 @@
+import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { toNodeHandler } from "../../src/adapters/node/index.ts";
 import { createProvisioningHandler, MemoryUserStore } from "../../src/provisioning/index.ts";
+import { SqliteUserStore } from "../../src/stores/sqlite/index.ts";
 import { runConformance, withReadUserRoute } from "../../src/testing/index.ts";
 
 const closers: (() => void)[] = [];
@@ -97,4 +101,61 @@ describe("withReadUserRoute", () => {
     expect(report.effectsVerified).toBe(true);
     expect(report.leftBehind).toEqual([]);
   });
+});
+
+// Issue 37, finding 7: the documented set-up with a deactivating store failed 10 of 23 checks
+// ("delete: 204, but the user is still stored") and its clean-up said every user was deleted.
+describe("withReadUserRoute over a store that deactivates", () => {
+  async function deactivating() {
+    const folder = await mkdtemp(join(tmpdir(), "read-route-"));
+    const store = new SqliteUserStore(join(folder, "users.db"), { onDelete: "deactivate" });
+    closers.push(() => {
+      store.close();
+      void rm(folder, { recursive: true, force: true });
+    });
+    const handler = withReadUserRoute(createProvisioningHandler({ store }), store);
+    const server = createServer(toNodeHandler(handler));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    closers.push(() => {
+      server.closeAllConnections();
+      server.close();
+    });
+    return { store, handler, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  }
+
+  it("serves a deactivated user with the deactivated_at marker", async () => {
+    const { store, handler } = await deactivating();
+    await store.upsert({ uuid: "u1", username: "bob" });
+    await store.delete("u1");
+    const response = await handler.fetch(get("/v1/user/u1"));
+    expect(response.status).toBe(200);
+    const deactivatedAt = (await store.get("u1"))?.deactivatedAt;
+    expect(deactivatedAt).toEqual(expect.any(String));
+    expect(await response.json()).toEqual({
+      uuid: "u1",
+      username: "bob",
+      deactivated_at: deactivatedAt,
+    });
+  });
+
+  it.each([
+    ["the read route's URL", (url: string) => `${url}/v1/user/{uuid}`],
+    ["the README's store.get", undefined],
+  ])(
+    "passes every check of runConformance reading through %s, and reports the rows it left",
+    async (_name, template) => {
+      const { store, url } = await deactivating();
+      const report = await runConformance(url, {
+        readUser: template ? template(url) : (uuid) => store.get(uuid),
+      });
+      expect(report.results.filter((result) => !result.passed)).toEqual([]);
+      expect(report.results).toHaveLength(23);
+      expect(report.leftBehind).toEqual([]);
+      // Each user it created is deleted as the platform sees it, and named as kept deactivated.
+      const rows = await store.list({ includeDeactivated: true });
+      expect(await store.count()).toBe(0);
+      expect(report.deactivated.length).toBeGreaterThan(0);
+      expect([...report.deactivated].sort()).toEqual(rows.map((user) => user.uuid).sort());
+    },
+  );
 });

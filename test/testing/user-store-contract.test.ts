@@ -246,13 +246,13 @@ describe("testUserStore's reporting", () => {
   it("marks skipped, not passed, the checks of reset and ready for a store without them", async () => {
     const outcomes = await runContract({ create: minimal, read: (store, uuid) => store.get(uuid) });
     expect(outcomes.skipped.sort()).toEqual([
-      "clears the refused field of the stored user when it keeps a conflict",
-      "discards the kept messages of a uuid, and only those",
-      "keeps a message that conflicts again, counting the attempt",
-      "keeps quarantined messages in order, password and all, and lists them by uuid",
-      "releases the kept messages of a uuid together, composed in order, and removes them",
+      "deletes a user and discards its pending record in one step",
+      "keeps a conflict as one pending record per uuid, merging every later message into it",
       "removes every user on reset",
       "reports ready once created",
+      "stays atomic per uuid under concurrent writes, releases and deletes",
+      "wakes a pending uuid when its value is freed, and releases it in one step",
+      "writes through the quarantine: applied at once when nothing is pending",
     ]);
     expect(outcomes.failed).toEqual([]);
     expect(outcomes.passed).not.toContain("removes every user on reset");

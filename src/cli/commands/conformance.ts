@@ -127,7 +127,22 @@ function printReport(io: CommandIo, report: ConformanceReport): void {
       ),
     );
   }
-  if (report.leftBehind.length === 0) out("Every user it created was deleted.");
+  const kept = report.deactivated.length;
+  if (kept > 0) {
+    // Deleted as the platform sees it, but the rows stay: say so, rather than "deleted".
+    out(
+      labelled(
+        "",
+        `The application keeps ${kept} of the users it created deactivated: deleted as the platform sees it, but their rows stay (uuids starting "conformance-").`,
+        width,
+      ),
+    );
+  }
+  if (report.leftBehind.length === 0) {
+    out(
+      kept > 0 ? "Every other user it created was deleted." : "Every user it created was deleted.",
+    );
+  }
   printLeftBehind(out, report, width);
 }
 

@@ -3,10 +3,10 @@
 import type { Pool, PoolClient } from "pg";
 import { composePatches } from "../../provisioning/compose-patches.ts";
 import {
-  type QuarantinedEntry,
-  type QuarantineEntry,
+  type AwaitedValue,
+  type PendingUser,
   type QuarantineMethods,
-  type ReleaseOutcome,
+  type QuarantineStep,
   type StoreRulesOptions,
   type UpsertResult,
   type UserFieldName,
@@ -17,12 +17,22 @@ import {
   type UserStoreReads,
   userFieldNames,
 } from "../../provisioning/index.ts";
+import { mergeUser } from "../../provisioning/merge-user.ts";
+import {
+  freedValues,
+  keptRecord,
+  movedFields,
+  pendingColumns,
+  stepPatch,
+  withCleared,
+} from "../../provisioning/pending.ts";
 import {
   awaitedRead,
   type OnDelete,
   storeRules,
   type UniqueField,
   uniqueConflict,
+  uniqueValue,
 } from "../../provisioning/store-rules.ts";
 import { isUserConflict, type UserConflictError } from "../../provisioning/user-conflict-error.ts";
 import { wireFieldNames } from "../../provisioning/wire.ts";
@@ -76,8 +86,10 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
   readonly #pool: Pool;
   readonly #table: string;
   readonly #quarantine: string;
+  readonly #awaits: string;
   readonly #lockKey: string;
   readonly #upsert: string;
+  readonly #reactivate: string;
   readonly #onDelete: OnDelete;
   readonly #unique: UniqueField[];
   /** The unique indexes' names (unquoted), each with its field. */
@@ -98,12 +110,16 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
       options.quarantineTable ??
       (byteLength(`${table}_quarantine`) <= 63 ? `${table}_quarantine` : `pi_quarantine_${hash}`);
     this.#quarantine = inSchema(quarantine);
+    this.#awaits = inSchema(
+      byteLength(`${quarantine}_awaits`) <= 63 ? `${quarantine}_awaits` : `pi_awaits_${hash}`,
+    );
     this.#indexSuffix = hash;
     this.#indexes = new Map(
       this.#unique.map((field) => [`pi_unique_${wireFieldNames[field]}_${hash}`, field]),
     );
     this.#lockKey = `platform-integration:${this.#table}`;
     this.#upsert = upsertStatement(this.#table);
+    this.#reactivate = reactivateStatement(this.#table);
   }
 
   /**
@@ -123,19 +139,7 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
         deactivated_at text
       )`);
       await client.query(`ALTER TABLE ${this.#table} ADD COLUMN IF NOT EXISTS deactivated_at text`);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${this.#quarantine} (
-        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-        uuid text NOT NULL,
-        operation text NOT NULL,
-        patch jsonb NOT NULL,
-        reason text NOT NULL,
-        field text,
-        since timestamptz NOT NULL DEFAULT now(),
-        attempts integer NOT NULL DEFAULT 1
-      )`);
-      await client.query(
-        `CREATE INDEX IF NOT EXISTS ${quote(`pi_quarantine_uuid_${this.#indexSuffix}`)} ON ${this.#quarantine} (uuid, id)`,
-      );
+      await this.#migrateQuarantine(client);
       const { rows } = await client.query<{ name: string; qualified: string }>(
         `SELECT c.relname AS name, i.indexrelid::regclass::text AS qualified
         FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
@@ -162,25 +166,95 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
     });
   }
 
+  /**
+   * The quarantine's tables: one pending record per uuid and the index of the values each awaits.
+   * An older version kept one row per message: those are merged into one record per uuid, in
+   * order, awaiting nothing named (the uuid's next message or `retryQuarantined()` tries them).
+   */
+  async #migrateQuarantine(client: PoolClient): Promise<void> {
+    const { rows: old } = await client.query<{ old: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1)
+      AND attname = 'id' AND NOT attisdropped) AS old`,
+      [this.#quarantine],
+    );
+    let kept: EntryRow[] = [];
+    if (old[0]?.old === true) {
+      kept = (await client.query<EntryRow>(`SELECT * FROM ${this.#quarantine} ORDER BY id`)).rows;
+      await client.query(`DROP TABLE ${this.#quarantine}`);
+    }
+    await client.query(`CREATE TABLE IF NOT EXISTS ${this.#quarantine} (
+      uuid text PRIMARY KEY,
+      seq bigint GENERATED ALWAYS AS IDENTITY,
+      operation text NOT NULL,
+      patch jsonb NOT NULL,
+      reason text NOT NULL,
+      fields jsonb NOT NULL,
+      awaits jsonb NOT NULL,
+      since timestamptz NOT NULL,
+      attempts integer NOT NULL,
+      messages integer NOT NULL
+    )`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${this.#awaits} (
+      field text NOT NULL,
+      value text NOT NULL,
+      uuid text NOT NULL,
+      PRIMARY KEY (field, value, uuid)
+    )`);
+    await client.query(
+      `CREATE INDEX IF NOT EXISTS ${quote(`pi_awaits_uuid_${this.#indexSuffix}`)} ON ${this.#awaits} (uuid)`,
+    );
+    const byUuid = new Map<string, EntryRow[]>();
+    for (const row of kept) byUuid.set(row.uuid, [...(byUuid.get(row.uuid) ?? []), row]);
+    for (const [uuid, rows] of byUuid) {
+      const first = rows[0] as EntryRow;
+      await client.query(
+        `INSERT INTO ${this.#quarantine} (uuid, operation, patch, reason, fields, awaits, since, attempts, messages)
+        VALUES ($1, $2, $3, $4, '[]', '[]', $5, $6, $7)`,
+        [
+          uuid,
+          first.operation,
+          JSON.stringify(composePatches(rows.map((row) => row.patch))),
+          first.reason,
+          first.since,
+          first.attempts,
+          rows.length,
+        ],
+      );
+    }
+  }
+
   async upsert(patch: UserPatch): Promise<UpsertResult> {
     return this.#upsertOn(this.#pool, patch);
   }
 
   async #upsertOn(client: Pool | PoolClient, patch: UserPatch): Promise<UpsertResult> {
+    const parameters = [JSON.stringify(patch)];
     try {
-      const { rows } = await client.query<Row>(this.#upsert, [JSON.stringify(patch)]);
-      const row = rows[0] as Row;
-      return { created: row.created === true, user: toUser(row) };
+      // The upsert leaves a deactivated row alone (and returns nothing); the reactivation then
+      // writes over it, and finds nothing only when another replica wrote the uuid in between:
+      // then the upsert runs again. Three rounds of that race in a row is a fault, reported.
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const { rows } = await client.query<Row>(this.#upsert, parameters);
+        const row = rows[0] ?? (await client.query<Row>(this.#reactivate, parameters)).rows[0];
+        if (row !== undefined) return { created: row.created === true, user: toUser(row) };
+      }
     } catch (error) {
       throw this.#conflictOf(error) ?? error;
     }
+    throw new Error(
+      `PostgresUserStore could not write ${patch.uuid}: its row changed between each upsert and reactivation`,
+    );
   }
 
   async delete(uuid: string): Promise<{ deleted: boolean }> {
+    return this.#deleteOn(this.#pool, uuid);
+  }
+
+  async #deleteOn(client: Pool | PoolClient, uuid: string): Promise<{ deleted: boolean }> {
     const { rowCount } =
       this.#onDelete === "delete"
-        ? await this.#pool.query(`DELETE FROM ${this.#table} WHERE uuid = $1`, [uuid])
-        : await this.#pool.query(
+        ? await client.query(`DELETE FROM ${this.#table} WHERE uuid = $1`, [uuid])
+        : await client.query(
             `UPDATE ${this.#table} SET deactivated_at = $2 WHERE uuid = $1 AND deactivated_at IS NULL`,
             [uuid, new Date().toISOString()],
           );
@@ -230,97 +304,191 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
 
   /** Removes every user and every kept message: the re-sync that follows supersedes them. */
   async reset(): Promise<void> {
-    await this.#pool.query(`TRUNCATE ${this.#table}, ${this.#quarantine}`);
+    await this.#pool.query(`TRUNCATE ${this.#table}, ${this.#quarantine}, ${this.#awaits}`);
   }
 
-  async keepQuarantined(entry: QuarantineEntry): Promise<QuarantinedEntry> {
-    let kept: QuarantinedEntry | undefined;
-    await this.#transaction(async (client) => {
-      const { rows } = await client.query<EntryRow>(
-        `INSERT INTO ${this.#quarantine} (uuid, operation, patch, reason, field)
-        VALUES ($1, $2, $3, $4, $5) RETURNING *`,
-        [
-          entry.uuid,
-          entry.operation,
-          JSON.stringify(entry.patch),
-          entry.reason,
-          entry.field ?? null,
-        ],
-      );
-      await this.#vacate(client, entry.uuid, entry.field);
-      kept = toEntry(rows[0] as EntryRow);
+  /** One transaction holding the uuid's advisory lock from its start to its commit. */
+  async writeQuarantined(
+    operation: "create" | "modify",
+    patch: UserPatch,
+  ): Promise<QuarantineStep> {
+    return this.#locked(patch.uuid, (client) => this.#step(client, operation, patch.uuid, patch));
+  }
+
+  /** One transaction holding the uuid's advisory lock, as {@link writeQuarantined}. */
+  async releaseQuarantined(uuid: string): Promise<QuarantineStep> {
+    return this.#locked(uuid, (client) => this.#step(client, "modify", uuid, undefined));
+  }
+
+  /** One transaction holding the uuid's advisory lock: the delete, the discard and the wakes. */
+  async deleteQuarantined(uuid: string): Promise<QuarantineStep> {
+    return this.#locked(uuid, async (client): Promise<QuarantineStep> => {
+      const discarded = await this.#pendingOf(client, uuid);
+      if (discarded !== undefined) await this.#unpend(client, uuid);
+      const before = await this.#userOn(client, uuid);
+      const { deleted } = await this.#deleteOn(client, uuid);
+      const after = deleted ? await this.#userOn(client, uuid) : before;
+      const wakes = await this.#waiters(client, freedValues(this.#unique, before, after), uuid);
+      return { outcome: "deleted", deleted, discarded, wakes };
     });
-    return kept as QuarantinedEntry;
   }
 
-  async listQuarantined({ uuid }: { uuid?: string | undefined } = {}): Promise<QuarantinedEntry[]> {
+  async listQuarantined({ uuid }: { uuid?: string | undefined } = {}): Promise<PendingUser[]> {
     const { rows } =
       uuid === undefined
-        ? await this.#pool.query<EntryRow>(`SELECT * FROM ${this.#quarantine} ORDER BY id`)
-        : await this.#pool.query<EntryRow>(
-            `SELECT * FROM ${this.#quarantine} WHERE uuid = $1 ORDER BY id`,
-            [uuid],
-          );
-    return rows.map(toEntry);
+        ? await this.#pool.query<PendingRow>(`SELECT * FROM ${this.#quarantine} ORDER BY seq`)
+        : await this.#pool.query<PendingRow>(`SELECT * FROM ${this.#quarantine} WHERE uuid = $1`, [
+            uuid,
+          ]);
+    return rows.map(toPending);
+  }
+
+  async #step(
+    client: PoolClient,
+    operation: "create" | "modify",
+    uuid: string,
+    patch: UserPatch | undefined,
+  ): Promise<QuarantineStep> {
+    const pending = await this.#pendingOf(client, uuid);
+    if (pending === undefined && patch === undefined) return { outcome: "none", wakes: [] };
+    const applied = stepPatch(pending, patch);
+    const before =
+      this.#unique.length > 0 || pending !== undefined
+        ? await this.#userOn(client, uuid)
+        : undefined;
+    await client.query("SAVEPOINT step");
+    let result: UpsertResult;
+    try {
+      result = await this.#upsertOn(client, applied);
+    } catch (error) {
+      if (!isUserConflict(error)) throw error;
+      await client.query("ROLLBACK TO SAVEPOINT step");
+      // Under the index's lock, a step that frees a value either committed before this check
+      // (the value reads free here) or reads this record's awaits after it commits.
+      await this.#lockAwaits(client);
+      const awaits: AwaitedValue[] = [];
+      // What the upsert would have stored: a deactivated user starts from the patch alone.
+      const merged = mergeUser(before?.deactivatedAt === undefined ? before : undefined, applied);
+      for (const field of this.#unique) {
+        const raw = merged[field];
+        if (raw === undefined) continue;
+        const column = wireFieldNames[field];
+        const key = field === "email" ? `lower(${column} COLLATE "C")` : column;
+        const { rowCount } = await client.query(
+          `SELECT 1 FROM ${this.#table} WHERE ${key} = $1 AND deactivated_at IS NULL AND uuid <> $2 LIMIT 1`,
+          [uniqueValue(field, raw), uuid],
+        );
+        if ((rowCount ?? 0) > 0) awaits.push({ field, value: uniqueValue(field, raw) });
+      }
+      const moved = movedFields(this.#unique, before, merged);
+      const cleared = withCleared(before, moved);
+      if (cleared !== undefined) {
+        await client.query(
+          `UPDATE ${this.#table} SET ${moved.map((field) => `${wireFieldNames[field]} = NULL`).join(", ")}
+          WHERE uuid = $1 AND deactivated_at IS NULL`,
+          [uuid],
+        );
+      }
+      const kept = keptRecord(pending, operation, applied, error, awaits, patch !== undefined);
+      await this.#pend(client, kept);
+      const wakes = await this.#waiters(
+        client,
+        freedValues(this.#unique, before, cleared ?? before),
+        uuid,
+      );
+      // The value it was refused for was freed between the upsert and the check: try it again.
+      if (awaits.length === 0 && error.field !== undefined) wakes.push(uuid);
+      return { outcome: "kept", pending: kept, conflict: error, cleared, wakes };
+    }
+    if (pending !== undefined) await this.#unpend(client, uuid);
+    const freed = freedValues(this.#unique, before, result.user);
+    const wakes = await this.#waiters(client, freed, uuid);
+    return pending === undefined
+      ? { outcome: "applied", result, wakes }
+      : { outcome: "released", pending, result, wakes };
+  }
+
+  async #userOn(client: PoolClient, uuid: string): Promise<UserRecord | undefined> {
+    const { rows } = await client.query<Row>(
+      `SELECT ${columns} FROM ${this.#table} WHERE uuid = $1`,
+      [uuid],
+    );
+    return rows[0] && toUser(rows[0]);
+  }
+
+  async #pendingOf(client: PoolClient, uuid: string): Promise<PendingUser | undefined> {
+    const { rows } = await client.query<PendingRow>(
+      `SELECT * FROM ${this.#quarantine} WHERE uuid = $1`,
+      [uuid],
+    );
+    return rows[0] && toPending(rows[0]);
+  }
+
+  async #pend(client: PoolClient, pending: PendingUser): Promise<void> {
+    await client.query(
+      `INSERT INTO ${this.#quarantine} (operation, patch, reason, fields, awaits, since, attempts, messages, uuid)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+      ON CONFLICT (uuid) DO UPDATE SET operation = excluded.operation, patch = excluded.patch,
+        reason = excluded.reason, fields = excluded.fields, awaits = excluded.awaits,
+        attempts = excluded.attempts, messages = excluded.messages`,
+      pendingColumns(pending),
+    );
+    await client.query(`DELETE FROM ${this.#awaits} WHERE uuid = $1`, [pending.uuid]);
+    if (pending.awaits.length > 0) {
+      await client.query(
+        `INSERT INTO ${this.#awaits} (field, value, uuid)
+        SELECT field, value, $3 FROM unnest($1::text[], $2::text[]) AS a(field, value)
+        ON CONFLICT DO NOTHING`,
+        [
+          pending.awaits.map((awaited) => awaited.field),
+          pending.awaits.map((awaited) => awaited.value),
+          pending.uuid,
+        ],
+      );
+    }
+  }
+
+  /** Removes the pending record this step read: its key is the uuid, whose lock the step holds. */
+  async #unpend(client: PoolClient, uuid: string): Promise<void> {
+    await client.query(`DELETE FROM ${this.#quarantine} WHERE uuid = $1`, [uuid]);
+    await client.query(`DELETE FROM ${this.#awaits} WHERE uuid = $1`, [uuid]);
+  }
+
+  /** The pending uuids awaiting one of `freed`, but `self`, oldest first. */
+  async #waiters(client: PoolClient, freed: AwaitedValue[], self: string): Promise<string[]> {
+    if (freed.length === 0) return [];
+    await this.#lockAwaits(client);
+    const { rows } = await client.query<{ uuid: string }>(
+      `SELECT DISTINCT a.uuid, q.seq FROM ${this.#awaits} a
+      JOIN ${this.#quarantine} q ON q.uuid = a.uuid
+      JOIN unnest($1::text[], $2::text[]) AS f(field, value)
+        ON f.field = a.field AND f.value = a.value
+      WHERE a.uuid <> $3 ORDER BY q.seq`,
+      [freed.map((value) => value.field), freed.map((value) => value.value), self],
+    );
+    return rows.map((row) => row.uuid);
   }
 
   /**
-   * One transaction under an advisory lock on the uuid, which a replica releasing it already
-   * holds (then this one answers `none` and leaves the uuid to it): the kept messages of the
-   * uuid, their composed upsert and their removal, or a counted attempt.
+   * The lock of the awaited values' index, to the transaction's end. Taken only by a step that
+   * keeps a conflict or frees a value, after its own writes but for clearing its own fields, so
+   * it never waits for another lock while holding it.
    */
-  async releaseQuarantined(uuid: string): Promise<ReleaseOutcome> {
-    let outcome: ReleaseOutcome = { outcome: "none" };
+  async #lockAwaits(client: PoolClient): Promise<void> {
+    await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`${this.#lockKey}:awaits`]);
+  }
+
+  /** A transaction holding the advisory lock of `uuid`, shared by every replica, to its end. */
+  async #locked<T>(uuid: string, body: (client: PoolClient) => Promise<T>): Promise<T> {
+    let result: T | undefined;
     await this.#transaction(async (client) => {
-      const { rows: locked } = await client.query<{ locked: boolean }>(
-        "SELECT pg_try_advisory_xact_lock(hashtext($1), hashtext($2)) AS locked",
-        [this.#lockKey, uuid],
-      );
-      if (locked[0]?.locked !== true) return;
-      const { rows } = await client.query<EntryRow>(
-        `SELECT * FROM ${this.#quarantine} WHERE uuid = $1 ORDER BY id FOR UPDATE`,
-        [uuid],
-      );
-      const entries = rows.map(toEntry);
-      const oldest = entries[0];
-      if (oldest === undefined) return;
-      await client.query("SAVEPOINT release");
-      let result: UpsertResult;
-      try {
-        result = await this.#upsertOn(client, composePatches(entries.map((entry) => entry.patch)));
-      } catch (error) {
-        if (!isUserConflict(error)) throw error;
-        await client.query("ROLLBACK TO SAVEPOINT release");
-        const { rows: retried } = await client.query<EntryRow>(
-          `UPDATE ${this.#quarantine} SET attempts = attempts + 1, reason = $2, field = $3
-          WHERE id = $1 RETURNING *`,
-          [oldest.id, error.message, error.field ?? null],
-        );
-        await this.#vacate(client, uuid, error.field);
-        outcome = { outcome: "kept", entry: toEntry(retried[0] as EntryRow), conflict: error };
-        return;
-      }
-      await client.query(`DELETE FROM ${this.#quarantine} WHERE uuid = $1`, [uuid]);
-      outcome = { outcome: "released", entries, result };
+      await client.query("SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))", [
+        this.#lockKey,
+        uuid,
+      ]);
+      result = await body(client);
     });
-    return outcome;
-  }
-
-  async discardQuarantined(uuid: string): Promise<number> {
-    const { rowCount } = await this.#pool.query(`DELETE FROM ${this.#quarantine} WHERE uuid = $1`, [
-      uuid,
-    ]);
-    return rowCount ?? 0;
-  }
-
-  /** Clears the field of a user whose new value for it was refused (see keepQuarantined). */
-  async #vacate(client: PoolClient, uuid: string, field: UserFieldName | undefined): Promise<void> {
-    if (field === undefined) return;
-    const column = wireFieldNames[field];
-    await client.query(
-      `UPDATE ${this.#table} SET ${column} = NULL WHERE uuid = $1 AND ${column} IS NOT NULL`,
-      [uuid],
-    );
+    return result as T;
   }
 
   /** A unique index's violation (23505 naming one of this store's indexes) as a conflict. */
@@ -346,10 +514,11 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
   }
 }
 
+/** A row of the quarantine table of an older version: one kept message. */
 type EntryRow = {
   id: string;
   uuid: string;
-  operation: QuarantinedEntry["operation"];
+  operation: PendingUser["operation"];
   patch: UserPatch;
   reason: string;
   field: UserFieldName | null;
@@ -357,16 +526,29 @@ type EntryRow = {
   attempts: number;
 };
 
-function toEntry(row: EntryRow): QuarantinedEntry {
+type PendingRow = {
+  uuid: string;
+  operation: PendingUser["operation"];
+  patch: UserPatch;
+  reason: string;
+  fields: UserFieldName[];
+  awaits: AwaitedValue[];
+  since: Date;
+  attempts: number;
+  messages: number;
+};
+
+function toPending(row: PendingRow): PendingUser {
   return {
-    id: String(row.id),
     uuid: row.uuid,
     operation: row.operation,
     patch: row.patch,
     reason: row.reason,
-    ...(row.field === null ? {} : { field: row.field }),
+    fields: row.fields,
+    awaits: row.awaits,
     since: new Date(row.since).toISOString(),
     attempts: row.attempts,
+    messages: row.messages,
   };
 }
 
@@ -400,7 +582,8 @@ function quote(name: string): string {
 // its column (`?` tests the key), a JSON null clears it. `extra` merges key by key at the top
 // level: the stored object minus every key the patch names, then the patch's non-null values.
 // (jsonb_strip_nulls would also strip nulls nested inside values, which must stay.)
-// `xmax = 0` holds only for a row this statement inserted.
+// `xmax = 0` holds only for a row this statement inserted. A deactivated row is left alone
+// (the WHERE): no row comes back, and reactivateStatement writes it.
 function upsertStatement(table: string): string {
   return `INSERT INTO ${table} AS stored (${columns})
 VALUES (
@@ -423,7 +606,21 @@ ON CONFLICT (uuid) DO UPDATE SET
     || coalesce(excluded.extra, '{}'),
     '{}'),
   deactivated_at = NULL
+WHERE stored.deactivated_at IS NULL
 RETURNING ${columns}, xmax = 0 AS created`;
+}
+
+// A deactivated user is one the directory deleted: a write of its uuid stores the record it
+// carries, as an insert would (the fields it omits cleared, `extra` its own alone), and reports a
+// creation. Bound to the patch as jsonb ($1), as the upsert is.
+function reactivateStatement(table: string): string {
+  return `UPDATE ${table} SET
+  ${fields.map(([field, column]) => `${column} = $1::jsonb ->> '${field}'`).join(",\n  ")},
+  extra = (SELECT jsonb_object_agg(key, value) FROM jsonb_each($1::jsonb -> 'extra')
+    WHERE jsonb_typeof(value) <> 'null'),
+  deactivated_at = NULL
+WHERE uuid = $1::jsonb ->> 'uuid' AND deactivated_at IS NOT NULL
+RETURNING ${columns}, true AS created`;
 }
 
 function toUser(row: Row): UserRecord {

@@ -3,10 +3,10 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { composePatches } from "../../provisioning/compose-patches.ts";
 import type {
-  QuarantinedEntry,
-  QuarantineEntry,
+  AwaitedValue,
+  PendingUser,
   QuarantineMethods,
-  ReleaseOutcome,
+  QuarantineStep,
   StoreRulesOptions,
   UpsertResult,
   UserFieldName,
@@ -16,6 +16,16 @@ import type {
   UserStore,
   UserStoreReads,
 } from "../../provisioning/index.ts";
+import { mergeUser } from "../../provisioning/merge-user.ts";
+import {
+  conflictsOf,
+  freedValues,
+  keptRecord,
+  movedFields,
+  pendingColumns,
+  stepPatch,
+  withCleared,
+} from "../../provisioning/pending.ts";
 import {
   awaitedRead,
   type OnDelete,
@@ -35,10 +45,12 @@ const fields = userFieldNames.map((field) => [field, wireFieldNames[field]] as c
 
 const table = "provisioned_users";
 const quarantineTable = "provisioned_users_quarantine";
+const awaitsTable = "provisioned_users_quarantine_awaits";
 const uniqueIndexPrefix = `${table}_unique_`;
 
-// `revision` counts the writes to a row since it was inserted: 1 right after the insert, which
-// is how one statement reports whether it created the user.
+// `revision` counts the writes to a row since the user was created: 1 right after the insert or
+// the reactivation of a deactivated row, which is how one statement reports whether it created
+// the user.
 const createTable = `CREATE TABLE IF NOT EXISTS ${table} (
   uuid TEXT PRIMARY KEY NOT NULL,
   ${fields.map(([, column]) => `${column} TEXT`).join(",\n  ")},
@@ -47,18 +59,27 @@ const createTable = `CREATE TABLE IF NOT EXISTS ${table} (
   deactivated_at TEXT
 ) STRICT`;
 
-// The quarantine: kept messages in the order they came (id), the patch as JSON text.
+// The quarantine: one pending record per uuid (the merge of its kept messages, as JSON text), in
+// the order they were first kept (rowid), and the index of the values each one awaits, which a
+// step that frees a value reads to find whom it wakes.
 const createQuarantine = `CREATE TABLE IF NOT EXISTS ${quarantineTable} (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  uuid TEXT NOT NULL,
+  uuid TEXT PRIMARY KEY NOT NULL,
   operation TEXT NOT NULL,
   patch TEXT NOT NULL,
   reason TEXT NOT NULL,
-  field TEXT,
+  fields TEXT NOT NULL,
+  awaits TEXT NOT NULL,
   since TEXT NOT NULL,
-  attempts INTEGER NOT NULL
+  attempts INTEGER NOT NULL,
+  messages INTEGER NOT NULL
 ) STRICT;
-CREATE INDEX IF NOT EXISTS ${quarantineTable}_uuid ON ${quarantineTable} (uuid, id)`;
+CREATE TABLE IF NOT EXISTS ${awaitsTable} (
+  field TEXT NOT NULL,
+  value TEXT NOT NULL,
+  uuid TEXT NOT NULL,
+  PRIMARY KEY (field, value, uuid)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS ${awaitsTable}_uuid ON ${awaitsTable} (uuid)`;
 
 // Each write is one statement, atomic across connections and processes, and there are two for
 // each shape of patch: which documented fields it carries (bit i for fields[i]) and whether it
@@ -84,6 +105,11 @@ const mergeExtra = `(SELECT nullif(json_group_object(key, json(value)), '{}') FR
  * changes nothing. `merge` is the whole upsert, reporting the merged row. Their parameters, in
  * order: the uuid, each field the patch carries, then, with `extra`, its non-null values as a
  * JSON object (or null), and for `merge` its keys as a JSON array.
+ *
+ * A deactivated row is a user the directory deleted: `merge` writes over it as an insert would
+ * (the columns the patch does not carry cleared, `extra` the patch's alone) and starts its
+ * revision again at 1, so that the write reports a creation. (In an upsert's SET, a bare column
+ * names the stored row's value.)
  */
 function statementsSql(shape: number): { insert: string; merge: string } {
   const carried = fields.filter((_, index) => shape & (1 << index)).map(([, column]) => column);
@@ -92,10 +118,17 @@ function statementsSql(shape: number): { insert: string; merge: string } {
   const insert = `INSERT INTO ${table} (${inserted.join(", ")})
 VALUES (${inserted.map(() => "?").join(", ")})
 ON CONFLICT (uuid) DO`;
+  const active = "deactivated_at IS NULL";
   const updates = [
-    ...carried.map((column) => `${column} = excluded.${column}`),
-    ...(withExtra ? [`extra = ${mergeExtra}`] : []),
-    "revision = revision + 1",
+    ...fields.map(([, column]) =>
+      carried.includes(column)
+        ? `${column} = excluded.${column}`
+        : `${column} = CASE WHEN ${active} THEN ${column} END`,
+    ),
+    withExtra
+      ? `extra = CASE WHEN ${active} THEN ${mergeExtra} ELSE excluded.extra END`
+      : `extra = CASE WHEN ${active} THEN extra END`,
+    `revision = CASE WHEN ${active} THEN revision + 1 ELSE 1 END`,
     "deactivated_at = NULL",
   ];
   return {
@@ -166,12 +199,21 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
   readonly #listActive: StatementSync;
   readonly #countActive: StatementSync;
   readonly #deactivate: StatementSync;
-  readonly #keep: StatementSync;
-  readonly #kept: StatementSync;
-  readonly #keptOf: StatementSync;
-  readonly #retried: StatementSync;
-  readonly #discard: StatementSync;
+  readonly #unique: UniqueField[];
+  readonly #pendingAll: StatementSync;
+  readonly #pendingOf: StatementSync;
+  readonly #pendingInsert: StatementSync;
+  readonly #pendingUpdate: StatementSync;
+  readonly #pendingDelete: StatementSync;
+  readonly #awaitsInsert: StatementSync;
+  readonly #awaitsDelete: StatementSync;
+  readonly #awaiting: StatementSync;
   readonly #clearQuarantine: StatementSync;
+  readonly #clearAwaits: StatementSync;
+  /** For each unique field, the active user (but one) holding a value. */
+  readonly #holders = new Map<UniqueField, StatementSync>();
+  /** The statements clearing a set of fields, by the fields' names joined. */
+  readonly #clears = new Map<string, StatementSync>();
 
   /** Opens (or creates) the database file at `path`, or a private in-memory one for `":memory:"`. */
   constructor(path: string, options: SqliteUserStoreOptions = {}) {
@@ -181,17 +223,23 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
     }
     const rules = storeRules("SqliteUserStore", options);
     this.#onDelete = rules.onDelete;
+    this.#unique = rules.unique;
     this.#db = new Database(path);
-    // The busy timeout comes first: switching to WAL needs a lock another process may hold.
-    this.#db.exec("PRAGMA busy_timeout = 5000");
-    this.#db.exec("PRAGMA journal_mode = WAL");
-    this.#db.exec(`PRAGMA synchronous = ${synchronous.toUpperCase()}`);
-    // A checkpoint copies the WAL's pages into the database file and syncs both. Every 10,000
-    // pages (40 MiB of WAL at most) rather than SQLite's 1,000: a page written many times between
-    // two checkpoints is copied once, which costs a sync of 100,000 users a few percent less.
-    this.#db.exec("PRAGMA wal_autocheckpoint = 10000");
-    this.#db.exec(createTable);
-    this.#migrate(rules.unique);
+    this.#db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+    // Replicas may start together on one new file. Switching it to WAL takes a lock that the busy
+    // timeout does not wait for (SQLite answers SQLITE_BUSY at once), so the set-up, every step of
+    // which is idempotent, is tried again until the busy timeout has passed.
+    whileBusy(() => {
+      this.#db.exec("PRAGMA journal_mode = WAL");
+      this.#db.exec(`PRAGMA synchronous = ${synchronous.toUpperCase()}`);
+      // A checkpoint copies the WAL's pages into the database file and syncs both. Every 10,000
+      // pages (40 MiB of WAL at most) rather than SQLite's 1,000: a page written many times
+      // between two checkpoints is copied once, which costs a sync of 100,000 users a few percent
+      // less.
+      this.#db.exec("PRAGMA wal_autocheckpoint = 10000");
+      this.#db.exec(createTable);
+      this.#migrate(rules.unique);
+    });
     this.#delete = this.#db.prepare(`DELETE FROM ${table} WHERE uuid = ?`);
     this.#reset = this.#db.prepare(`DELETE FROM ${table}`);
     this.#probe = this.#db.prepare(`SELECT 1 FROM ${table} LIMIT 1`);
@@ -205,17 +253,37 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
     this.#deactivate = this.#db.prepare(
       `UPDATE ${table} SET deactivated_at = ?, revision = revision + 1 WHERE uuid = ? AND ${active}`,
     );
-    this.#keep = this.#db.prepare(
-      `INSERT INTO ${quarantineTable} (uuid, operation, patch, reason, field, since, attempts)
-      VALUES (?, ?, ?, ?, ?, ?, 1) RETURNING *`,
+    this.#pendingAll = this.#db.prepare(`SELECT * FROM ${quarantineTable} ORDER BY rowid`);
+    this.#pendingOf = this.#db.prepare(`SELECT * FROM ${quarantineTable} WHERE uuid = ?`);
+    this.#pendingInsert = this.#db.prepare(
+      `INSERT INTO ${quarantineTable} (operation, patch, reason, fields, awaits, since, attempts, messages, uuid)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.#kept = this.#db.prepare(`SELECT * FROM ${quarantineTable} ORDER BY id`);
-    this.#keptOf = this.#db.prepare(`SELECT * FROM ${quarantineTable} WHERE uuid = ? ORDER BY id`);
-    this.#retried = this.#db.prepare(
-      `UPDATE ${quarantineTable} SET attempts = attempts + 1, reason = ?, field = ? WHERE id = ? RETURNING *`,
+    this.#pendingUpdate = this.#db.prepare(
+      `UPDATE ${quarantineTable} SET operation = ?, patch = ?, reason = ?, fields = ?, awaits = ?,
+      since = ?, attempts = ?, messages = ? WHERE uuid = ?`,
     );
-    this.#discard = this.#db.prepare(`DELETE FROM ${quarantineTable} WHERE uuid = ?`);
+    this.#pendingDelete = this.#db.prepare(`DELETE FROM ${quarantineTable} WHERE uuid = ?`);
+    this.#awaitsInsert = this.#db.prepare(
+      `INSERT OR IGNORE INTO ${awaitsTable} (field, value, uuid) VALUES (?, ?, ?)`,
+    );
+    this.#awaitsDelete = this.#db.prepare(`DELETE FROM ${awaitsTable} WHERE uuid = ?`);
+    this.#awaiting = this.#db.prepare(
+      `SELECT a.uuid FROM ${awaitsTable} a JOIN ${quarantineTable} q ON q.uuid = a.uuid
+      WHERE a.field = ? AND a.value = ? AND a.uuid <> ? ORDER BY q.rowid`,
+    );
     this.#clearQuarantine = this.#db.prepare(`DELETE FROM ${quarantineTable}`);
+    this.#clearAwaits = this.#db.prepare(`DELETE FROM ${awaitsTable}`);
+    for (const field of this.#unique) {
+      const column = wireFieldNames[field];
+      const key = field === "email" ? `lower(${column})` : column;
+      this.#holders.set(
+        field,
+        this.#db.prepare(
+          `SELECT uuid FROM ${table} WHERE ${key} = ? AND ${active} AND ${column} IS NOT NULL AND uuid <> ? LIMIT 1`,
+        ),
+      );
+    }
   }
 
   /**
@@ -228,7 +296,7 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
     if (!columns.some((column) => column.name === "deactivated_at")) {
       this.#db.exec(`ALTER TABLE ${table} ADD COLUMN deactivated_at TEXT`);
     }
-    this.#db.exec(createQuarantine);
+    this.#migrateQuarantine();
     const wanted = new Map<string, string>(
       unique.map((field) => {
         const column = wireFieldNames[field];
@@ -255,6 +323,46 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
         );
       }
     }
+  }
+
+  /**
+   * Creates the quarantine's tables; a file of an older version kept one row per message: those
+   * are merged into one pending record per uuid, in order, awaiting nothing named (the uuid's next
+   * message or `retryQuarantined()` tries them).
+   */
+  #migrateQuarantine(): void {
+    const columns = this.#db.prepare(`PRAGMA table_info(${quarantineTable})`).all() as Row[];
+    if (!columns.some((column) => column.name === "id")) {
+      this.#db.exec(createQuarantine);
+      return;
+    }
+    this.#transaction(() => {
+      const rows = this.#db.prepare(`SELECT * FROM ${quarantineTable} ORDER BY id`).all() as Row[];
+      this.#db.exec(`DROP TABLE ${quarantineTable}`);
+      this.#db.exec(createQuarantine);
+      const byUuid = new Map<string, Row[]>();
+      for (const row of rows) {
+        const uuid = row.uuid as string;
+        byUuid.set(uuid, [...(byUuid.get(uuid) ?? []), row]);
+      }
+      const insert = this.#db.prepare(
+        `INSERT INTO ${quarantineTable} (operation, patch, reason, fields, awaits, since, attempts, messages, uuid)
+        VALUES (?, ?, ?, '[]', '[]', ?, ?, ?, ?)`,
+      );
+      for (const [uuid, kept] of byUuid) {
+        const first = kept[0] as Row;
+        const patch = composePatches(kept.map((row) => JSON.parse(row.patch as string)));
+        insert.run(
+          first.operation as string,
+          JSON.stringify(patch),
+          first.reason as string,
+          first.since as string,
+          Number(first.attempts),
+          kept.length,
+          uuid,
+        );
+      }
+    });
   }
 
   async upsert(patch: UserPatch): Promise<UpsertResult> {
@@ -321,6 +429,10 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
   }
 
   async delete(uuid: string): Promise<{ deleted: boolean }> {
+    return this.#remove(uuid);
+  }
+
+  #remove(uuid: string): { deleted: boolean } {
     const statement = this.#onDelete === "delete" ? this.#delete : this.#deactivate;
     const changes =
       this.#onDelete === "delete"
@@ -344,6 +456,7 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
     this.#transaction(() => {
       this.#reset.run();
       this.#clearQuarantine.run();
+      this.#clearAwaits.run();
     });
   }
 
@@ -372,67 +485,125 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
     );
   }
 
-  async keepQuarantined(entry: QuarantineEntry): Promise<QuarantinedEntry> {
-    return this.#transaction(() => {
-      const row = this.#keep.get(
-        entry.uuid,
-        entry.operation,
-        JSON.stringify(entry.patch),
-        entry.reason,
-        entry.field ?? null,
-        new Date().toISOString(),
-      ) as Row;
-      this.#vacate(entry.uuid, entry.field);
-      return toEntry(row);
+  /** One write transaction (BEGIN IMMEDIATE, which every other connection's waits for). */
+  async writeQuarantined(
+    operation: "create" | "modify",
+    patch: UserPatch,
+  ): Promise<QuarantineStep> {
+    return this.#transaction(() => this.#step(operation, patch.uuid, patch));
+  }
+
+  /** One write transaction, as {@link writeQuarantined}. */
+  async releaseQuarantined(uuid: string): Promise<QuarantineStep> {
+    return this.#transaction(() => this.#step("modify", uuid, undefined));
+  }
+
+  /** One write transaction: the delete, the discard and the wakes. */
+  async deleteQuarantined(uuid: string): Promise<QuarantineStep> {
+    return this.#transaction((): QuarantineStep => {
+      const discarded = this.#pendingRecord(uuid);
+      if (discarded !== undefined) this.#unpend(uuid);
+      const before = this.#userOf(uuid);
+      const { deleted } = this.#remove(uuid);
+      const freed = freedValues(this.#unique, before, deleted ? this.#userOf(uuid) : before);
+      return { outcome: "deleted", deleted, discarded, wakes: this.#waiters(freed, uuid) };
     });
   }
 
-  async listQuarantined({ uuid }: { uuid?: string | undefined } = {}): Promise<QuarantinedEntry[]> {
-    const rows = (uuid === undefined ? this.#kept.all() : this.#keptOf.all(uuid)) as Row[];
-    return rows.map(toEntry);
+  async listQuarantined({ uuid }: { uuid?: string | undefined } = {}): Promise<PendingUser[]> {
+    const rows = (uuid === undefined ? this.#pendingAll.all() : this.#pendingOf.all(uuid)) as Row[];
+    return rows.map(toPending);
   }
 
-  /**
-   * One write transaction (BEGIN IMMEDIATE, which another process's waits for): the kept
-   * messages of the uuid, their composed upsert and their removal, or a counted attempt.
-   */
-  async releaseQuarantined(uuid: string): Promise<ReleaseOutcome> {
-    return this.#transaction((): ReleaseOutcome => {
-      const entries = (this.#keptOf.all(uuid) as Row[]).map(toEntry);
-      const oldest = entries[0];
-      if (oldest === undefined) return { outcome: "none" };
-      let result: UpsertResult;
-      try {
-        result = this.#upsert(composePatches(entries.map((entry) => entry.patch)));
-      } catch (error) {
-        if (!isUserConflict(error)) throw error;
-        // A failed statement undoes only itself: the transaction goes on.
-        const kept = this.#retried.get(
-          error.message,
-          error.field ?? null,
-          Number(oldest.id),
-        ) as Row;
-        this.#vacate(uuid, error.field);
-        return { outcome: "kept", entry: toEntry(kept), conflict: error };
-      }
-      this.#discard.run(uuid);
-      return { outcome: "released", entries, result };
-    });
+  /** One quarantine step, inside the caller's write transaction. */
+  #step(
+    operation: "create" | "modify",
+    uuid: string,
+    patch: UserPatch | undefined,
+  ): QuarantineStep {
+    const pending = this.#pendingRecord(uuid);
+    if (pending === undefined && patch === undefined) return { outcome: "none", wakes: [] };
+    const applied = stepPatch(pending, patch);
+    // The stored user, for the values this step frees (none without unique fields).
+    const before =
+      this.#unique.length > 0 || pending !== undefined ? this.#userOf(uuid) : undefined;
+    let result: UpsertResult;
+    try {
+      result = this.#upsert(applied);
+    } catch (error) {
+      if (!isUserConflict(error)) throw error;
+      // A failed statement undoes only itself: the transaction goes on.
+      // What the upsert would have stored: a deactivated user starts from the patch alone.
+      const merged = mergeUser(before?.deactivatedAt === undefined ? before : undefined, applied);
+      const awaits = conflictsOf(this.#unique, merged, (field, value) => {
+        const row = this.#holders.get(field)?.get(value, uuid) as Row | undefined;
+        return row?.uuid as string | undefined;
+      });
+      const moved = movedFields(this.#unique, before, merged);
+      const cleared = withCleared(before, moved);
+      if (cleared !== undefined) this.#clear(uuid, moved);
+      const kept = keptRecord(pending, operation, applied, error, awaits, patch !== undefined);
+      this.#pend(kept, pending !== undefined);
+      const freed = freedValues(this.#unique, before, cleared ?? before);
+      return {
+        outcome: "kept",
+        pending: kept,
+        conflict: error,
+        cleared,
+        wakes: this.#waiters(freed, uuid),
+      };
+    }
+    if (pending !== undefined) this.#unpend(uuid);
+    const wakes = this.#waiters(freedValues(this.#unique, before, result.user), uuid);
+    return pending === undefined
+      ? { outcome: "applied", result, wakes }
+      : { outcome: "released", pending, result, wakes };
   }
 
-  async discardQuarantined(uuid: string): Promise<number> {
-    return Number(this.#discard.run(uuid).changes);
+  #userOf(uuid: string): UserRecord | undefined {
+    const row = this.#get.get(uuid) as Row | undefined;
+    return row && toUser(row);
   }
 
-  /** Clears the field of a user whose new value for it was refused (see keepQuarantined). */
-  #vacate(uuid: string, field: UserFieldName | undefined): void {
-    if (field === undefined) return;
-    const column = wireFieldNames[field];
-    this.#db
-      .prepare(
-        `UPDATE ${table} SET ${column} = NULL, revision = revision + 1 WHERE uuid = ? AND ${column} IS NOT NULL`,
-      )
-      .run(uuid);
+  #pendingRecord(uuid: string): PendingUser | undefined {
+    const row = this.#pendingOf.get(uuid) as Row | undefined;
+    return row && toPending(row);
+  }
+
+  #pend(pending: PendingUser, exists: boolean): void {
+    (exists ? this.#pendingUpdate : this.#pendingInsert).run(...pendingColumns(pending));
+    this.#awaitsDelete.run(pending.uuid);
+    for (const { field, value } of pending.awaits)
+      this.#awaitsInsert.run(field, value, pending.uuid);
+  }
+
+  #unpend(uuid: string): void {
+    this.#pendingDelete.run(uuid);
+    this.#awaitsDelete.run(uuid);
+  }
+
+  /** The pending uuids awaiting one of `freed`, but `self`, oldest first. */
+  #waiters(freed: AwaitedValue[], self: string): string[] {
+    const wakes = new Set<string>();
+    for (const { field, value } of freed) {
+      for (const row of this.#awaiting.all(field, value, self) as Row[])
+        wakes.add(row.uuid as string);
+    }
+    return [...wakes];
+  }
+
+  /** Clears `fields` of an active user, whose new values for them another user holds. */
+  #clear(uuid: string, fields: UserFieldName[]): void {
+    const key = fields.join(",");
+    let statement = this.#clears.get(key);
+    if (statement === undefined) {
+      const sets = fields.map((field) => `${wireFieldNames[field]} = NULL`).join(", ");
+      statement = this.#db.prepare(
+        `UPDATE ${table} SET ${sets}, revision = revision + 1 WHERE uuid = ? AND deactivated_at IS NULL`,
+      );
+      this.#clears.set(key, statement);
+    }
+    statement.run(uuid);
   }
 
   /** Runs \`body\` in one write transaction; node:sqlite is synchronous, so nothing interleaves. */
@@ -454,6 +625,34 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
   }
 }
 
+/** How long a statement waits for another connection's lock, and the set-up for a busy file. */
+const busyTimeoutMs = 5000;
+
+/**
+ * Runs `setUp` again while it fails with SQLITE_BUSY, pausing a few milliseconds between tries,
+ * until {@link busyTimeoutMs} has passed; then, or on any other error, throws that error.
+ */
+function whileBusy(setUp: () => void): void {
+  const deadline = Date.now() + busyTimeoutMs;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      setUp();
+      return;
+    } catch (error) {
+      const code = (error as { errcode?: unknown }).errcode;
+      if (typeof code !== "number" || (code & 0xff) !== sqliteBusy || Date.now() >= deadline) {
+        throw error;
+      }
+      // Synchronous, as the constructor is: the other replica's switch takes milliseconds.
+      Atomics.wait(pause, 0, 0, Math.min(attempt, 20));
+    }
+  }
+}
+
+/** SQLite's primary result code for a lock another connection holds (extended codes add bits). */
+const sqliteBusy = 5;
+
 // node:sqlite reads text up to its first U+0000: a value holding one would come back cut short.
 // (`extra` is JSON text, where it is written \u0000.) The handler refuses such values with a 400.
 function nulRefused(field: string): string {
@@ -472,16 +671,17 @@ function toUser(row: Row): UserRecord {
   return user as unknown as UserRecord;
 }
 
-function toEntry(row: Row): QuarantinedEntry {
+function toPending(row: Row): PendingUser {
   return {
-    id: String(row.id),
     uuid: row.uuid as string,
-    operation: row.operation as QuarantinedEntry["operation"],
+    operation: row.operation as PendingUser["operation"],
     patch: JSON.parse(row.patch as string),
     reason: row.reason as string,
-    ...(typeof row.field === "string" ? { field: row.field as UserFieldName } : {}),
+    fields: JSON.parse(row.fields as string),
+    awaits: JSON.parse(row.awaits as string),
     since: row.since as string,
     attempts: Number(row.attempts),
+    messages: Number(row.messages),
   };
 }
 
