@@ -2,10 +2,12 @@
 // from a tree without dist/. It removes dist/ and packs (a dry run, so nothing is written): the
 // `prepack` script must build, or the tarball would hold docs and no code, as it once did. Then it
 // checks the list: every file package.json's exports and bin name is there, and no test file is,
-// except those that a `files` entry names on purpose (an example that is a test).
-import { execFileSync } from "node:child_process";
+// except those that a `files` entry names on purpose (an example that is a test). The build's own
+// output must hold no declaration warning (scripts/check-build-warnings.mjs).
+import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { warningsProblem } from "./check-build-warnings.mjs";
 
 /** Every path that `exports` and `bin` point at, without the leading "./". */
 export function promisedFiles(pkg) {
@@ -60,11 +62,23 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const pkg = JSON.parse(readFileSync("package.json", "utf8"));
   rmSync("dist", { recursive: true, force: true });
   // npm prints the prepack script's output before the JSON: the list is the last array printed.
-  const output = execFileSync("npm", ["pack", "--dry-run", "--json"], {
+  const run = spawnSync("npm", ["pack", "--dry-run", "--json"], {
     encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["ignore", "pipe", "pipe"],
     maxBuffer: 64 * 1024 * 1024,
   });
+  process.stderr.write(run.stderr);
+  if (run.status !== 0) {
+    process.stdout.write(run.stdout);
+    console.error(`npm pack from a tree without dist/ failed (exit ${run.status ?? run.signal})`);
+    process.exit(1);
+  }
+  const output = run.stdout;
+  const warnings = warningsProblem(`${run.stdout}\n${run.stderr}`);
+  if (warnings !== undefined) {
+    console.error(`npm pack from a tree without dist/: ${warnings}`);
+    process.exit(1);
+  }
   const start = output.lastIndexOf("\n[\n");
   const [packed] = JSON.parse(output.slice(start === -1 ? 0 : start));
   const problems = packProblems(

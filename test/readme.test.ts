@@ -127,4 +127,70 @@ describe("README", () => {
     expect(pkg.engines.node).toBe(">=22.13");
     expect(readme).toContain("The SDK needs Node 22.13 or later");
   });
+
+  // Issue 40's fresh eyes, on the README of the integration branch.
+  const section = (heading: string) => {
+    const start = readme.indexOf(`\n${heading}\n`);
+    expect(start, heading).toBeGreaterThan(-1);
+    const next = readme.slice(start + heading.length + 2).search(/^#{2,4} /m);
+    return readme.slice(start, next === -1 ? undefined : start + heading.length + 2 + next);
+  };
+
+  it("never shows a route that serves stored users with their passwords", () => {
+    expect(readme).not.toMatch(/res\.json\(await store\.(list|get)\([^)]*\)\)/);
+    expect(readme).toContain("(await store.list()).map(({ password, ...user }) => user)");
+  });
+
+  it("says which Node loads what below 22.13, not that nothing runs", () => {
+    expect(readme).not.toContain("will not run");
+    expect(section("## Install")).toMatch(
+      /on Node 20 most subpaths load, but `platform-integration\/sqlite`/,
+    );
+  });
+
+  it("names, in the table of the APIs' differences, each field the newer API's current version may lack", () => {
+    const source = readFileSync(
+      new URL("../src/clients/version/version-records.ts", import.meta.url),
+      "utf8",
+    );
+    const sdk = source.slice(source.indexOf("export interface SdkCurrentVersion {"));
+    const optional = [...sdk.slice(0, sdk.indexOf("\n}\n")).matchAll(/^ {2}(\w+)\?:/gm)]
+      .map(([, name]) => name)
+      .filter((name) => name !== "extra");
+    expect(optional).toEqual(["releaseSequence", "releaseDate", "installDate"]);
+    const row = readme.split("\n").find((line) => line.startsWith("| `version.current()`"));
+    for (const name of optional) expect(row, name).toContain(`\`${name}\``);
+    expect(row).toContain("`SdkCurrentVersion`");
+  });
+
+  it("shows every call of the platform simulator, the readUser template too", () => {
+    const text = section("### Simulating the platform");
+    const source = readFileSync(
+      new URL("../src/testing/platform-simulator.ts", import.meta.url),
+      "utf8",
+    );
+    const simulator = source.slice(source.indexOf("export interface PlatformSimulator {"));
+    const members = [
+      ...simulator.slice(0, simulator.indexOf("\n}\n")).matchAll(/^ {2}(?:readonly )?(\w+)[(:]/gm),
+    ].map(([, name]) => name);
+    expect(members).toContain("removeUser");
+    for (const member of members) expect(text, member).toMatch(new RegExp(`\\b${member}\\b`));
+    expect(text).toMatch(/`readUser` takes the same URL template/);
+  });
+
+  it("says which lines reach Fastify's request.log, and to give the handler app.log", () => {
+    const text = section("### Logging");
+    expect(text).toMatch(/request\.log[\s\S]*quarantine[\s\S]*conflict/);
+    expect(text).toContain("createProvisioningHandler({ store, logger: app.log })");
+  });
+
+  it("ends every code block before a blank line, never inside a sentence", () => {
+    const lines = readme.split("\n");
+    let inside = false;
+    for (const [index, line] of lines.entries()) {
+      if (!line.startsWith("```")) continue;
+      inside = !inside;
+      if (!inside) expect(lines[index + 1] ?? "", `README.md:${index + 2}`).toBe("");
+    }
+  });
 });

@@ -10,7 +10,7 @@ import { createVersionClient } from "platform-integration/version";
 // configuration error once; the application runs on either way.
 const tls = { ca: process.env.PLATFORM_CA };
 const actions = defineAuditActions({ userProvisioned: "directory.user.provisioned" });
-const audit = createAuditClient({ actions, tls, flushOnExit: true });
+const audit = createAuditClient({ actions, tls });
 const version = createVersionClient({ tls });
 
 // The platform pushes directory users here; swap MemoryUserStore for your database's UserStore.
@@ -22,7 +22,16 @@ const provisioning = createProvisioningHandler({
     }
   },
 });
-createServer(toNodeHandler(provisioning)).listen(Number(process.env.PORT ?? 3000));
+const server = createServer(toNodeHandler(provisioning)).listen(Number(process.env.PORT ?? 3000));
+
+// On SIGTERM (a redeploy, a scale-down): stop taking requests, deliver the audit events still
+// queued (up to 5 s), then exit. A signal ends the process at once unless it is handled, and
+// flushOnExit only covers a process whose event loop empties by itself (a script, a job).
+process.once("SIGTERM", async () => {
+  server.close();
+  await audit.close({ timeoutMs: 5_000 });
+  process.exit(0);
+});
 
 // Tell your users about pending updates, in the background: a failure is reported, never fatal.
 void (async () => {

@@ -2,7 +2,11 @@ import { readFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
+import { createFakeIntegrationApi } from "../../src/testing/index.ts";
+import { serveForEachTest } from "../support/serve-fetch-handler.ts";
 import { startScript } from "./integration-api/child-process.ts";
+
+const serve = serveForEachTest();
 
 const quickStart = await readFile(
   new URL("../../examples/quick-start/server.ts", import.meta.url),
@@ -66,4 +70,37 @@ describe("the README's quick start", () => {
       }
     },
   );
+
+  // Issue 40's fresh eyes: the quick start relied on flushOnExit, which a signal skips, so a
+  // server stopped by SIGTERM lost its queued audit events. Catches: a quick start that does not
+  // close the audit client on SIGTERM (the process dies by the signal, the event is never sent).
+  it("delivers the audit events still queued when SIGTERM comes, then exits 0", async () => {
+    const api = createFakeIntegrationApi();
+    const port = await freePort();
+    let script: Awaited<ReturnType<typeof startScript>> | undefined;
+    let auditCalls = 0;
+    const platform = await serve(async (request) => {
+      if (new URL(request.url).pathname === "/audit/v1/event" && ++auditCalls === 1) {
+        // The first attempt fails while the signal arrives: the event is still queued.
+        script?.stop();
+        return new Response("busy", { status: 503 });
+      }
+      return api.respond(request);
+    });
+    script = await startScript(quickStart, {
+      PORT: String(port),
+      PLATFORM_INTEGRATIONAPI: platform.url,
+      PLATFORM_CA: undefined,
+    });
+    expect(await ping(port, script.running)).toBe(204);
+    const created = await fetch(`http://127.0.0.1:${port}/v1/user/create`, {
+      method: "POST",
+      body: JSON.stringify({ uuid: "6f1c1d1e-0000-4000-8000-000000000002" }),
+    });
+    expect(created.status).toBe(201);
+    expect(await script.exited).toBe(0);
+    expect(api.auditEvents).toEqual([
+      expect.objectContaining({ action: "directory.user.provisioned" }),
+    ]);
+  });
 });

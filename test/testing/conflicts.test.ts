@@ -7,8 +7,8 @@ import {
 import { createPlatformSimulator, runConformance } from "../../src/testing/index.ts";
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
-const app = (quarantine: boolean) => {
-  const store = new MemoryUserStore({ unique: ["email"] });
+const app = (quarantine: boolean, unique: ("username" | "email")[] = ["email"]) => {
+  const store = new MemoryUserStore({ unique });
   const handler = createProvisioningHandler({ store, quarantine, logger: quiet });
   return { store, handler };
 };
@@ -87,9 +87,16 @@ describe("runConformance({ conflicts: true })", () => {
     expect(report.results.at(-1)).toMatchObject({ name: swap, passed: true, effects: "verified" });
   });
 
-  it("leaves the check out by default", async () => {
-    const { handler } = app(false);
-    const report = await runConformance(handler);
+  // The README says the conflict check is off by default "since not every application holds
+  // emails unique": the default checks must then suit one that does. Catches: a default check
+  // that gives two users (or two checks' users) one email or username, which such an
+  // application refuses with 503 without the quarantine.
+  it("leaves the check out by default, and the default checks pass a unique username and email without quarantine", async () => {
+    const { handler, store } = app(false, ["username", "email"]);
+    const report = await runConformance(handler, { readUser: (uuid) => store.get(uuid) });
     expect(report.results.map((each) => each.name)).not.toContain(swap);
+    expect(report.results.filter((each) => !each.passed)).toEqual([]);
+    expect(report.results).toHaveLength(23);
+    expect(report.passed).toBe(true);
   });
 });

@@ -105,15 +105,24 @@ describe("withReadUserRoute", () => {
 
 // Issue 37, finding 7: the documented set-up with a deactivating store failed 10 of 23 checks
 // ("delete: 204, but the user is still stored") and its clean-up said every user was deleted.
+// The application of the README's "Unique emails, conflicts and deactivation": a unique email, the
+// quarantine and deactivation, checked with the conflict check too (conformance --conflicts).
 describe("withReadUserRoute over a store that deactivates", () => {
   async function deactivating() {
     const folder = await mkdtemp(join(tmpdir(), "read-route-"));
-    const store = new SqliteUserStore(join(folder, "users.db"), { onDelete: "deactivate" });
+    const store = new SqliteUserStore(join(folder, "users.db"), {
+      onDelete: "deactivate",
+      unique: ["email"],
+    });
     closers.push(() => {
       store.close();
       void rm(folder, { recursive: true, force: true });
     });
-    const handler = withReadUserRoute(createProvisioningHandler({ store }), store);
+    const logger = { debug() {}, info() {}, warn() {}, error() {} };
+    const handler = withReadUserRoute(
+      createProvisioningHandler({ store, quarantine: true, logger }),
+      store,
+    );
     const server = createServer(toNodeHandler(handler));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     closers.push(() => {
@@ -139,17 +148,19 @@ describe("withReadUserRoute over a store that deactivates", () => {
   });
 
   it.each([
-    ["the read route's URL", (url: string) => `${url}/v1/user/{uuid}`],
-    ["the README's store.get", undefined],
-  ])(
-    "passes every check of runConformance reading through %s, and reports the rows it left",
-    async (_name, template) => {
-      const { store, url } = await deactivating();
-      const report = await runConformance(url, {
-        readUser: template ? template(url) : (uuid) => store.get(uuid),
+    ["over HTTP, reading through the read route's URL", "http", true],
+    ["over HTTP, reading through the README's store.get", "http", false],
+    ["in-process, reading through the README's store.get", "handler", false],
+  ] as const)(
+    "passes every check of runConformance with conflicts %s, and reports the rows it left",
+    async (_name, over, route) => {
+      const { store, handler, url } = await deactivating();
+      const report = await runConformance(over === "http" ? url : handler, {
+        conflicts: true,
+        readUser: route ? `${url}/v1/user/{uuid}` : (uuid) => store.get(uuid),
       });
       expect(report.results.filter((result) => !result.passed)).toEqual([]);
-      expect(report.results).toHaveLength(23);
+      expect(report.results).toHaveLength(24);
       expect(report.leftBehind).toEqual([]);
       // Each user it created is deleted as the platform sees it, and named as kept deactivated.
       const rows = await store.list({ includeDeactivated: true });

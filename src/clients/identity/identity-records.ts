@@ -2,14 +2,17 @@ import * as z from "zod/mini";
 import { ResponseShapeError } from "../integration-api/errors.ts";
 import type { ApiResponse } from "../integration-api/http.ts";
 import { readJsonObject } from "../integration-api/json-body.ts";
-import type { FieldProblem, RecordOf } from "../integration-api/wire-record.ts";
+import type { FieldProblem } from "../integration-api/wire-record.ts";
 import {
   type IdentityAttributes,
   identityExistsSchema,
   identityGroupRecord,
+  type identityGroupShape,
   identitySourceRecord,
+  type identitySourceShape,
   identitySourcesRecord,
   identityUserRecord,
+  type identityUserShape,
 } from "./identity-schema.ts";
 
 export type { IdentityAttributes };
@@ -18,13 +21,13 @@ export type { IdentityAttributes };
  * A directory the platform authenticates users against (an enabled LDAP source). Pass it as
  * `{ source }` when the platform has several.
  */
-export interface IdentitySource extends RecordOf<typeof identitySourceRecord.shape> {}
+export interface IdentitySource extends z.output<z.ZodMiniObject<typeof identitySourceShape>> {}
 
 /** A directory group the user belongs to. */
-export interface IdentityGroup extends RecordOf<typeof identityGroupRecord.shape> {}
+export interface IdentityGroup extends z.output<z.ZodMiniObject<typeof identityGroupShape>> {}
 
 /** A directory user, as login and user() return it. */
-export interface IdentityUser extends RecordOf<typeof identityUserRecord.shape> {
+export interface IdentityUser extends z.output<z.ZodMiniObject<typeof identityUserShape>> {
   groups: IdentityGroup[];
 }
 

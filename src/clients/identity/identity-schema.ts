@@ -8,16 +8,20 @@ import { type RecordOf, wireRecord } from "../integration-api/wire-record.ts";
 
 const go = { nullAsAbsent: true, caseInsensitive: true } as const;
 
+// Each record's shape is a constant of its own, and the public interfaces (identity-records.ts)
+// are its zod output: the ./identity entry's declarations then name only zod and these shapes,
+// nothing of the internal record helpers, which the build shares with ./testing (TS2742).
+
+/** The fields of an enabled LDAP source. */
+export const identitySourceShape = {
+  /** The LDAP server's host name. */
+  hostname: z.string(),
+  /** The base DN searched for users, e.g. `dc=example,dc=com`. */
+  baseDn: z.string(),
+};
+
 /** An enabled LDAP source (`{"hostname","base_dn"}`). */
-export const identitySourceRecord = /* @__PURE__ */ wireRecord(
-  {
-    /** The LDAP server's host name. */
-    hostname: z.string(),
-    /** The base DN searched for users, e.g. `dc=example,dc=com`. */
-    baseDn: z.string(),
-  },
-  go,
-);
+export const identitySourceRecord = /* @__PURE__ */ wireRecord(identitySourceShape, go);
 
 /** GET /identity/v1/sources: `{"sources":[...]}`, enabled sources only; `null` for none. */
 export const identitySourcesRecord = /* @__PURE__ */ wireRecord(
@@ -72,34 +76,42 @@ const attributes = z._default(
 /** The Identity API's keys are PascalCase, `DN` and `ID` upper-case. */
 const pascalCase = { rule: (name: string) => `${name[0]?.toUpperCase()}${name.slice(1)}` };
 
+/** The fields of a directory group. */
+export const identityGroupShape = {
+  dn: z.string(),
+  /** The group's id; a string even when numeric ("501"), as the platform sends it. */
+  id: z.codec(z.union([z.string(), z.int()]), z.string(), {
+    decode: (id) => String(id),
+    encode: (id) => id,
+  }),
+  name: z.string(),
+  attributes,
+};
+
 /** A directory group the user belongs to (`{"DN","ID","Name","Attributes"}`). */
-export const identityGroupRecord = /* @__PURE__ */ wireRecord(
-  {
-    dn: z.string(),
-    /** The group's id; a string even when numeric ("501"), as the platform sends it. */
-    id: z.codec(z.union([z.string(), z.int()]), z.string(), {
-      decode: (id) => String(id),
-      encode: (id) => id,
-    }),
-    name: z.string(),
-    attributes,
-  },
-  { ...go, ...pascalCase, names: { dn: "DN", id: "ID" } },
-);
+export const identityGroupRecord = /* @__PURE__ */ wireRecord(identityGroupShape, {
+  ...go,
+  ...pascalCase,
+  names: { dn: "DN", id: "ID" },
+});
+
+/** The fields of the login and user body. */
+export const identityUserShape = {
+  /** The user's distinguished name. */
+  dn: z.string(),
+  /** The username, per the platform's `ldap_username_field` setting (uid, sAMAccountName...). */
+  username: z.string(),
+  /** The user's attributes; `userPassword` and `unicodePwd` are dropped, should a directory send them. */
+  attributes,
+  groups: z._default(z.array(identityGroupRecord.codec, { error: "is not an array" }), []),
+};
 
 /** The login and user body (`{"DN","Username","Attributes","Groups"}`). */
-export const identityUserRecord = /* @__PURE__ */ wireRecord(
-  {
-    /** The user's distinguished name. */
-    dn: z.string(),
-    /** The username, per the platform's `ldap_username_field` setting (uid, sAMAccountName...). */
-    username: z.string(),
-    /** The user's attributes; `userPassword` and `unicodePwd` are dropped, should a directory send them. */
-    attributes,
-    groups: z._default(z.array(identityGroupRecord.codec, { error: "is not an array" }), []),
-  },
-  { ...go, ...pascalCase, names: { dn: "DN" } },
-);
+export const identityUserRecord = /* @__PURE__ */ wireRecord(identityUserShape, {
+  ...go,
+  ...pascalCase,
+  names: { dn: "DN" },
+});
 
 /** GET /identity/v1/user/:username/exists: `true` or `false` as text/plain. */
 export const identityExistsSchema = z.codec(z.enum(["true", "false"]), z.boolean(), {

@@ -3,37 +3,26 @@ import { ResponseShapeError } from "../integration-api/errors.ts";
 import type { ApiResponse } from "../integration-api/http.ts";
 import { readJsonObject } from "../integration-api/json-body.ts";
 import type { Timestamp } from "../integration-api/timestamp.ts";
-import type { FieldProblem, RecordOf } from "../integration-api/wire-record.ts";
+import type { FieldProblem } from "../integration-api/wire-record.ts";
 import type { SdkLicenseFlags } from "../sdk-api/sdk-records.ts";
 import {
-  type LicenseFieldRead,
+  type License,
+  type LicenseField,
+  type LicenseFieldValue,
+  type LicenseSignature,
   licenseFieldRecord,
   licenseFieldValueRecord,
   licenseRecord,
 } from "./license-schema.ts";
 
-/**
- * A license field's value. The platform sends an Integer field as a JSON number in the license
- * but as a string from the field endpoint; use {@link LicenseField.type} to read it.
- */
-export type LicenseValue = string | number | boolean | null;
-
-/** One custom field of the license (`fields[]`): `licenseFieldRecord` of license-schema.ts. */
-export interface LicenseField extends LicenseFieldRead {
-  /** The field's description (newer API only). */
-  description?: string;
-  /**
-   * The field's signatures (newer API only): check them with `verifyLicenseField(field, key)`
-   * before trusting the value.
-   */
-  signature?: LicenseSignature;
-}
-
-/** A license field's signatures, base64: v1 (RSA-PSS with MD5), v2 (RSA-PSS with SHA-256). */
-export interface LicenseSignature {
-  v1?: string;
-  v2?: string;
-}
+// The records of the License API itself are declared with their schemas (license-schema.ts).
+export type {
+  License,
+  LicenseField,
+  LicenseFieldValue,
+  LicenseSignature,
+  LicenseValue,
+} from "./license-schema.ts";
 
 /**
  * The license as the newer in-cluster API serves it (GET /api/v1/license/info, with its fields):
@@ -101,19 +90,6 @@ export interface SdkLicenseFieldValue extends LicenseFieldValue {
   fromCache: boolean;
 }
 
-/** The customer's license (GET /license/v1/license): `licenseRecord` of license-schema.ts. */
-export interface License extends RecordOf<typeof licenseRecord.shape> {
-  fields: LicenseField[];
-  /** The body as received, fields the SDK does not know included. */
-  raw: JsonObject;
-}
-
-/** One field by name (GET /license/v1/field/:name): `licenseFieldValueRecord`. */
-export interface LicenseFieldValue extends RecordOf<typeof licenseFieldValueRecord.shape> {
-  /** The body as received. */
-  raw: JsonObject;
-}
-
 /**
  * Reads the license. Every documented field must have its documented type: a license gates what
  * the customer paid for, so a malformed `expiration_time` fails loudly rather than reading as
@@ -124,7 +100,7 @@ export function readLicense(response: ApiResponse): License {
   const { value, problems } = licenseRecord.read(raw);
   const [problem] = problems;
   if (problem !== undefined) throw new ResponseShapeError(response, licenseProblem(problem, raw));
-  return { ...(value as RecordOf<typeof licenseRecord.shape>), raw };
+  return { ...(value as Omit<License, "raw">), raw };
 }
 
 /** The message of the first problem, as this reader has always worded it. */
@@ -154,5 +130,5 @@ export function readFieldValue(response: ApiResponse): LicenseFieldValue {
     const { field, value: named } = licenseFieldValueRecord.wireNames;
     throw new ResponseShapeError(response, `expected { ${field}, ${named} }`);
   }
-  return { ...(value as RecordOf<typeof licenseFieldValueRecord.shape>), raw };
+  return { ...(value as Omit<LicenseFieldValue, "raw">), raw };
 }

@@ -1,16 +1,21 @@
 import type { JsonObject, JsonValue } from "type-fest";
+import type * as z from "zod/mini";
 import { ResponseShapeError } from "../integration-api/errors.ts";
 import type { ApiResponse } from "../integration-api/http.ts";
 import { isJsonObject, parseJsonBody } from "../integration-api/json-body.ts";
 import type { Timestamp } from "../integration-api/timestamp.ts";
-import type { RecordOf } from "../integration-api/wire-record.ts";
-import { currentVersionRecord, versionUpdateRecord } from "./version-schema.ts";
+import {
+  currentVersionRecord,
+  type currentVersionShape,
+  versionUpdateRecord,
+  type versionUpdateShape,
+} from "./version-schema.ts";
 
 /**
  * The version of the application now running (GET /version/v1/current): the fields of
  * `currentVersionRecord` (version-schema.ts), all required.
  */
-export interface CurrentVersion extends RecordOf<typeof currentVersionRecord.shape> {
+export interface CurrentVersion extends z.output<z.ZodMiniObject<typeof currentVersionShape>> {
   /** Fields the platform sent beyond the documented ones, under their wire names. */
   extra?: JsonObject;
 }
@@ -22,7 +27,7 @@ export interface CurrentVersion extends RecordOf<typeof currentVersionRecord.sha
  * well-formed; anything else, including a known field of an unexpected type, is kept in `extra`
  * under its wire name.
  */
-export interface VersionUpdate extends RecordOf<typeof versionUpdateRecord.shape> {
+export interface VersionUpdate extends z.output<z.ZodMiniObject<typeof versionUpdateShape>> {
   /** Fields the platform sent beyond the documented ones, under their wire names. */
   extra?: JsonObject;
 }
@@ -112,7 +117,7 @@ export function readCurrentVersion(response: ApiResponse): CurrentVersion {
         .join("; "),
     );
   }
-  return withExtra(value as RecordOf<typeof currentVersionRecord.shape>, extra);
+  return withExtra(value as z.output<z.ZodMiniObject<typeof currentVersionShape>>, extra);
 }
 
 /**
