@@ -263,15 +263,15 @@ export function apiResult(kind: "integration" | "sdk", serviceVersion?: string):
   const name =
     kind === "integration"
       ? 'the platform\'s Integration API (clients: api "integration")'
-      : `the platform's newer in-cluster SDK API${serviceVersion === undefined ? "" : ` ${serviceVersion}`} (clients: api "sdk")`;
+      : `the platform's newer in-cluster SDK API${serviceVersion ? ` ${serviceVersion}` : ""} (clients: api "sdk")`;
   return result("api", "Which API answers", "pass", `${name}; serves ${serves}; not ${lacks}`, {
-    details: { api: kind, ...(serviceVersion === undefined ? {} : { serviceVersion }) },
+    details: { api: kind, ...(serviceVersion ? { serviceVersion } : {}) },
   });
 }
 
 /**
  * Whether the newer in-cluster SDK API answers here (its GET /healthz answers
- * `{"version":…}`), and its version; undefined when something else answers.
+ * `{"version":…}`), and its version (`""` when unreadable); undefined when something else answers.
  */
 export async function probeSdkApi(settings: ApiSettings): Promise<string | undefined> {
   return (
