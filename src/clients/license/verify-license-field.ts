@@ -34,8 +34,14 @@ export interface SignedLicenseField {
  * another field's or another customer's signature of the same text verifies too (a `seat_count`
  * of 1000 copied from another license; the `<nil>` signature of any empty field put onto
  * `expires_at`). Bind the value to its field in the application: ask for the field by name,
- * pass its `type` (checked here), and never read an empty or absent value as "unlimited"
- * unless that field is meant to have none (README: "What a signature proves").
+ * pass its `type` (checked here), check the value's JSON type yourself (an Integer may hold
+ * `""`, which the signature of any empty field covers), and never read an empty or absent value
+ * as "unlimited" unless that field is meant to have none (README: "What a signature proves").
+ *
+ * Read the field through a client pinned to `api: "sdk"`, and treat every verdict but
+ * `"valid"` as a failure: under `"auto"` the cluster (a tampered service, a
+ * PLATFORM_INTEGRATIONAPI set in the pod) can choose the Integration API, which signs nothing,
+ * so a check gated on `capabilities.signedLicenseFields` is skipped at the attacker's choice.
  *
  * The signed bytes are the value's plain text as the vendor's Go code prints it: a string as is,
  * an integer in decimal, `true`/`false`, `<nil>` for a field without a value. v2 is RSA-PSS with
@@ -55,11 +61,12 @@ export interface SignedLicenseField {
  * ```ts
  * import { createLicenseClient, verifyLicenseField } from "platform-integration/license";
  *
- * const license = createLicenseClient({ api: "sdk" });
+ * const license = createLicenseClient({ api: "sdk" }); // pinned: never "auto" to verify
  * const seats = await license.field("seat_count");
  * if (
  *   seats === undefined ||
  *   seats.type !== "Integer" ||
+ *   typeof seats.value !== "number" ||
  *   (await verifyLicenseField(seats, APP_PUBLIC_KEY)) !== "valid"
  * ) {
  *   throw new Error("The license's seat count is missing or not signed by the vendor.");

@@ -325,7 +325,11 @@ export interface Capabilities {
   license: boolean;
   /** `license.field()`. */
   licenseField: boolean;
-  /** Fields carry signatures that `verifyLicenseField` checks. */
+  /**
+   * Fields carry signatures that `verifyLicenseField` checks. Never gate a signature check on
+   * it: under "auto" the cluster chooses the API, so it is the verified party's answer. Pin
+   * `api: "sdk"` and require `"valid"` instead.
+   */
   signedLicenseFields: boolean;
   /**
    * `app.setCustomMetrics()`, `updateCustomMetrics()`, `deleteCustomMetric()`; on `"kots"` (the
