@@ -24,6 +24,13 @@ export interface ApiSettings extends ProbeOptions {
   source: string;
 }
 
+/** How fixes name the API expected at the address: by where the address came from. */
+function apiTitle(settings: ApiSettings): string {
+  return settings.source === "PLATFORM_SDK_API"
+    ? "the platform's newer in-cluster SDK service"
+    : "the Integration API";
+}
+
 /** The action of the doctor's test event: recognisable in the platform's audit log. */
 export const testEventAction = "platform-integration.doctor.test";
 
@@ -88,7 +95,7 @@ function versionFailure(error: unknown, settings: ApiSettings): CheckResult {
   }
   if (isResponseShapeError(error)) {
     return result("version", title, "fail", `GET ${url} answered, but ${oneLine(error.message)}`, {
-      fix: `Something other than the Integration API answers at ${settings.baseUrl}: check the host, port and path in ${settings.source}.`,
+      fix: `Something other than ${apiTitle(settings)} answers at ${settings.baseUrl}: check the host, port and path in ${settings.source}.`,
     });
   }
   if (isCallTimeoutError(error)) {
@@ -98,7 +105,7 @@ function versionFailure(error: unknown, settings: ApiSettings): CheckResult {
       "fail",
       `GET ${url}: no answer within ${settings.timeoutMs} ms`,
       {
-        fix: "The port accepts connections but the API does not answer: check that the Integration API is healthy.",
+        fix: `The port accepts connections but the API does not answer: check that ${apiTitle(settings)} is healthy.`,
       },
     );
   }
