@@ -92,7 +92,12 @@ export function createIntegrationApiHandlers(
   const resolver = ({ request }: { request: Request }) => api.respond(request);
   return {
     api,
-    handlers: routes.map(([method, path]) => msw.http[method](joinUrl(base, path), resolver)),
+    handlers: [
+      ...routes.map(([method, path]) => msw.http[method](joinUrl(base, path), resolver)),
+      // What the Integration API answers there, so that a client's "auto" with this baseUrl
+      // (which asks GET /healthz) decides "integration" once, as against the platform.
+      msw.http.all(joinUrl(base, "/healthz"), resolver),
+    ],
   };
 }
 
@@ -164,6 +169,9 @@ export function createSdkApiHandlers(options: SdkApiHandlersOptions = {}): SdkAp
   const resolver = ({ request }: { request: Request }) => api.respond(request);
   return {
     api,
-    handlers: sdkRoutes.map(([method, path]) => msw.http[method](joinUrl(base, path), resolver)),
+    // Every method reaches the fake, which answers an unlisted one 405 as the service does.
+    handlers: [...new Set(sdkRoutes.map(([, path]) => path))].map((path) =>
+      msw.http.all(joinUrl(base, path), resolver),
+    ),
   };
 }

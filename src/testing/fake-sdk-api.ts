@@ -772,6 +772,11 @@ export function createFakeSdkApi(options: FakeSdkApiOptions = {}): FakeSdkApi {
     const data = body?.data ?? null;
     if (data !== null && !isObject(data)) return new Response(null, { status: 400 });
     if (data === null || Object.keys(data).length === 0) return text(400, "no data provided");
+    // A number beyond float64 (1e400) fails Go's decoding, a 400 without a body; JSON.parse
+    // reads it as Infinity.
+    if (Object.values(data).some((value) => typeof value === "number" && !Number.isFinite(value))) {
+      return new Response(null, { status: 400 });
+    }
     for (const [key, value] of Object.entries(data)) {
       const kind =
         value === null
@@ -847,7 +852,10 @@ export function createFakeSdkApi(options: FakeSdkApiOptions = {}): FakeSdkApi {
       const isJson = request.method !== "DELETE";
       const text = isJson ? await request.text() : "";
       const body = parse(text);
-      const key = `${request.method} ${pathname}${url.search}`;
+      // The service keys on the query as Go encodes it: sorted by name, so order does not matter.
+      const query = new URLSearchParams(url.search);
+      query.sort();
+      const key = `${request.method} ${pathname}?${query}`;
       const at = now().getTime();
       const cached = route.write === "cached" ? state.replay.get(key) : undefined;
       if (cached !== undefined && at - cached.at < replayWindowMs && jsonEqual(cached.body, body)) {

@@ -119,7 +119,7 @@ describe("doctor against mock-api over HTTP", () => {
     );
     expect(check("clock").details?.skewMs).toEqual(expect.any(Number));
     expect(Math.abs(check("clock").details?.skewMs as number)).toBeLessThan(5_000);
-    expect(err).toMatch(/^doctor: reading the Integration API's URL…\n/);
+    expect(err).toMatch(/^doctor: reading the platform API's URL…\n/);
     expect(err).toContain("doctor: calling the Version API…\n");
   });
 
@@ -441,5 +441,14 @@ describe("doctor against the newer in-cluster API (mock-api --api sdk)", () => {
       "neither PLATFORM_INTEGRATIONAPI nor PLATFORM_SDK_API is set",
     );
     expect(check("base-url").fix).toContain("PLATFORM_SDK_API");
+  });
+
+  // Issue 39's fixes, m8: on a newer install the fixes name the SDK service, not the
+  // Integration API, which is not there.
+  it("names the newer SDK service in its fixes when the address is PLATFORM_SDK_API's", async () => {
+    const { check } = await doctorJson([], { PLATFORM_SDK_API: "http://127.0.0.1:1" });
+    expect(check("tcp").status).toBe("fail");
+    expect(check("tcp").fix).toContain("the platform's newer in-cluster SDK service is running");
+    expect(check("tcp").fix).not.toContain("Integration API");
   });
 });

@@ -1,6 +1,7 @@
 import { HttpResponse, http } from "msw";
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { createVersionClient } from "../../src/clients/version/index.ts";
 import { createIntegrationApiHandlers, createSdkApiHandlers } from "../../src/msw/index.ts";
 
 const baseUrl = "https://platform.test";
@@ -23,6 +24,26 @@ afterAll(() => server.close());
 const json = { accept: "application/json" };
 
 describe("createIntegrationApiHandlers", () => {
+  // Issue 39's fixes, m4: a client's "auto" with this baseUrl asks GET /healthz; the handlers
+  // answer it as the Integration API does, so the choice is made once and sticks.
+  it("answers GET /healthz as the Integration API, so auto with this baseUrl decides once", async () => {
+    const paths: string[] = [];
+    const listener = ({ request }: { request: Request }) => {
+      paths.push(new URL(request.url).pathname);
+    };
+    server.events.on("request:start", listener);
+    try {
+      const version = createVersionClient({ baseUrl });
+      for (let call = 0; call < 3; call++) {
+        expect((await version.current()).version).toBe("1.4.0");
+      }
+      expect(version.api).toBe("integration");
+      expect(paths.filter((path) => path === "/healthz")).toHaveLength(1);
+    } finally {
+      server.events.removeListener("request:start", listener);
+    }
+  });
+
   it("serves the current version and the pending updates to a real fetch", async () => {
     const current = await fetch(`${baseUrl}/version/v1/current`, { headers: json });
     expect(current.status).toBe(200);

@@ -436,6 +436,35 @@ const facts: Fact[] = [
     control: { mode: { helmManaged: false, integrationMode: true } },
     steps: [{ method: "GET", path: "/api/v1/app/history", status: 200, body: expect.anything() }],
   },
+  // Issue 39's fixes, m4: what the attacker found the fakes still got wrong.
+  {
+    fact: "the replay cache keys on the query as Go encodes it: sorted, so order does not matter",
+    steps: [
+      { method: "POST", path: `${metrics}?b=1&a=2`, json: { data: { a: 1 } }, status: 200 },
+      {
+        method: "POST",
+        path: `${metrics}?a=2&b=1`,
+        json: { data: { a: 1 } },
+        status: 200,
+        headers: { "x-replicated-rate-limited": "true" },
+      },
+    ],
+  },
+  {
+    fact: "a metric beyond float64 (1e400) fails Go's decoding: 400 without a body",
+    steps: [
+      { method: "POST", path: metrics, raw: '{"data":{"x":1e400}}', status: 400, empty: true },
+    ],
+  },
+  {
+    fact: "a method a route does not list, OPTIONS included, is 405; /healthz takes any method",
+    steps: [
+      { method: "PUT", path: metrics, json: { data: { a: 1 } }, status: 405 },
+      { method: "OPTIONS", path: "/api/v1/app/info", status: 405 },
+      { method: "DELETE", path: "/api/v1/app/instance-tags", status: 405 },
+      { method: "POST", path: "/healthz", status: 200, body: { version: expect.any(String) } },
+    ],
+  },
 ];
 
 /** How one fake is reached: a fetch for its routes and one for its control route. */

@@ -24,6 +24,13 @@ export interface ApiSettings extends ProbeOptions {
   source: string;
 }
 
+/** How fixes name the API expected at the address: by where the address came from. */
+function apiTitle(settings: ApiSettings): string {
+  return settings.source === "PLATFORM_SDK_API"
+    ? "the platform's newer in-cluster SDK service"
+    : "the Integration API";
+}
+
 /** The action of the doctor's test event: recognisable in the platform's audit log. */
 export const testEventAction = "platform-integration.doctor.test";
 
@@ -88,7 +95,7 @@ function versionFailure(error: unknown, settings: ApiSettings): CheckResult {
   }
   if (isResponseShapeError(error)) {
     return result("version", title, "fail", `GET ${url} answered, but ${oneLine(error.message)}`, {
-      fix: `Something other than the Integration API answers at ${settings.baseUrl}: check the host, port and path in ${settings.source}.`,
+      fix: `Something other than ${apiTitle(settings)} answers at ${settings.baseUrl}: check the host, port and path in ${settings.source}.`,
     });
   }
   if (isCallTimeoutError(error)) {
@@ -98,7 +105,7 @@ function versionFailure(error: unknown, settings: ApiSettings): CheckResult {
       "fail",
       `GET ${url}: no answer within ${settings.timeoutMs} ms`,
       {
-        fix: "The port accepts connections but the API does not answer: check that the Integration API is healthy.",
+        fix: `The port accepts connections but the API does not answer: check that ${apiTitle(settings)} is healthy.`,
       },
     );
   }
@@ -263,15 +270,15 @@ export function apiResult(kind: "integration" | "sdk", serviceVersion?: string):
   const name =
     kind === "integration"
       ? 'the platform\'s Integration API (clients: api "integration")'
-      : `the platform's newer in-cluster SDK API${serviceVersion === undefined ? "" : ` ${serviceVersion}`} (clients: api "sdk")`;
+      : `the platform's newer in-cluster SDK API${serviceVersion ? ` ${serviceVersion}` : ""} (clients: api "sdk")`;
   return result("api", "Which API answers", "pass", `${name}; serves ${serves}; not ${lacks}`, {
-    details: { api: kind, ...(serviceVersion === undefined ? {} : { serviceVersion }) },
+    details: { api: kind, ...(serviceVersion ? { serviceVersion } : {}) },
   });
 }
 
 /**
  * Whether the newer in-cluster SDK API answers here (its GET /healthz answers
- * `{"version":…}`), and its version; undefined when something else answers.
+ * `{"version":…}`), and its version (`""` when unreadable); undefined when something else answers.
  */
 export async function probeSdkApi(settings: ApiSettings): Promise<string | undefined> {
   return (

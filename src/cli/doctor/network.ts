@@ -4,21 +4,24 @@ import { isIP, connect as tcpConnect } from "node:net";
 import { type TLSSocket, connect as tlsConnect } from "node:tls";
 import { type CheckResult, describeError, errorCode, result } from "./check.ts";
 
-/** Where the Integration API listens, from its base URL. */
+/** Where the platform's API listens, from its base URL. */
 export interface Endpoint {
   /** The URL's host name or address, without IPv6 brackets. */
   host: string;
   port: number;
   https: boolean;
+  /** How fixes name the API expected there: the Integration API, or the newer SDK service. */
+  title: string;
 }
 
 /** The host, port and scheme of a base URL, with the scheme's default port when none is given. */
-export function endpointOf(url: URL): Endpoint {
+export function endpointOf(url: URL, title = "the Integration API"): Endpoint {
   const https = url.protocol === "https:";
   return {
     host: url.hostname.replace(/^\[(.*)\]$/, "$1"),
     port: url.port === "" ? (https ? 443 : 80) : Number(url.port),
     https,
+    title,
   };
 }
 
@@ -98,7 +101,7 @@ export async function checkTcp(
     const code = errorCode(error);
     if (code === "ECONNREFUSED") {
       return result("tcp", title, "fail", `connection to ${where} refused: nothing listens there`, {
-        fix: `Check the port in the URL (${endpoint.port}) and that the Integration API is running on ${endpoint.host}.`,
+        fix: `Check the port in the URL (${endpoint.port}) and that ${endpoint.title} is running on ${endpoint.host}.`,
       });
     }
     const what =
@@ -185,7 +188,7 @@ export async function checkTls(
   socket.destroy();
   if (peer === undefined) {
     return result("tls", title, "fail", `${where} presented no certificate`, {
-      fix: "Check that the URL names the Integration API: it serves a certificate on every connection.",
+      fix: `Check that the URL names ${endpoint.title}: it serves a certificate on every connection.`,
     });
   }
   const certificate = factsOf(peer);

@@ -55,14 +55,20 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const probe = { timeoutMs: options.timeoutMs, signal: options.signal };
   const interrupted = () => options.signal.aborted;
 
-  options.onProgress("reading the Integration API's URL");
+  options.onProgress("reading the platform API's URL");
   const configured = checkBaseUrl(options);
   add(configured.result);
   let reachable = false;
   let settings: ApiSettings | undefined;
   let newerApi = false;
   if (configured.url !== undefined) {
-    const endpoint = endpointOf(new URL(configured.url));
+    // On a newer install (the address from PLATFORM_SDK_API) the fixes name the SDK service.
+    const endpoint = endpointOf(
+      new URL(configured.url),
+      configured.source === sdkBaseUrlVariable
+        ? "the platform's newer in-cluster SDK service"
+        : "the Integration API",
+    );
     reachable = await checkConnection(endpoint, options, add);
     settings = {
       ...probe,

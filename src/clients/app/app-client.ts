@@ -234,9 +234,11 @@ export interface AppClient {
    * without a 422: it stores nothing, still sends `data` upstream (in an air gap, drops it) and
    * answers 200, so a later `updateCustomMetrics()` merges with nothing.
    *
-   * A 400 with an empty body means the service updated its copy but could not send it to the
-   * vendor: a transient failure, retried like a 5xx (then an `HttpError` whose `retryable` is
-   * true and whose message says so).
+   * A 400 with an empty body means the service could not pass the metrics on: its send to the
+   * vendor failed (most often its uplink, which passes; also the vendor's own refusal, such as a
+   * revoked license, which does not), or in an air gap its report could not be written. Retried
+   * like a 5xx (then an `HttpError` whose `retryable` is true and whose message says exactly
+   * that); whether the service kept its own copy is not known (the admin console keeps none).
    *
    * @throws TypeError before any request when `data` is empty or holds a value that is not a
    * string, a finite number or a boolean.
@@ -640,13 +642,15 @@ function postOnlyOnKots(kind: PlatformApiKind, operation: string): void {
 }
 
 /**
- * The custom-metrics endpoints answer 400 with an empty body when the service stored the
- * metrics but could not send them to the vendor (its other 400s carry a message): a transient
- * failure, retried under the client's retry settings like a 5xx.
+ * The custom-metrics endpoints answer 400 with an empty body when the metrics could not be
+ * passed on (their other 400s carry a message): in the service's source, a failed send to the
+ * vendor (usually its uplink, which passes; possibly the vendor's refusal, which does not) or
+ * an air-gap report that could not be written. Mostly transient, so retried like a 5xx; the
+ * message says only what is known.
  */
 function metricsNotSent(status: number, body: string): string | undefined {
   if (status !== 400 || body.trim() !== "") return undefined;
-  return "The platform's SDK service updated its copy of the custom metrics but could not send them to the vendor (a 400 with an empty body): a transient failure of its uplink, retried under the client's retry settings. Call again later: each successful call sends the whole set.";
+  return "The custom metrics could not be passed on (a 400 with an empty body): in the platform's SDK service that means its send to the vendor failed (most often its uplink, which passes; possibly the vendor refusing them, as for a revoked license, which does not), or in an air gap that its report could not be written. Retried under the client's retry settings; if it persists, read the service's log. Whether it kept its own copy is not known, so the next successful call sends the whole set again.";
 }
 
 function toRelease(release: SdkRelease, wire: unknown): AppRelease {

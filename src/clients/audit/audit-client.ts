@@ -6,7 +6,7 @@ import { baseUrlVariable } from "../integration-api/base-url.ts";
 import { atLeastOne, duration, normalizeOptions } from "../integration-api/client-options.ts";
 import { UnsupportedOperationError } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
-import { capabilitiesOf, isVariableSet, sdkBaseUrlVariable } from "../sdk-api/api-selection.ts";
+import { capabilitiesOf, sdkBaseUrlVariable, selectApi } from "../sdk-api/api-selection.ts";
 import type { AuditEvent } from "./audit-event.ts";
 import { encodeAuditEvent } from "./audit-event.ts";
 import { AuditQueue } from "./audit-queue.ts";
@@ -45,12 +45,13 @@ import { observeAuditStats } from "./telemetry.ts";
 export function createAuditClient<Action extends string = string>(
   options: AuditClientOptions<Action> = {},
 ): AuditClient<Action> {
-  // The newer install methods run no Audit API; the application names the newer service's
-  // address there (PLATFORM_SDK_API), and the platform sets no PLATFORM_INTEGRATIONAPI.
-  const newerInstall =
-    options.baseUrl === undefined &&
-    !isVariableSet(baseUrlVariable) &&
-    isVariableSet(sdkBaseUrlVariable);
+  // The Version and License clients' rule (selectApi): without a baseUrl, an install without
+  // PLATFORM_INTEGRATIONAPI is a newer one, which runs no Audit API (no variable reaches its
+  // pods; PLATFORM_SDK_API is the application's own). Decided here, at construction, unlike
+  // theirs (at first use): the client holds state from now on (its spool is read back, its exit
+  // hooks and metrics installed), and says at start-up, not at the first audited action, that
+  // events have nowhere to go. Create it after the environment is set, or pass baseUrl.
+  const newerInstall = selectApi(undefined, options.baseUrl) === "sdk";
   if (options.sink !== undefined) return createSinkAuditClient(options, newerInstall);
   if (newerInstall) return createNoAuditClient(options);
   const api = createIntegrationApi(options);
@@ -202,9 +203,8 @@ function commonParts<Action extends string>(options: AuditClientOptions<Action>)
   return { logger, actions, maxEventBytes, flushTimeoutMs, report };
 }
 
-const noAuditApi = `the platform's newer install methods run no Audit API (${sdkBaseUrlVariable} is set, ${baseUrlVariable} is not)`;
-const noAuditAdvice =
-  "Pass createAuditClient a sink function of the application's own (its log, database or SIEM), or send audit events as OpenTelemetry logs.";
+const noAuditApi = `${baseUrlVariable} is not set (nor the baseUrl option), so this is one of the platform's newer install methods, which run no Audit API (${sdkBaseUrlVariable}, when set, names their in-cluster service, which has none)`;
+const noAuditAdvice = `On a newer install, pass createAuditClient a sink function of the application's own (its log, database or SIEM), or send audit events as OpenTelemetry logs. On a legacy install, set ${baseUrlVariable} to the Integration API's address (or pass baseUrl), before the client is created.`;
 
 /** A newer install without a sink: every event is dropped at once, said once at construction. */
 function createNoAuditClient<Action extends string>(
@@ -241,24 +241,60 @@ function createNoAuditClient<Action extends string>(
   };
 }
 
-/** Events go to the application's own sink, validated as for the API, each once. */
+/**
+ * Events go to the application's own sink, validated as for the API, each once, with the API
+ * client's guarantees: at most `maxQueueEvents` / `maxQueueBytes` handed over and unsettled (more
+ * are dropped as `overflow`), `close()` drops what the sink still holds when it gives up
+ * (`closed`), and the exit hooks close on `beforeExit` with `flushOnExit` and drop what is left at
+ * exit (`exit`): every event reaches the sink or `onDrop`, never neither.
+ */
 function createSinkAuditClient<Action extends string>(
   options: AuditClientOptions<Action>,
   newerInstall: boolean,
 ): AuditClient<Action> {
   const { actions, maxEventBytes, flushTimeoutMs, report } = commonParts(options);
+  const maxItems = atLeastOne("maxQueueEvents", options.maxQueueEvents, 10_000);
+  const maxBytes = atLeastOne("maxQueueBytes", options.maxQueueBytes, 8 * 1024 * 1024);
   const sink = options.sink as (event: AuditEvent<Action>) => void | Promise<void>;
-  const pending = new Set<Promise<void>>();
+  // Each event handed to the sink and not settled yet, with its size; removed once settled or
+  // reported as dropped, so that each event is counted once.
+  const pending = new Map<Promise<void>, { event: AuditEvent<Action>; bytes: number }>();
+  let pendingBytes = 0;
   let closed = false;
 
+  const exitParticipant: ExitParticipant = {
+    beforeExit() {
+      if (options.flushOnExit === true && !closed) void client.close();
+    },
+    exit() {
+      giveUp("exit");
+    },
+  };
+
+  function settle(delivery: Promise<void>): boolean {
+    const held = pending.get(delivery);
+    if (held === undefined) return false;
+    pending.delete(delivery);
+    pendingBytes -= held.bytes;
+    if (pending.size === 0) unwatchExit(exitParticipant);
+    return true;
+  }
+
+  /** Drops every event the sink still holds; a later settling of one counts nothing. */
+  function giveUp(reason: "closed" | "exit") {
+    const events = [...pending.values()].map((held) => held.event);
+    for (const delivery of [...pending.keys()]) settle(delivery);
+    report.drop(reason, events);
+  }
+
   function deliver(event: AuditEvent<Action>): Promise<void> {
-    return (async () => sink(event))().then(() => report.delivered());
+    return (async () => sink(event))();
   }
 
   async function flush({ timeoutMs, signal }: FlushOptions = {}): Promise<boolean> {
     const limit = duration("timeoutMs", timeoutMs, flushTimeoutMs, true);
     const settled = (async () => {
-      while (pending.size > 0) await Promise.allSettled([...pending]);
+      while (pending.size > 0) await Promise.allSettled([...pending.keys()]);
       return true;
     })();
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -273,30 +309,45 @@ function createSinkAuditClient<Action extends string>(
     }
   }
 
-  return {
+  const client: AuditClient<Action> = {
     capabilities: capabilitiesOf(newerInstall ? "sdk" : "integration"),
     record(event) {
       // Validated as for the API: an event the API would refuse is refused here too.
-      encodeAuditEvent(event, actions, maxEventBytes);
+      const { bytes } = encodeAuditEvent(event, actions, maxEventBytes);
       if (closed) return report.dropLater("closed", event);
-      const delivery = deliver(event).catch((error: unknown) =>
-        report.drop("rejected", [event], error),
+      if (pending.size >= maxItems || pendingBytes + bytes > maxBytes) {
+        return report.dropLater("overflow", event);
+      }
+      const handed = deliver(event);
+      const delivery: Promise<void> = handed.then(
+        () => {
+          if (settle(delivery)) report.delivered();
+        },
+        (error: unknown) => {
+          if (settle(delivery)) report.drop("rejected", [event], error);
+        },
       );
-      pending.add(delivery);
-      void delivery.finally(() => pending.delete(delivery));
+      pending.set(delivery, { event, bytes });
+      pendingBytes += bytes;
+      watchExit(exitParticipant);
+      if (options.waitUntil !== undefined) callHook(options.waitUntil, delivery);
     },
     persisted: async () => false,
     async send(event) {
       encodeAuditEvent(event, actions, maxEventBytes);
       await deliver(event);
+      report.delivered();
     },
     flush,
     async close(closeOptions) {
       closed = true;
-      return flush(closeOptions);
+      const finished = await flush(closeOptions);
+      if (!finished) giveUp("closed");
+      return finished;
     },
-    stats: () => queuelessStats(report, pending.size),
+    stats: () => ({ ...queuelessStats(report, pending.size), bytes: pendingBytes }),
   };
+  return client;
 }
 
 /** The counters of a client without a queue: nothing waits, `inFlight` events are being handed over. */

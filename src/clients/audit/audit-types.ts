@@ -90,8 +90,11 @@ export interface AuditClientOptions<Action extends string = string>
    * place of the platform's Audit API: for the newer install methods, which have none. Each
    * event is validated as for the API, then passed once; a sink that throws or rejects drops
    * that event as `rejected` (reported to `onDrop`). `flush()` and `close()` wait for the
-   * promises it returns; `send()` awaits it and rethrows its error. The API's own options
-   * (`baseUrl`, `tls`, `spool`...) are then unused.
+   * promises it returns; `send()` awaits it and rethrows its error. As with the API, at most
+   * `maxQueueEvents` / `maxQueueBytes` wait on it (more are `overflow`), what it still holds
+   * when `close()` gives up is dropped as `closed` and at process exit as `exit`, and
+   * `flushOnExit` and `waitUntil` apply. The API's own options (`baseUrl`, `tls`, `spool`...)
+   * are then unused.
    */
   sink?: ((event: AuditEvent<Action>) => void | Promise<void>) | undefined;
   /** Called with every drop. Default: a warning through `logger`. */
@@ -144,8 +147,9 @@ export interface AuditStats {
 export interface AuditClient<Action extends string = string> {
   /**
    * What this install's API can serve: audit events go to the Integration API only. On a newer
-   * install (no `baseUrl`, PLATFORM_INTEGRATIONAPI unset and PLATFORM_SDK_API set) `audit` is
-   * false: there is no Audit API there, the client says so once at construction, and without a
+   * install (no `baseUrl` and PLATFORM_INTEGRATIONAPI unset, whatever PLATFORM_SDK_API: the
+   * Version client's rule, read at construction) `audit` is false: there is no Audit API there,
+   * the client says so once at construction, naming both variables, and without a
    * `sink` every event is dropped at once as `configuration` (reported to `onDrop`), never held
    * until `close()`.
    */

@@ -53,6 +53,11 @@ export interface RequestOptions extends CallOptions {
    * says otherwise: what it means, for the error's message; the error is then retryable.
    */
   transient?: ((status: number, body: string) => string | undefined) | undefined;
+  /**
+   * When the call's `totalTimeoutMs` runs out (`performance.now()` time), where the call began
+   * before this request: "auto"'s probe of `GET /healthz` counts against the call it precedes.
+   */
+  deadline?: number | undefined;
 }
 
 /** The HTTP layer that every Integration API client shares. */
@@ -152,7 +157,15 @@ export function createIntegrationApi(
     async request(
       method,
       path,
-      { signal, timeoutMs, json: text, bytes, retry: retried, transient: readTransient },
+      {
+        signal,
+        timeoutMs,
+        json: text,
+        bytes,
+        retry: retried,
+        transient: readTransient,
+        deadline: givenDeadline,
+      },
     ) {
       const json = bytes ?? text;
       const base = resolveBaseUrl(options.baseUrl);
@@ -164,7 +177,7 @@ export function createIntegrationApi(
       // The base URL cannot hold credentials (resolveBaseUrl refuses them): no redaction needed.
       const url = joinUrl(base, path);
       const attemptTimeoutMs = duration("timeoutMs", timeoutMs, options.timeoutMs);
-      const deadline = performance.now() + options.totalTimeoutMs;
+      const deadline = givenDeadline ?? performance.now() + options.totalTimeoutMs;
       const limit = retried ? options.retry.limit : 0;
       for (let attempts = 1; ; attempts++) {
         const remaining = deadline - performance.now();

@@ -51,7 +51,13 @@ export interface SdkLicense extends SdkLicenseFlags {
   appSlug: string;
   licenseSequence: number;
   fields: LicenseField[];
-  /** From the field `expires_at`; absent when the license never expires. */
+  /**
+   * From the field `expires_at` as served, unverified: absent when it is `""` (the vendor's
+   * "never expires") and equally when the field is missing, which a tampered service can
+   * arrange. Where expiry matters, read `expires_at` by name with `field()`, require a string
+   * (a signed `""` is "never", an absent field is not) and check it with `verifyLicenseField`
+   * (README: "What a signature proves").
+   */
   expirationTime?: Timestamp;
   /** The service could not refresh the license from the vendor and served its last copy. */
   fromCache: boolean;

@@ -25,8 +25,10 @@ export interface SignedLicenseField {
 /**
  * Checks a license field's signature against the application's public key: `"valid"` when the
  * vendor signed this value's text, `"invalid"` when it did not (a changed value, another key, a
- * malformed signature) or when the value's JSON type is not the one its `valueType` (or `type`)
- * declares, `"unsigned"` when the field carries no signature (the Integration API and the admin
+ * malformed signature), when the value's JSON type is not the one its `valueType` (or `type`)
+ * declares (`Boolean`, `Integer`, `String`, `Text`, `Enum`, in any case; an absent or other type
+ * is not checked: check it yourself), or when a string value is not well-formed UTF-16 (a lone
+ * surrogate, which would encode as the text of U+FFFD), `"unsigned"` when the field carries no signature (the Integration API and the admin
  * console's endpoint never sign). Where a field has both, the v2 signature decides.
  *
  * What a `"valid"` proves, exactly: the vendor signed this value's text for some field of some
@@ -34,8 +36,14 @@ export interface SignedLicenseField {
  * another field's or another customer's signature of the same text verifies too (a `seat_count`
  * of 1000 copied from another license; the `<nil>` signature of any empty field put onto
  * `expires_at`). Bind the value to its field in the application: ask for the field by name,
- * pass its `type` (checked here), and never read an empty or absent value as "unlimited"
- * unless that field is meant to have none (README: "What a signature proves").
+ * pass its `type` (checked here), check the value's JSON type yourself (an Integer may hold
+ * `""`, which the signature of any empty field covers), and never read an empty or absent value
+ * as "unlimited" unless that field is meant to have none (README: "What a signature proves").
+ *
+ * Read the field through a client pinned to `api: "sdk"`, and treat every verdict but
+ * `"valid"` as a failure: under `"auto"` the cluster (a tampered service, a
+ * PLATFORM_INTEGRATIONAPI set in the pod) can choose the Integration API, which signs nothing,
+ * so a check gated on `capabilities.signedLicenseFields` is skipped at the attacker's choice.
  *
  * The signed bytes are the value's plain text as the vendor's Go code prints it: a string as is,
  * an integer in decimal, `true`/`false`, `<nil>` for a field without a value. v2 is RSA-PSS with
@@ -55,11 +63,12 @@ export interface SignedLicenseField {
  * ```ts
  * import { createLicenseClient, verifyLicenseField } from "platform-integration/license";
  *
- * const license = createLicenseClient({ api: "sdk" });
+ * const license = createLicenseClient({ api: "sdk" }); // pinned: never "auto" to verify
  * const seats = await license.field("seat_count");
  * if (
  *   seats === undefined ||
  *   seats.type !== "Integer" ||
+ *   typeof seats.value !== "number" ||
  *   (await verifyLicenseField(seats, APP_PUBLIC_KEY)) !== "valid"
  * ) {
  *   throw new Error("The license's seat count is missing or not signed by the vendor.");
@@ -80,6 +89,8 @@ export async function verifyLicenseField(
   const version = nonEmpty(v2) ? "v2" : nonEmpty(v1) ? "v1" : undefined;
   if (version === undefined) return "unsigned";
   if (valueTypeProblem(field.value, field.valueType ?? field.type) !== undefined) return "invalid";
+  // A lone surrogate encodes as U+FFFD, so it would verify with the signature of that text.
+  if (typeof field.value === "string" && !isWellFormed(field.value)) return "invalid";
   const signature = base64Bytes((version === "v2" ? v2 : v1) as string);
   if (signature === undefined) return "invalid";
   const message = new TextEncoder().encode(signedText(field.value));
@@ -177,6 +188,12 @@ const sha256Bytes = 32;
 export function signedText(value: LicenseValue | undefined): string {
   if (value === undefined || value === null) return "<nil>";
   return String(value);
+}
+
+function isWellFormed(text: string): boolean {
+  const native = (text as { isWellFormed?: () => boolean }).isWellFormed;
+  // Unicode-aware: a surrogate class matches only an unpaired half.
+  return typeof native === "function" ? native.call(text) : !/\p{Surrogate}/u.test(text);
 }
 
 function nonEmpty(value: string | undefined): value is string {

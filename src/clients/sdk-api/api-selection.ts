@@ -5,7 +5,12 @@ import {
   type PlatformApiKind,
   UnsupportedOperationError,
 } from "../integration-api/errors.ts";
-import { createIntegrationApi, type IntegrationApi } from "../integration-api/http.ts";
+import {
+  createIntegrationApi,
+  type IntegrationApi,
+  type RequestOptions,
+} from "../integration-api/http.ts";
+import { isRetryableStatus } from "../integration-api/retry-policy.ts";
 
 /**
  * Which of the platform's APIs a client talks to. `"integration"`: the Integration API of the
@@ -13,10 +18,15 @@ import { createIntegrationApi, type IntegrationApi } from "../integration-api/ht
  * (`baseUrl`, else PLATFORM_SDK_API, else `http://replicated:3000`). `"kots"`: the admin
  * console (`baseUrl`, else `http://kotsadm:3000`): its compatibility license endpoint and, on KOTS
  * 1.102.0 and later, `app.setCustomMetrics()`. `"auto"` (the default), decided once, at the client's first use: with a
- * `baseUrl`, by what answers there (the newer service's `GET /healthz` names its version; any
- * other answer means the Integration API), logged at info level; without one,
+ * `baseUrl`, by what answers there (the newer service's `GET /healthz` names its version; a 2xx
+ * without one or a 404 means the Integration API; no answer, 408, 429 or a 5xx decide nothing
+ * and fail that call), logged at info level; without one,
  * `"integration"` when PLATFORM_INTEGRATIONAPI is set, else `"sdk"`. The app client, which only
  * the newer service serves, reads `"auto"` as `"sdk"` wherever it is pointed.
+ *
+ * "auto" lets the address choose, so code that checks license signatures pins `"sdk"`: under
+ * "auto", a tampered service (or a PLATFORM_INTEGRATIONAPI set in the pod) can choose the
+ * Integration API, which signs nothing (README: "What a signature proves").
  */
 export type ApiOption = PlatformApiKind | "auto";
 
@@ -63,37 +73,69 @@ function neitherVariableSet(): boolean {
 }
 
 /**
- * The newer service's version from the body of its `GET /healthz` (`{"version":"1.19.1"}`), or
- * undefined when the body is not that: the one rule by which the clients' "auto" and `doctor`
- * tell the newer service from anything else at an address.
+ * What the body of a `GET /healthz` says: the newer service answers `{"version":"1.19.1"}`, so
+ * any JSON object with a string `version` is that service (undefined: something else answered).
+ * The version is kept only when it reads as one (a bounded token such as `1.19.1`,
+ * `v1.20.0-beta.1+abc`): the text comes from the address, and goes into logs and
+ * `serviceVersion()`, so a long or multi-line one is dropped. The one rule by which the clients'
+ * "auto" and `doctor` tell the newer service from anything else at an address.
  */
-export function sdkServiceVersion(body: string): string | undefined {
+export function readHealthz(body: string): { version: string | undefined } | undefined {
   try {
     const parsed = JSON.parse(body) as { version?: unknown } | null;
-    return typeof parsed?.version === "string" && parsed.version !== ""
-      ? parsed.version
-      : undefined;
+    if (typeof parsed !== "object" || parsed === null || typeof parsed.version !== "string") {
+      return undefined;
+    }
+    return { version: versionPattern.test(parsed.version) ? parsed.version : undefined };
   } catch {
     return undefined;
   }
 }
 
+// Semver-ish and bounded: a version, never a sentence or a log line.
+const versionPattern = /^v?\d{1,9}(?:\.\d{1,9}){0,3}(?:[-+][0-9A-Za-z.+-]{1,64})?$/;
+
+/** The newer service's version from its `GET /healthz` body, when it names a readable one. */
+export function sdkServiceVersion(body: string): string | undefined {
+  return readHealthz(body)?.version;
+}
+
 /**
- * Calls `GET /healthz` once, without retries: the newer service's version when it answers, `null`
- * when something else answers (any status, any other body), undefined when nothing answers (the
- * caller's own call will then report why).
+ * What asking `GET /healthz` at an address found: the newer service (with its version when
+ * readable), something else that answered for sure (a 2xx without a version, or a status
+ * retrying cannot change: the Integration API's 404), or nothing decisive (no answer, a time-out,
+ * 408, 429, a 5xx: a proxy or a pod still starting), with the failure.
+ */
+type HealthzAnswer =
+  | { kind: "sdk"; version: string | undefined }
+  | { kind: "other" }
+  | { kind: "undecided"; error: unknown };
+
+async function askHealthz(api: IntegrationApi, call: RequestOptions): Promise<HealthzAnswer> {
+  try {
+    const response = await api.request("GET", "/healthz", call);
+    const found = readHealthz(response.body);
+    return found === undefined ? { kind: "other" } : { kind: "sdk", version: found.version };
+  } catch (error) {
+    if (call.signal?.aborted) throw call.signal.reason;
+    return isHttpError(error) && !error.retryable
+      ? { kind: "other" }
+      : { kind: "undecided", error };
+  }
+}
+
+/**
+ * Calls `GET /healthz` once, without retries: the newer service's version when it answers (`""`
+ * when its version is unreadable), `null` when something else answers for sure (a 2xx without a
+ * version, a 404), undefined when nothing decisive answers (no answer, 408, 429, a 5xx).
  */
 export async function probeSdkService(
   api: IntegrationApi,
   call: CallOptions = {},
 ): Promise<string | null | undefined> {
-  try {
-    const response = await api.request("GET", "/healthz", { ...call, retry: false });
-    return sdkServiceVersion(response.body) ?? null;
-  } catch (error) {
-    if (call.signal?.aborted) throw call.signal.reason;
-    return isHttpError(error) ? null : undefined;
-  }
+  const answer = await askHealthz(api, { ...call, retry: false });
+  if (answer.kind === "sdk") return answer.version ?? "";
+  return answer.kind === "other" ? null : undefined;
 }
 
 /** The API a client talks to, once chosen, with the HTTP layer for it. */
@@ -106,7 +148,10 @@ export interface ChosenApi {
 export interface ApiSelection {
   /** The choice, or undefined while "auto" with a `baseUrl` has not probed yet. */
   decided(): ChosenApi | undefined;
-  /** The choice, probing the address first where "auto" has a `baseUrl`. */
+  /**
+   * The choice, probing the address first where "auto" has a `baseUrl`. The HTTP layer it
+   * resolves with counts the probe against this call's `totalTimeoutMs`.
+   */
   select(call?: CallOptions): Promise<ChosenApi>;
   /** The newer service's version (`GET /healthz`), once known; undefined on the other APIs. */
   serviceVersion(call?: CallOptions): Promise<string | undefined>;
@@ -116,10 +161,18 @@ export interface ApiSelection {
  * Chooses a client's API at its first use rather than at its creation: a client created at import
  * time, before a test or a start-up script sets PLATFORM_INTEGRATIONAPI, still finds it (as the
  * Integration API clients always did). An explicit `api` is checked at once and skips the probe;
- * "auto" with a `baseUrl` asks `GET /healthz` there once (a renamed service, through Helm's
- * `nameOverride` or an alias, is still the newer one), and says at info level what it chose. A
- * probe that gets no answer at all decides nothing: that call goes to the Integration API, whose
- * error says what failed, and the next call probes again.
+ * "auto" with a `baseUrl` asks `GET /healthz` there (a renamed service, through Helm's
+ * `nameOverride` or an alias, is still the newer one) until an answer decides, and says at info
+ * level what it chose.
+ *
+ * The probe is the call's first request: it runs under the call's `signal`, `timeoutMs`, retry
+ * policy and `totalTimeoutMs` (the call that follows gets what is left of it). Only a decisive
+ * answer decides: the newer service's `{"version":…}`, or a status retrying cannot change (the
+ * Integration API's 404) or a 2xx without a version. No answer, a time-out, 408, 429 or a 5xx (a
+ * proxy, a pod still starting) decide nothing: the call fails with that failure, naming the
+ * `baseUrl` option, and the next call asks again; so each call costs at most its own time-outs,
+ * as a call to an address that does not answer always does. Concurrent first calls each ask on
+ * their own, each under its own signal and time-outs; the first decisive answer wins.
  */
 export function createApiSelection(
   option: ApiOption | undefined,
@@ -134,28 +187,42 @@ export function createApiSelection(
     const source =
       kind === "sdk" && defaulted && baseUrl === undefined && neitherVariableSet()
         ? `${baseUrlVariable} (legacy installs) or ${sdkBaseUrlVariable} (the newer service: neither is set, so its default address http://replicated:3000 was tried)`
-        : undefined;
+        : kind === "integration" && baseUrl !== undefined
+          ? "the baseUrl option"
+          : undefined;
     return { kind, api: createIntegrationApi({ ...options, baseUrl: address }, kind, source) };
   };
   let chosen: ChosenApi | undefined;
   let probedVersion: string | undefined;
-  let probing: Promise<ChosenApi> | undefined;
+  let probeApi: IntegrationApi | undefined;
 
   async function probe(call: CallOptions): Promise<ChosenApi> {
-    const probeApi = createIntegrationApi({ ...options, retry: { limit: 0 } });
-    const found = await probeSdkService(probeApi, { signal: call.signal });
-    const kind = found === undefined || found === null ? "integration" : "sdk";
-    const result = build(kind);
-    if (found === undefined) return result;
-    chosen = result;
-    if (typeof found === "string") probedVersion = found;
-    probeApi.options.logger.info(
-      kind === "sdk"
-        ? `platform-integration: ${String(baseUrl)} answers as the platform's newer in-cluster SDK service ${found} (its /healthz names its version): using api "sdk". Pass api: "sdk" to skip this check.`
-        : `platform-integration: ${String(baseUrl)} is not the newer in-cluster SDK service (its /healthz names no version): using the Integration API (api "integration"). Pass api explicitly to skip this check.`,
-      { api: kind, baseUrl: String(baseUrl) },
-    );
-    return result;
+    probeApi ??= createIntegrationApi(options, "integration", "the baseUrl option");
+    const started = performance.now();
+    const answer = await askHealthz(probeApi, {
+      ...call,
+      retry: true,
+      deadline: started + probeApi.options.totalTimeoutMs,
+      transient: (status) =>
+        isRetryableStatus(status)
+          ? `That answer decides nothing: ${String(baseUrl)} (the baseUrl option) has not said yet whether it is the newer in-cluster SDK service (its /healthz names its version) or the Integration API; a proxy or a service still starting answers so. The next call asks again; the api option skips the question.`
+          : undefined,
+    });
+    if (answer.kind === "undecided") throw answer.error;
+    if (chosen === undefined) {
+      const kind = answer.kind === "sdk" ? "sdk" : "integration";
+      chosen = build(kind);
+      const found = answer.kind === "sdk" ? answer.version : undefined;
+      probedVersion = found;
+      const named = found === undefined ? "" : ` ${found}`;
+      probeApi.options.logger.info(
+        kind === "sdk"
+          ? `platform-integration: ${String(baseUrl)} answers as the platform's newer in-cluster SDK service${named} (its /healthz names its version): using api "sdk". Pass api: "sdk" to skip this check.`
+          : `platform-integration: ${String(baseUrl)} is not the newer in-cluster SDK service (its /healthz answers without a version): using the Integration API (api "integration"). Pass api explicitly to skip this check.`,
+        { api: kind, baseUrl: String(baseUrl) },
+      );
+    }
+    return withDeadline(chosen, started + chosen.api.options.totalTimeoutMs);
   }
 
   const selection: ApiSelection = {
@@ -167,12 +234,7 @@ export function createApiSelection(
       return chosen;
     },
     async select(call = {}) {
-      const decided = selection.decided();
-      if (decided !== undefined) return decided;
-      probing ??= probe(call).finally(() => {
-        probing = undefined;
-      });
-      return probing;
+      return selection.decided() ?? probe(call);
     },
     async serviceVersion(call = {}) {
       const { kind, api } = await selection.select(call);
@@ -185,6 +247,18 @@ export function createApiSelection(
     },
   };
   return selection;
+}
+
+/** The chosen API for the one call that probed: what follows shares the probe's total time-out. */
+function withDeadline(chosen: ChosenApi, deadline: number): ChosenApi {
+  const { api } = chosen;
+  return {
+    kind: chosen.kind,
+    api: {
+      options: api.options,
+      request: (method, path, call) => api.request(method, path, { deadline, ...call }),
+    },
+  };
 }
 
 /** The getters' view of an undecided choice: "auto" with a `baseUrl` is known after a call. */
@@ -251,7 +325,11 @@ export interface Capabilities {
   license: boolean;
   /** `license.field()`. */
   licenseField: boolean;
-  /** Fields carry signatures that `verifyLicenseField` checks. */
+  /**
+   * Fields carry signatures that `verifyLicenseField` checks. Never gate a signature check on
+   * it: under "auto" the cluster chooses the API, so it is the verified party's answer. Pin
+   * `api: "sdk"` and require `"valid"` instead.
+   */
   signedLicenseFields: boolean;
   /**
    * `app.setCustomMetrics()`, `updateCustomMetrics()`, `deleteCustomMetric()`; on `"kots"` (the

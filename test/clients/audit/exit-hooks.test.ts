@@ -80,9 +80,13 @@ describe("the audit client at process exit", () => {
   });
 
   it("reports the events of a client stopped by a configuration error as configuration, with it", async () => {
-    vi.stubEnv("PLATFORM_INTEGRATIONAPI", undefined);
     const { drops, onDrop } = collectDrops();
-    const audit = createAuditClient({ onDrop, onError: () => {} });
+    const audit = createAuditClient({
+      baseUrl: "http://127.0.0.1:1",
+      tls: { rejectUnauthorized: false }, // on an http: URL: a configuration error
+      onDrop,
+      onError: () => {},
+    });
     audit.record({ action: "a" });
     expect(await audit.flush()).toBe(false);
     emit("exit");
@@ -152,5 +156,42 @@ describe("the audit client at process exit", () => {
     expect(await next.flush()).toBe(true);
     expect(api.auditEvents).toEqual([{ action: "a" }, { action: "b" }, { action: "c" }]);
     await next.close();
+  });
+});
+
+// Issue 39's fixes, M4 (b): the sink client keeps the API client's exit guarantees.
+describe("the sink audit client at process exit", () => {
+  it("drops what the sink still holds at exit as exit, each event once", async () => {
+    const { drops, onDrop } = collectDrops();
+    const audit = createAuditClient({ sink: () => new Promise<void>(() => {}), onDrop });
+    audit.record({ action: "a" });
+    emit("exit");
+    expect(drops).toMatchObject([{ reason: "exit", count: 1, events: [{ action: "a" }] }]);
+    expect(audit.stats()).toMatchObject({ inFlight: 0, dropped: 1 });
+  });
+
+  it("with flushOnExit, closes on beforeExit and waits for the sink", async () => {
+    const { drops, onDrop } = collectDrops();
+    let release = () => {};
+    const received: unknown[] = [];
+    const audit = createAuditClient({
+      flushOnExit: true,
+      onDrop,
+      sink: (event) =>
+        new Promise<void>((resolve) => {
+          release = () => {
+            received.push(event);
+            resolve();
+          };
+        }),
+    });
+    audit.record({ action: "a" });
+    emit("beforeExit");
+    release();
+    await audit.flush();
+    audit.record({ action: "after close" });
+    await Promise.resolve();
+    expect(received).toEqual([{ action: "a" }]);
+    expect(drops).toMatchObject([{ reason: "closed", count: 1 }]);
   });
 });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type AuditDrop, createAuditClient } from "../../../src/clients/audit/index.ts";
+import { createVersionClient } from "../../../src/clients/version/index.ts";
 
 afterEach(() => vi.unstubAllEnvs());
 
@@ -28,7 +29,7 @@ describe("the audit client on a newer install", () => {
     expect(audit.capabilities.audit).toBe(false);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(
-      "run no Audit API (PLATFORM_SDK_API is set, PLATFORM_INTEGRATIONAPI is not)",
+      "PLATFORM_INTEGRATIONAPI is not set (nor the baseUrl option), so this is one of the platform's newer install methods, which run no Audit API",
     );
     expect(lines[0]).toContain("sink function of the application's own");
     expect(lines[0]).toContain("OpenTelemetry logs");
@@ -110,4 +111,88 @@ describe("createAuditClient({ sink })", () => {
   it("refuses a sink that is not a function", () => {
     expect(() => createAuditClient({ sink: "log" as never })).toThrow(TypeError);
   });
+
+  // Issue 39's fixes, M4 (a) and m6: every event reaches the sink or onDrop, bounded as the queue.
+  it("close() drops what a hanging sink still holds as closed, and a late settling counts nothing", async () => {
+    let settle = () => {};
+    const drops: AuditDrop[] = [];
+    const audit = createAuditClient({
+      onDrop: (drop) => drops.push(drop),
+      sink: () =>
+        new Promise<void>((resolve) => {
+          settle = resolve;
+        }),
+    });
+    audit.record({ action: "user.login" });
+    expect(await audit.close({ timeoutMs: 0 })).toBe(false);
+    expect(drops).toEqual([expect.objectContaining({ reason: "closed", count: 1 })]);
+    settle();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(audit.stats()).toMatchObject({ inFlight: 0, delivered: 0, dropped: 1 });
+  });
+
+  it("holds at most maxQueueEvents and maxQueueBytes unsettled: more are dropped as overflow", async () => {
+    const drops: AuditDrop[] = [];
+    const audit = createAuditClient({
+      maxQueueEvents: 3,
+      onDrop: (drop) => drops.push(drop),
+      sink: () => new Promise<void>(() => {}),
+    });
+    for (let index = 0; index < 10; index++) audit.record({ action: "a" });
+    await Promise.resolve();
+    expect(audit.stats()).toMatchObject({ inFlight: 3, dropped: 7 });
+    expect(drops).toEqual([expect.objectContaining({ reason: "overflow", count: 7 })]);
+
+    const bytes = createAuditClient({
+      maxQueueBytes: 40,
+      onDrop: (drop) => drops.push(drop),
+      sink: () => new Promise<void>(() => {}),
+    });
+    bytes.record({ action: "a".repeat(20) });
+    bytes.record({ action: "b".repeat(20) });
+    await Promise.resolve();
+    expect(bytes.stats()).toMatchObject({ inFlight: 1, dropped: 1 });
+  });
+
+  // Issue 39's fixes, M5: the Version client's rule, with neither variable set.
+  it.each([
+    ["neither variable", {}, false],
+    ["PLATFORM_SDK_API only", { PLATFORM_SDK_API: "http://replicated:3000" }, false],
+    ["PLATFORM_INTEGRATIONAPI", { PLATFORM_INTEGRATIONAPI: "http://10.0.0.1:3000" }, true],
+    [
+      "both",
+      {
+        PLATFORM_INTEGRATIONAPI: "http://10.0.0.1:3000",
+        PLATFORM_SDK_API: "http://replicated:3000",
+      },
+      true,
+    ],
+  ])("with %s set, agrees with the Version client's api", async (_, env, audits) => {
+    vi.stubEnv("PLATFORM_INTEGRATIONAPI", "");
+    vi.stubEnv("PLATFORM_SDK_API", "");
+    for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+    const { lines, logger } = capture();
+    const drops: AuditDrop[] = [];
+    const audit = createAuditClient({ logger, onDrop: (drop) => drops.push(drop), fetch: hang });
+    const version = createVersionClient();
+    expect(audit.capabilities.audit).toBe(audits);
+    expect(version.api).toBe(audits ? "integration" : "sdk");
+    expect(lines).toHaveLength(audits ? 0 : 1);
+    audit.record({ action: "user.login" });
+    await Promise.resolve();
+    expect(drops).toHaveLength(audits ? 0 : 1);
+    if (!audits) {
+      expect(lines[0]).toContain("PLATFORM_INTEGRATIONAPI");
+      expect(lines[0]).toContain("PLATFORM_SDK_API");
+      expect(audit.stats().configurationError).toContain("set PLATFORM_INTEGRATIONAPI");
+    }
+    await audit.close({ timeoutMs: 0 });
+  });
 });
+
+/** A fetch that never answers until aborted. */
+function hang(request: Request): Promise<Response> {
+  return new Promise((_, reject) => {
+    request.signal.addEventListener("abort", () => reject(request.signal.reason));
+  });
+}

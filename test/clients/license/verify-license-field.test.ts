@@ -97,6 +97,36 @@ const extraCases: { field: Record<string, unknown>; expect: LicenseFieldVerdict;
       field: { value: "", valueType: "Integer", signature: { v2: signAs("v2", "") } },
       expect: "valid",
     },
+    // Issue 39's fixes, m2: what the attacker's forgeries found.
+    {
+      about: "a lone surrogate with the signature of U+FFFD",
+      field: { value: "\uD800", valueType: "String", signature: { v2: signAs("v2", "\uFFFD") } },
+      expect: "invalid",
+    },
+    {
+      about: "a lone low surrogate inside text, with the signature of U+FFFD there",
+      field: { value: "a\uDC00b", signature: { v2: signAs("v2", "a\uFFFDb") } },
+      expect: "invalid",
+    },
+    {
+      about: "a surrogate pair (an emoji)",
+      field: {
+        value: "a\u{1F600}",
+        valueType: "String",
+        signature: { v2: signAs("v2", "a\u{1F600}") },
+      },
+      expect: "valid",
+    },
+    {
+      about: 'a miscased valueType "boolean" with the string "false"',
+      field: { value: "false", valueType: "boolean", signature: { v2: signAs("v2", "false") } },
+      expect: "invalid",
+    },
+    ...["__proto__", "toString", "constructor", "Float"].map((valueType) => ({
+      about: `a valueType the SDK does not know (${valueType}): passed through unchecked`,
+      field: { value: "x", valueType, signature: { v2: signAs("v2", "x") } },
+      expect: "valid" as const,
+    })),
   ];
 
 describe("verifyLicenseField: the vendor's known-answer vectors", () => {

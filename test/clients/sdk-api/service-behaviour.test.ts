@@ -200,7 +200,13 @@ describe("answers of the service as it really runs", () => {
       .updateCustomMetrics({ users: 1 })
       .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ name: "HttpError", status: 400, retryable: true, attempts: 2 });
-    expect(String(error)).toContain("could not send them to the vendor");
+    expect(String(error)).toContain("could not be passed on");
+    // m3: only what is known: a vendor's refusal and an air-gap report give the same answer,
+    // and the admin console keeps no copy.
+    expect(String(error)).toContain("possibly the vendor refusing them");
+    expect(String(error)).toContain("air gap");
+    expect(String(error)).not.toContain("updated its copy");
+    expect(String(error)).not.toMatch(/a transient failure of its uplink/);
     // A 400 with a message is the caller's mistake: not retried.
     let bad = 0;
     const refused = createAppClient({

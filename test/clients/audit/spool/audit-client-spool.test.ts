@@ -160,9 +160,12 @@ describe("createAuditClient({ spool })", () => {
   it("refuses a second client on the same directory, and bad spool options, with the fix", () => {
     const dir = tempDir();
     client({ baseUrl: "http://127.0.0.1:1", spool: dir });
-    expect(() => createAuditClient({ spool: dir })).toThrow(SpoolLockedError);
-    expect(() => createAuditClient({ spool: "" })).toThrow(/The spool option is a directory path/);
-    expect(() => createAuditClient({ spool: { dir: tempDir(), maxBytes: 0 } })).toThrow(
+    const baseUrl = "http://127.0.0.1:1";
+    expect(() => createAuditClient({ baseUrl, spool: dir })).toThrow(SpoolLockedError);
+    expect(() => createAuditClient({ baseUrl, spool: "" })).toThrow(
+      /The spool option is a directory path/,
+    );
+    expect(() => createAuditClient({ baseUrl, spool: { dir: tempDir(), maxBytes: 0 } })).toThrow(
       /spool.maxBytes must be at least 1/,
     );
   });
