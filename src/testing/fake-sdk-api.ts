@@ -82,7 +82,43 @@ export interface FakeSdkLicense {
  * Integration mode's mock data in the service's wire form (`versionLabel`, `channelID`...), as
  * POST /api/v1/integration/mock-data takes it; see {@link fakeSdkMockDataDefault}.
  */
-export type FakeSdkMockData = z.input<typeof sdkMockDataSchema>;
+export interface FakeSdkMockData {
+  /** `v1` (or none): `appStatus` is a string, and GET /app/status answers 500; `v2`: an object. */
+  version?: "v1" | "v2" | undefined;
+  appStatus?: string | FakeSdkMockAppStatus | undefined;
+  helmChartURL?: string | undefined;
+  currentRelease?: FakeSdkMockRelease | undefined;
+  deployedReleases?: FakeSdkMockRelease[] | null | undefined;
+  availableReleases?: FakeSdkMockRelease[] | null | undefined;
+}
+
+/** A release of the mock data, under its wire names; an omitted field is the service's zero. */
+export interface FakeSdkMockRelease {
+  versionLabel?: string | undefined;
+  releaseNotes?: string | undefined;
+  /** RFC 3339 text, or Go's zero time `0001-01-01T00:00:00Z` for none. */
+  createdAt?: string | undefined;
+  deployedAt?: string | undefined;
+  helmReleaseName?: string | undefined;
+  helmReleaseRevision?: number | undefined;
+  helmReleaseNamespace?: string | undefined;
+  channelID?: string | undefined;
+  channelName?: string | undefined;
+  channelSequence?: number | undefined;
+  releaseSequence?: number | undefined;
+}
+
+/** v2 mock data's `appStatus`, the status object of GET /api/v1/app/status. */
+export interface FakeSdkMockAppStatus {
+  appSlug?: string | undefined;
+  resourceStates?:
+    | { kind: string; name: string; namespace?: string | undefined; state: string }[]
+    | null
+    | undefined;
+  updatedAt?: string | undefined;
+  state?: string | undefined;
+  sequence?: number | undefined;
+}
 
 /** The service's behaviour switches; each can be changed at any time with `setMode()`. */
 export interface FakeSdkMode {
@@ -544,7 +580,7 @@ export function createFakeSdkApi(options: FakeSdkApiOptions = {}): FakeSdkApi {
                 name,
                 license.flags?.[name] ?? defaultFlags[name],
               ]),
-            ) as SdkLicenseFlags),
+            ) as Record<keyof SdkLicenseFlags, boolean>),
             entitlements: licenseFields(false),
           },
           stale(),

@@ -64,9 +64,10 @@ export function readSdkLicense(info: ApiResponse, fieldsAnswer?: ApiResponse): S
     releaseChannel: decoded.channelName,
     channelId: decoded.channelID,
     endpoint: decoded.endpoint,
-    ...(Object.fromEntries(
-      sdkLicenseFlagNames.map((name) => [name, decoded[name]]),
-    ) as SdkLicenseFlags),
+    ...(Object.fromEntries(sdkLicenseFlagNames.map((name) => [name, decoded[name]])) as Record<
+      keyof SdkLicenseFlags,
+      boolean
+    >),
     licenseType: decoded.licenseType,
     customerId: decoded.customerID,
     customerEmail: decoded.customerEmail,

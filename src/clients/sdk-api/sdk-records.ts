@@ -216,8 +216,19 @@ export const sdkLicenseInfoSchema = z.object({
 });
 export type SdkLicenseInfo = z.output<typeof sdkLicenseInfoSchema>;
 
-/** The license's seven feature flags, as typed on the client's license record. */
-export type SdkLicenseFlags = Pick<SdkLicenseInfo, keyof typeof licenseFlagsShape>;
+/**
+ * The license's seven feature flags, as typed on the client's license record; spelled out for its
+ * readers (a type test holds it to the schema's).
+ */
+export interface SdkLicenseFlags {
+  isAirgapSupported: boolean;
+  isGitOpsSupported: boolean;
+  isIdentityServiceSupported: boolean;
+  isGeoaxisSupported: boolean;
+  isSnapshotSupported: boolean;
+  isSupportBundleUploadSupported: boolean;
+  isSemverRequired: boolean;
+}
 
 /**
  * A release of integration mode's mock data: a `Release` with its channel and sequences. The
