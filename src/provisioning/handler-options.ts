@@ -90,7 +90,8 @@ export interface ProvisioningHandlerOptions {
    * (`released`) or is discarded by its delete (`discarded`): alert someone, open a ticket. The
    * record never carries the password. If it throws, `onError` sees it; the answer does not
    * change. It may call `handler.retryQuarantined()`: a user whose turn is held then (the one the
-   * hook is about) is tried right after the current step, never waited for.
+   * hook is about) is tried right after the current step, never waited for; called from a hook
+   * of a retry pass, it joins that pass (answered at once) and never starts another.
    */
   onQuarantine?: (event: QuarantineEvent) => void | Promise<void>;
   /**
@@ -157,7 +158,10 @@ export interface ProvisioningHandler {
    * Tries every pending user again, oldest first, after you resolved a conflict by hand (the
    * handler itself tries only the users a write freed a value for). Resolves what applied and
    * what waits. Safe from a hook: it never waits for a user's turn; a user whose turn is held
-   * (the hook's own) is tried right after the step that holds it.
+   * (the hook's own) is tried right after the step that holds it. Calls coalesce: one pass runs
+   * at a time, none inside another. A call from a hook of the pass in flight resolves at once
+   * (`released: 0`, the pass covers it); any other call during a pass waits for the one pass
+   * that follows it, shared by every such call.
    */
   retryQuarantined(): Promise<QuarantineRetry>;
 }

@@ -332,6 +332,50 @@ export function quarantineScenarios(name: string, subject: QuarantineSubject): v
       }
     });
 
+    // Attack finding 1. Catches: a retry from a hook that runs a pass nested in the pass whose
+    // hook called it (each kept user then retries every other: 7 stuck users never answered), and
+    // retries from anywhere that each run their own pass.
+    it("coalesces retryQuarantined() calls: one pass in flight, none nested, bounded store calls", async () => {
+      const stuck = 7;
+      const store = await subject.create(unique);
+      let releases = 0;
+      const release = store.releaseQuarantined?.bind(store);
+      store.releaseQuarantined = async (uuid: string) => {
+        // Far past the bound: the old code's storm fails here instead of running for minutes.
+        if (++releases > 500) throw new Error("storm: more than 500 releases");
+        return (release as NonNullable<typeof release>)(uuid);
+      };
+      let retryOn = false;
+      const results: unknown[] = [];
+      let handler: { retryQuarantined(): Promise<unknown> } | undefined;
+      const app = quarantinedHandler(store, {
+        // As the docs allow: retry on every kept message.
+        onQuarantine: async (event) => {
+          if (retryOn && event.type === "kept") results.push(await handler?.retryQuarantined());
+        },
+      });
+      handler = app.handler;
+      await app.create({ uuid: "holder", email: "dup@x.io" });
+      for (let index = 0; index < stuck; index++) {
+        await app.create({ uuid: `u${index}`, email: "dup@x.io" });
+      }
+      retryOn = true;
+      expect((await app.create({ uuid: "new", email: "dup@x.io" })).status).toBe(201);
+      // One pass from the write's hook, one from the deferred try of its own user: each tries the
+      // kept users once; the hooks of a pass join it.
+      expect(releases).toBeLessThanOrEqual(2 * (stuck + 1));
+      expect(results.length).toBeGreaterThan(0);
+      retryOn = false;
+      // Five calls at once from outside: the pass in flight, and one pass after it for the rest.
+      releases = 0;
+      const outside = await Promise.all(
+        Array.from({ length: 5 }, () => app.handler.retryQuarantined()),
+      );
+      expect(releases).toBeLessThanOrEqual(2 * (stuck + 1));
+      expect(outside.every((result) => result.kept === stuck + 1)).toBe(true);
+      expect((await app.handler.quarantined()).length).toBe(stuck + 1);
+    });
+
     it("retries on retryQuarantined() after a conflict resolved outside the directory", async () => {
       const store = await subject.create(unique);
       const app = quarantinedHandler(store);
