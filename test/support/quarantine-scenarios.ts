@@ -376,6 +376,46 @@ export function quarantineScenarios(name: string, subject: QuarantineSubject): v
       expect((await app.handler.quarantined()).length).toBe(stuck + 1);
     });
 
+    // Attack finding 2 (the option changed between runs: on, off, on). Catches: a handler with
+    // the option off that deletes with a plain delete (the kept create of a deleted user comes
+    // back on the next run's retry) or writes with a plain upsert (an older kept modify applies
+    // later over the newer acknowledged one).
+    it("turned off between runs, lets no kept record apply later over an acknowledged message", async () => {
+      const store = await subject.create(unique);
+      const on = quarantinedHandler(store);
+      await on.create({ uuid: "y", email: "v@x.io" });
+      await on.create({ uuid: "x", email: "x@x.io", first_name: "Old", last_name: "L" });
+      await on.create({ uuid: "z", email: "v@x.io", first_name: "Zed" });
+      // Kept: y holds v@x.io; x's email is cleared, its last name stays.
+      expect((await on.modify({ uuid: "x", email: "v@x.io", first_name: "Mid" })).status).toBe(204);
+      expect((await on.handler.quarantined()).map((kept) => kept.uuid)).toEqual(["z", "x"]);
+      const off = quarantinedHandler(store, { quarantine: false });
+      // z's create was kept (never stored); the platform got 204 for its delete.
+      expect((await off.remove("z")).status).toBe(204);
+      expect((await off.modify({ uuid: "x", email: "n@x.io", first_name: "New" })).status).toBe(
+        204,
+      );
+      expect((await off.modify({ uuid: "y", email: "w@x.io" })).status).toBe(204);
+      expect(
+        off.lines.filter((line) => line.message.includes("quarantine option is off")),
+      ).toHaveLength(1);
+      expect(await store.get("x")).toEqual({
+        uuid: "x",
+        email: "n@x.io",
+        firstName: "New",
+        lastName: "L",
+      });
+      const again = quarantinedHandler(store);
+      expect(await again.handler.retryQuarantined()).toEqual({ released: 0, kept: 0 });
+      expect(await store.get("z")).toBeUndefined();
+      expect(await store.get("x")).toEqual({
+        uuid: "x",
+        email: "n@x.io",
+        firstName: "New",
+        lastName: "L",
+      });
+    });
+
     it("retries on retryQuarantined() after a conflict resolved outside the directory", async () => {
       const store = await subject.create(unique);
       const app = quarantinedHandler(store);
