@@ -174,7 +174,9 @@ export function createOperations(
       }
     } finally {
       // A write may have freed values pending users wait for: only those are tried.
-      if (wakes.length > 0) await quarantine?.settle(wakes);
+      // And users whose release failed before are tried again (a few per request).
+      const settling = quarantine?.settle(wakes);
+      if (settling !== undefined) await settling;
     }
     return operation === "create" ? created : noContent;
   }

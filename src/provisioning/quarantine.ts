@@ -83,8 +83,11 @@ export interface Quarantine {
    * Resolves the uuids that release woke.
    */
   finish(uuid: string): Promise<string[]>;
-  /** Releases the woken users, each in its own turn, and those they wake; never rejects. */
-  settle(wakes: readonly string[]): Promise<void>;
+  /**
+   * Releases the woken users, each in its own turn, and those they wake, and first a few users
+   * whose release failed before (due); never rejects. Undefined when there is nothing to try.
+   */
+  settle(wakes: readonly string[]): Promise<void> | undefined;
   retry(): Promise<QuarantineRetry>;
   list(): Promise<QuarantinedUser[]>;
   stats(): QuarantineStats;
@@ -118,6 +121,10 @@ export function quarantineMethodsOf(store: UserStore): QuarantineMethods {
   return store as UserStore & QuarantineMethods;
 }
 
+// How many users whose release failed one settle tries again, besides those it woke: a store
+// that keeps failing costs each request a bounded number of steps.
+const duePerSettle = 8;
+
 // How many times one settle tries the same user: a release can wake a user twice (it waits for
 // two values freed one after the other), never more in a chain that ends.
 const triesPerSettle = 2;
@@ -133,6 +140,10 @@ export function createQuarantine(options: QuarantineOptions): Quarantine {
   let passing: Promise<QuarantineRetry> | undefined;
   let following: Promise<QuarantineRetry> | undefined;
   let passHooks = 0;
+  // Woken users whose release failed (the store busy, a connection lost): the value they await
+  // is free, so nothing else would wake them. Tried again by the next request's settle and the
+  // next retry pass; the failure is reported once, when the user becomes due.
+  const due = new Set<string>();
   const instruments = lazyInstruments((api: OpenTelemetryApi) =>
     scopeOf(api).meter.createCounter("platform_integration.provisioning.quarantine", {
       description:
@@ -223,12 +234,15 @@ export function createQuarantine(options: QuarantineOptions): Quarantine {
     log?: Logger,
   ): Promise<QuarantineStep> {
     const step = await store.writeQuarantined(operation, patch);
+    // The step tried the user's record: no longer due.
+    due.delete(patch.uuid);
     await told(step, operation, log);
     return step;
   }
 
   async function remove(uuid: string): Promise<QuarantineStep> {
     const step = await store.deleteQuarantined(uuid);
+    due.delete(uuid);
     await told(step, "modify");
     return step;
   }
@@ -256,9 +270,12 @@ export function createQuarantine(options: QuarantineOptions): Quarantine {
     let wakes: string[] = [];
     try {
       // Once: a hook that asks again while this release runs is served by the next turn.
-      if (deferred.delete(uuid)) wakes = (await releaseHeld(uuid, inPass)).wakes;
+      if (deferred.delete(uuid)) {
+        wakes = (await releaseHeld(uuid, inPass)).wakes;
+        due.delete(uuid);
+      }
     } catch (error) {
-      report(error, { operation: "modify", uuid, status: 503 });
+      failed(error, uuid);
     } finally {
       lanes.release(uuid);
     }
@@ -284,21 +301,35 @@ export function createQuarantine(options: QuarantineOptions): Quarantine {
       let finished = false;
       try {
         const step = await releaseHeld(uuid, inPass);
+        due.delete(uuid);
         if (step.outcome === "released") released++;
         queue.push(...step.wakes);
         finished = true;
         queue.push(...(await finishIn(uuid, inPass)));
       } catch (error) {
-        // Stays pending; the write that woke it is stored and answered.
-        report(error, { operation: "modify", uuid, status: 503 });
+        // Stays pending, and due; the write that woke it is stored and answered.
+        failed(error, uuid);
         if (!finished) queue.push(...(await finishIn(uuid, inPass)));
       }
     }
     return released;
   }
 
-  async function settle(wakes: readonly string[]): Promise<void> {
-    if (wakes.length > 0) await settleCounting(wakes, false);
+  /** A release that failed: the user is due, and the first failure of it reported. */
+  function failed(error: unknown, uuid: string): void {
+    if (due.has(uuid)) return;
+    due.add(uuid);
+    report(error, { operation: "modify", uuid, status: 503 });
+  }
+
+  function settle(wakes: readonly string[]): Promise<void> | undefined {
+    if (wakes.length === 0 && due.size === 0) return undefined;
+    const tries = [...wakes];
+    for (const uuid of due) {
+      if (tries.length >= wakes.length + duePerSettle) break;
+      tries.push(uuid);
+    }
+    return settleCounting(tries, false).then(() => undefined);
   }
 
   /** One pass over every pending user, oldest first. */

@@ -416,6 +416,41 @@ export function quarantineScenarios(name: string, subject: QuarantineSubject): v
       });
     });
 
+    // Attack finding 3. Catches: a woken user whose release failed once (the store busy, a
+    // connection lost), left waiting for good on a value that is free, and a failure reported
+    // on every later try.
+    it("tries again, on later requests, a woken user whose release failed, reporting it once", async () => {
+      const store = await subject.create(unique);
+      let failures = 0;
+      const release = store.releaseQuarantined?.bind(store);
+      store.releaseQuarantined = async (uuid: string) => {
+        if (failures > 0) {
+          failures--;
+          throw new Error("database is locked (injected)");
+        }
+        return (release as NonNullable<typeof release>)(uuid);
+      };
+      const errors: string[] = [];
+      const app = quarantinedHandler(store, {
+        onError: (error, context) => void errors.push(`${context.uuid} ${String(error)}`),
+      });
+      await app.create({ uuid: "a", email: "a@x.io" });
+      await app.create({ uuid: "b", email: "b@x.io" });
+      expect((await app.modify({ uuid: "a", email: "b@x.io" })).status).toBe(204);
+      // b's modify frees b@x.io and wakes a, whose release fails: b is stored and answered.
+      failures = 2;
+      expect((await app.modify({ uuid: "b", email: "a@x.io" })).status).toBe(204);
+      expect((await store.get("a"))?.email).toBeUndefined();
+      // Unrelated traffic: the first request's try fails again (not reported again), the next
+      // one's applies it.
+      await app.create({ uuid: "other-1" });
+      expect((await store.get("a"))?.email).toBeUndefined();
+      await app.create({ uuid: "other-2" });
+      expect(await store.get("a")).toEqual({ uuid: "a", email: "b@x.io" });
+      expect(await app.handler.quarantined()).toEqual([]);
+      expect(errors).toEqual(["a Error: database is locked (injected)"]);
+    });
+
     it("retries on retryQuarantined() after a conflict resolved outside the directory", async () => {
       const store = await subject.create(unique);
       const app = quarantinedHandler(store);
