@@ -493,6 +493,44 @@ describe("SqliteUserStore's quarantine and unique fields", () => {
     store.close();
   });
 
+  // Attack finding 4. Catches: a replica that reads the old format before taking the write
+  // lock, while another replica migrates the file, and then reads the old columns of the new
+  // table ("no such column: id"): it must start whatever the others do.
+  it("starts on an older version's file while another replica is migrating it", async () => {
+    const file = newFile();
+    new SqliteUserStore(file, rules).close();
+    const { DatabaseSync } = await import("node:sqlite");
+    const db = new DatabaseSync(file);
+    db.exec(`DROP TABLE provisioned_users_quarantine;
+      CREATE TABLE provisioned_users_quarantine (id INTEGER PRIMARY KEY AUTOINCREMENT, uuid TEXT NOT NULL,
+        operation TEXT NOT NULL, patch TEXT NOT NULL, reason TEXT NOT NULL, field TEXT, since TEXT NOT NULL,
+        attempts INTEGER NOT NULL);
+      INSERT INTO provisioned_users_quarantine (uuid, operation, patch, reason, field, since, attempts) VALUES
+        ('c', 'create', '{"uuid":"c","email":"x@x.io"}', 'taken', 'email', '2026-01-01T00:00:00.000Z', 1);`);
+    db.close();
+    // The other replica: inside its write transaction, the quarantine table in the new format.
+    const migrating = execFile(process.execPath, [
+      "--no-warnings",
+      "--input-type=module",
+      "--eval",
+      `import { DatabaseSync } from "node:sqlite";
+      const db = new DatabaseSync(${JSON.stringify(file)});
+      db.exec(\`BEGIN IMMEDIATE; DROP TABLE provisioned_users_quarantine;
+        CREATE TABLE provisioned_users_quarantine (uuid TEXT PRIMARY KEY NOT NULL, operation TEXT NOT NULL,
+          patch TEXT NOT NULL, reason TEXT NOT NULL, fields TEXT NOT NULL, awaits TEXT NOT NULL,
+          since TEXT NOT NULL, attempts INTEGER NOT NULL, messages INTEGER NOT NULL) STRICT;
+        INSERT INTO provisioned_users_quarantine VALUES ('c', 'create', '{"uuid":"c","email":"x@x.io"}',
+          'taken', '[]', '[]', '2026-01-01T00:00:00.000Z', 1, 1)\`);
+      console.log("locked");
+      setTimeout(() => db.exec("COMMIT"), 300);`,
+    ]);
+    await new Promise((resolve) => migrating.stdout?.once("data", resolve));
+    const store = new SqliteUserStore(file, rules);
+    expect((await store.listQuarantined()).map((pending) => pending.uuid)).toEqual(["c"]);
+    store.close();
+    await new Promise((resolve) => migrating.once("exit", resolve));
+  });
+
   it("makes the unique indexes follow the option, and refuses one the data already breaks", async () => {
     const file = newFile();
     const plain = new SqliteUserStore(file);

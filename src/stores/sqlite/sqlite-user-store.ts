@@ -237,8 +237,13 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
       // between two checkpoints is copied once, which costs a sync of 100,000 users a few percent
       // less.
       this.#db.exec("PRAGMA wal_autocheckpoint = 10000");
-      this.#db.exec(createTable);
-      this.#migrate(rules.unique);
+      // One write transaction, so that the format is read under the lock that writes it: a
+      // replica starting beside this one migrates either before it (and this one then reads the
+      // new format) or after it, never between a read of the old format and its rewrite.
+      this.#transaction(() => {
+        this.#db.exec(createTable);
+        this.#migrate(rules.unique);
+      });
     });
     this.#delete = this.#db.prepare(`DELETE FROM ${table} WHERE uuid = ?`);
     this.#reset = this.#db.prepare(`DELETE FROM ${table}`);
@@ -328,7 +333,7 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
   /**
    * Creates the quarantine's tables; a file of an older version kept one row per message: those
    * are merged into one pending record per uuid, in order, awaiting nothing named (the uuid's next
-   * message or `retryQuarantined()` tries them).
+   * message or `retryQuarantined()` tries them). Inside the caller's write transaction.
    */
   #migrateQuarantine(): void {
     const columns = this.#db.prepare(`PRAGMA table_info(${quarantineTable})`).all() as Row[];
@@ -336,33 +341,31 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
       this.#db.exec(createQuarantine);
       return;
     }
-    this.#transaction(() => {
-      const rows = this.#db.prepare(`SELECT * FROM ${quarantineTable} ORDER BY id`).all() as Row[];
-      this.#db.exec(`DROP TABLE ${quarantineTable}`);
-      this.#db.exec(createQuarantine);
-      const byUuid = new Map<string, Row[]>();
-      for (const row of rows) {
-        const uuid = row.uuid as string;
-        byUuid.set(uuid, [...(byUuid.get(uuid) ?? []), row]);
-      }
-      const insert = this.#db.prepare(
-        `INSERT INTO ${quarantineTable} (operation, patch, reason, fields, awaits, since, attempts, messages, uuid)
-        VALUES (?, ?, ?, '[]', '[]', ?, ?, ?, ?)`,
+    const rows = this.#db.prepare(`SELECT * FROM ${quarantineTable} ORDER BY id`).all() as Row[];
+    this.#db.exec(`DROP TABLE ${quarantineTable}`);
+    this.#db.exec(createQuarantine);
+    const byUuid = new Map<string, Row[]>();
+    for (const row of rows) {
+      const uuid = row.uuid as string;
+      byUuid.set(uuid, [...(byUuid.get(uuid) ?? []), row]);
+    }
+    const insert = this.#db.prepare(
+      `INSERT INTO ${quarantineTable} (operation, patch, reason, fields, awaits, since, attempts, messages, uuid)
+      VALUES (?, ?, ?, '[]', '[]', ?, ?, ?, ?)`,
+    );
+    for (const [uuid, kept] of byUuid) {
+      const first = kept[0] as Row;
+      const patch = composePatches(kept.map((row) => JSON.parse(row.patch as string)));
+      insert.run(
+        first.operation as string,
+        JSON.stringify(patch),
+        first.reason as string,
+        first.since as string,
+        Number(first.attempts),
+        kept.length,
+        uuid,
       );
-      for (const [uuid, kept] of byUuid) {
-        const first = kept[0] as Row;
-        const patch = composePatches(kept.map((row) => JSON.parse(row.patch as string)));
-        insert.run(
-          first.operation as string,
-          JSON.stringify(patch),
-          first.reason as string,
-          first.since as string,
-          Number(first.attempts),
-          kept.length,
-          uuid,
-        );
-      }
-    });
+    }
   }
 
   async upsert(patch: UserPatch): Promise<UpsertResult> {
