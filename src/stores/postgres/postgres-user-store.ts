@@ -471,24 +471,37 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
 
   /**
    * The lock of the awaited values' index, to the transaction's end. Taken only by a step that
-   * keeps a conflict or frees a value, after its own writes but for clearing its own fields, so
-   * it never waits for another lock while holding it.
+   * keeps a conflict or frees a value, after its own writes but for clearing its own fields. That
+   * does not rule out deadlocks: the clear, or a step's upsert, can wait in a unique index for a
+   * value another uncommitted step holds, which may wait for this lock. PostgreSQL detects such a
+   * cycle and aborts one step, which {@link PostgresUserStore.#locked} runs again.
    */
   async #lockAwaits(client: PoolClient): Promise<void> {
     await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`${this.#lockKey}:awaits`]);
   }
 
-  /** A transaction holding the advisory lock of `uuid`, shared by every replica, to its end. */
+  /**
+   * A transaction holding the advisory lock of `uuid`, shared by every replica, to its end.
+   * Steps of different users can still wait on each other inside the unique indexes (each
+   * writing a value the other's uncommitted step holds or frees): PostgreSQL then aborts one
+   * with deadlock_detected. A failed step changed nothing, so it runs again, a few times.
+   */
   async #locked<T>(uuid: string, body: (client: PoolClient) => Promise<T>): Promise<T> {
-    let result: T | undefined;
-    await this.#transaction(async (client) => {
-      await client.query("SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))", [
-        this.#lockKey,
-        uuid,
-      ]);
-      result = await body(client);
-    });
-    return result as T;
+    for (let attempt = 1; ; attempt++) {
+      let result: T | undefined;
+      try {
+        await this.#transaction(async (client) => {
+          await client.query("SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))", [
+            this.#lockKey,
+            uuid,
+          ]);
+          result = await body(client);
+        });
+        return result as T;
+      } catch (error) {
+        if (attempt >= stepAttempts || !retriable(error)) throw error;
+      }
+    }
   }
 
   /** A unique index's violation (23505 naming one of this store's indexes) as a conflict. */
@@ -512,6 +525,22 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
       throw error;
     }
   }
+}
+
+/** How many times a quarantine step's transaction runs when PostgreSQL aborts it as a deadlock. */
+const stepAttempts = 4;
+
+/**
+ * deadlock_detected (40P01) or serialization_failure (40001), also as the cause of the conflict
+ * error a unique violation becomes: PostgreSQL rolled the transaction back, running it again is safe.
+ */
+function retriable(error: unknown): boolean {
+  for (let cause = error, depth = 0; cause !== undefined && depth < 3; depth++) {
+    const code = (cause as { code?: unknown } | null)?.code;
+    if (code === "40P01" || code === "40001") return true;
+    cause = (cause as { cause?: unknown } | null)?.cause;
+  }
+  return false;
 }
 
 /** A row of the quarantine table of an older version: one kept message. */
