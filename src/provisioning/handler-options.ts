@@ -77,9 +77,9 @@ export interface ProvisioningHandlerOptions {
    * in order; later creates and modifies of that uuid merge into it and are tried with it at once,
    * and a delete of that uuid applies and discards it, in one atomic store step. A kept record
    * clears every unique field it moves the stored user off (the directory moved the user off
-   * those values), so that swaps and rotations resolve once their last message arrives: a step that
-   * frees a value tries again exactly the users waiting for it, so a write costs the same however
-   * many users are kept. `onChange` reports every stored change, a field cleared by a conflict
+   * those values), so that swaps and rotations resolve once their last message arrives: a step
+   * that frees a value tries again the oldest user waiting for it (the next, if that one cannot
+   * take it), so a write costs the same however many users are kept. `onChange` reports every stored change, a field cleared by a conflict
    * included. The store must implement the quarantine methods (the bundled stores do): the option
    * throws a TypeError at construction otherwise. Default `false`: a conflict answers 503, and the
    * log says once per user that this option exists. See docs/provisioning.md, "Conflicts".

@@ -125,6 +125,9 @@ export function quarantineMethodsOf(store: UserStore): QuarantineMethods {
 // that keeps failing costs each request a bounded number of steps.
 const duePerSettle = 8;
 
+// How many releases one request's settle runs at most, woken and due users together.
+const releasesPerSettle = 32;
+
 // How many times one settle tries the same user: a release can wake a user twice (it waits for
 // two values freed one after the other), never more in a chain that ends.
 const triesPerSettle = 2;
@@ -286,7 +289,14 @@ export function createQuarantine(options: QuarantineOptions): Quarantine {
     const queue = [...wakes];
     const tries = new Map<string, number>();
     let released = 0;
+    let steps = 0;
     for (let uuid = queue.shift(); uuid !== undefined; uuid = queue.shift()) {
+      // A request's settle is bounded: the rest of a long chain (each woken user passing a value
+      // on to the next) is due, tried by the next requests. A pass tries everyone anyway.
+      if (!inPass && steps >= releasesPerSettle) {
+        due.add(uuid);
+        continue;
+      }
       const tried = tries.get(uuid) ?? 0;
       if (tried >= triesPerSettle) continue;
       tries.set(uuid, tried + 1);
@@ -299,6 +309,7 @@ export function createQuarantine(options: QuarantineOptions): Quarantine {
       // Tried now: a try asked for while another held its turn is served by this one.
       deferred.delete(uuid);
       let finished = false;
+      steps++;
       try {
         const step = await releaseHeld(uuid, inPass);
         due.delete(uuid);

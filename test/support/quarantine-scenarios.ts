@@ -451,6 +451,40 @@ export function quarantineScenarios(name: string, subject: QuarantineSubject): v
       expect(errors).toEqual(["a Error: database is locked (injected)"]);
     });
 
+    // Attack finding 7. Catches: a freed value that wakes every user waiting for it (one takes
+    // it, the rest are tried for nothing, over and over as it passes from holder to holder), and
+    // a woken user that does not take it without passing it on.
+    it("wakes the oldest waiter of a freed value, and the next only when it does not take it", async () => {
+      const store = await subject.create(unique);
+      let releases = 0;
+      const release = store.releaseQuarantined?.bind(store);
+      store.releaseQuarantined = async (uuid: string) => {
+        releases++;
+        return (release as NonNullable<typeof release>)(uuid);
+      };
+      const app = quarantinedHandler(store);
+      await app.create({ uuid: "holder", email: "team@x.io" });
+      await app.create({ uuid: "other", username: "busy" });
+      // k0 also waits for a username that stays held: woken, it cannot take the email.
+      await app.create({ uuid: "k0", username: "busy", email: "team@x.io" });
+      for (let index = 1; index <= 20; index++) {
+        await app.create({ uuid: `k${index}`, email: "team@x.io" });
+      }
+      releases = 0;
+      await app.remove("holder");
+      // k0 is tried and passes the email on to k1, who takes it; nobody else is tried.
+      expect(releases).toBe(2);
+      expect((await store.get("k1"))?.email).toBe("team@x.io");
+      releases = 0;
+      await app.modify({ uuid: "k1", email: "k1@x.io" });
+      expect(releases).toBe(1);
+      expect((await store.get("k2"))?.email).toBe("team@x.io");
+      expect((await app.handler.quarantined()).map((kept) => kept.uuid)).toEqual([
+        "k0",
+        ...Array.from({ length: 18 }, (_, index) => `k${index + 3}`),
+      ]);
+    });
+
     it("retries on retryQuarantined() after a conflict resolved outside the directory", async () => {
       const store = await subject.create(unique);
       const app = quarantinedHandler(store);

@@ -328,7 +328,8 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
       const before = await this.#userOn(client, uuid);
       const { deleted } = await this.#deleteOn(client, uuid);
       const after = deleted ? await this.#userOn(client, uuid) : before;
-      const wakes = await this.#waiters(client, freedValues(this.#unique, before, after), uuid);
+      const freed = freedValues(this.#unique, before, after);
+      const wakes = await this.#waiters(client, freed, uuid, discarded?.awaits);
       return { outcome: "deleted", deleted, discarded, wakes };
     });
   }
@@ -395,6 +396,7 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
         client,
         freedValues(this.#unique, before, cleared ?? before),
         uuid,
+        pending?.awaits,
       );
       // The value it was refused for was freed between the upsert and the check: try it again.
       if (awaits.length === 0 && error.field !== undefined) wakes.push(uuid);
@@ -402,7 +404,7 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
     }
     if (pending !== undefined) await this.#unpend(client, uuid);
     const freed = freedValues(this.#unique, before, result.user);
-    const wakes = await this.#waiters(client, freed, uuid);
+    const wakes = await this.#waiters(client, freed, uuid, pending?.awaits);
     return pending === undefined
       ? { outcome: "applied", result, wakes }
       : { outcome: "released", pending, result, wakes };
@@ -454,19 +456,42 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
     await client.query(`DELETE FROM ${this.#awaits} WHERE uuid = $1`, [uuid]);
   }
 
-  /** The pending uuids awaiting one of `freed`, but `self`, oldest first. */
-  async #waiters(client: PoolClient, freed: AwaitedValue[], self: string): Promise<string[]> {
-    if (freed.length === 0) return [];
+  /**
+   * For each value of `freed`, and each of `passed` (what the step's uuid awaited) that no active
+   * user holds now, the oldest pending uuid awaiting it but `self`: one per value, since the
+   * first that takes it holds it again; one that does not passes it on in its own step.
+   */
+  async #waiters(
+    client: PoolClient,
+    freed: AwaitedValue[],
+    self: string,
+    passed: AwaitedValue[] = [],
+  ): Promise<string[]> {
+    if (freed.length === 0 && passed.length === 0) return [];
     await this.#lockAwaits(client);
-    const { rows } = await client.query<{ uuid: string }>(
-      `SELECT DISTINCT a.uuid, q.seq FROM ${this.#awaits} a
+    const values = [...freed];
+    for (const awaited of passed) {
+      const field = awaited.field as UniqueField;
+      if (!this.#unique.includes(field)) continue;
+      const column = wireFieldNames[field];
+      const key = field === "email" ? `lower(${column} COLLATE "C")` : column;
+      const { rowCount } = await client.query(
+        `SELECT 1 FROM ${this.#table} WHERE ${key} = $1 AND deactivated_at IS NULL LIMIT 1`,
+        [awaited.value],
+      );
+      if ((rowCount ?? 0) === 0) values.push(awaited);
+    }
+    if (values.length === 0) return [];
+    const { rows } = await client.query<{ uuid: string; seq: string }>(
+      `SELECT DISTINCT ON (a.field, a.value) a.uuid, q.seq FROM ${this.#awaits} a
       JOIN ${this.#quarantine} q ON q.uuid = a.uuid
       JOIN unnest($1::text[], $2::text[]) AS f(field, value)
         ON f.field = a.field AND f.value = a.value
-      WHERE a.uuid <> $3 ORDER BY q.seq`,
-      [freed.map((value) => value.field), freed.map((value) => value.value), self],
+      WHERE a.uuid <> $3 ORDER BY a.field, a.value, q.seq`,
+      [values.map((value) => value.field), values.map((value) => value.value), self],
     );
-    return rows.map((row) => row.uuid);
+    rows.sort((one, other) => Number(BigInt(one.seq) - BigInt(other.seq)));
+    return [...new Set(rows.map((row) => row.uuid))];
   }
 
   /**

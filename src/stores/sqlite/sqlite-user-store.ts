@@ -275,7 +275,7 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
     this.#awaitsDelete = this.#db.prepare(`DELETE FROM ${awaitsTable} WHERE uuid = ?`);
     this.#awaiting = this.#db.prepare(
       `SELECT a.uuid FROM ${awaitsTable} a JOIN ${quarantineTable} q ON q.uuid = a.uuid
-      WHERE a.field = ? AND a.value = ? AND a.uuid <> ? ORDER BY q.rowid`,
+      WHERE a.field = ? AND a.value = ? AND a.uuid <> ? ORDER BY q.rowid LIMIT 1`,
     );
     this.#clearQuarantine = this.#db.prepare(`DELETE FROM ${quarantineTable}`);
     this.#clearAwaits = this.#db.prepare(`DELETE FROM ${awaitsTable}`);
@@ -509,7 +509,8 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
       const before = this.#userOf(uuid);
       const { deleted } = this.#remove(uuid);
       const freed = freedValues(this.#unique, before, deleted ? this.#userOf(uuid) : before);
-      return { outcome: "deleted", deleted, discarded, wakes: this.#waiters(freed, uuid) };
+      const wakes = this.#waiters(freed, uuid, discarded?.awaits);
+      return { outcome: "deleted", deleted, discarded, wakes };
     });
   }
 
@@ -553,11 +554,15 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
         pending: kept,
         conflict: error,
         cleared,
-        wakes: this.#waiters(freed, uuid),
+        wakes: this.#waiters(freed, uuid, pending?.awaits),
       };
     }
     if (pending !== undefined) this.#unpend(uuid);
-    const wakes = this.#waiters(freedValues(this.#unique, before, result.user), uuid);
+    const wakes = this.#waiters(
+      freedValues(this.#unique, before, result.user),
+      uuid,
+      pending?.awaits,
+    );
     return pending === undefined
       ? { outcome: "applied", result, wakes }
       : { outcome: "released", pending, result, wakes };
@@ -585,12 +590,19 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
     this.#awaitsDelete.run(uuid);
   }
 
-  /** The pending uuids awaiting one of `freed`, but `self`, oldest first. */
-  #waiters(freed: AwaitedValue[], self: string): string[] {
+  /**
+   * For each value of `freed`, and each of `passed` (what the step's uuid awaited) that no active
+   * user holds now, the oldest pending uuid awaiting it but `self`: one per value, since the
+   * first that takes it holds it again; one that does not passes it on in its own step.
+   */
+  #waiters(freed: AwaitedValue[], self: string, passed: AwaitedValue[] = []): string[] {
     const wakes = new Set<string>();
-    for (const { field, value } of freed) {
-      for (const row of this.#awaiting.all(field, value, self) as Row[])
-        wakes.add(row.uuid as string);
+    const free = passed.filter(
+      ({ field, value }) => this.#holders.get(field as UniqueField)?.get(value, "") === undefined,
+    );
+    for (const { field, value } of [...freed, ...free]) {
+      const row = this.#awaiting.get(field, value, self) as Row | undefined;
+      if (row !== undefined) wakes.add(row.uuid as string);
     }
     return [...wakes];
   }
