@@ -462,8 +462,8 @@ describe("SqliteUserStore's quarantine and unique fields", () => {
     expect(await twoStore.get("c")).toEqual({ uuid: "c", email: "x@x.io", username: "cee" });
   });
 
-  // Catches: an upgrade that drops what an older version kept (acknowledged messages).
-  it("merges the kept messages of an older version's file into one pending record per user", async () => {
+  /** A new file whose quarantine table has an older version's format, holding `rows`. */
+  const oldFormatFile = async (rows: string) => {
     const file = newFile();
     new SqliteUserStore(file, rules).close();
     const { DatabaseSync } = await import("node:sqlite");
@@ -472,11 +472,18 @@ describe("SqliteUserStore's quarantine and unique fields", () => {
       CREATE TABLE provisioned_users_quarantine (id INTEGER PRIMARY KEY AUTOINCREMENT, uuid TEXT NOT NULL,
         operation TEXT NOT NULL, patch TEXT NOT NULL, reason TEXT NOT NULL, field TEXT, since TEXT NOT NULL,
         attempts INTEGER NOT NULL);
-      INSERT INTO provisioned_users_quarantine (uuid, operation, patch, reason, field, since, attempts) VALUES
+      INSERT INTO provisioned_users_quarantine (uuid, operation, patch, reason, field, since, attempts)
+      VALUES ${rows};`);
+    db.close();
+    return file;
+  };
+
+  // Catches: an upgrade that drops what an older version kept (acknowledged messages).
+  it("merges the kept messages of an older version's file into one pending record per user", async () => {
+    const file = await oldFormatFile(`
         ('c', 'create', '{"uuid":"c","email":"x@x.io","firstName":"C"}', 'taken', 'email', '2026-01-01T00:00:00.000Z', 3),
         ('d', 'modify', '{"uuid":"d","username":"dee"}', 'taken', 'email', '2026-01-02T00:00:00.000Z', 1),
-        ('c', 'modify', '{"uuid":"c","firstName":"Cee"}', 'behind', NULL, '2026-01-03T00:00:00.000Z', 1);`);
-    db.close();
+        ('c', 'modify', '{"uuid":"c","firstName":"Cee"}', 'behind', NULL, '2026-01-03T00:00:00.000Z', 1)`);
     const store = new SqliteUserStore(file, rules);
     expect(
       (await store.listQuarantined()).map((pending) => [
@@ -497,17 +504,9 @@ describe("SqliteUserStore's quarantine and unique fields", () => {
   // lock, while another replica migrates the file, and then reads the old columns of the new
   // table ("no such column: id"): it must start whatever the others do.
   it("starts on an older version's file while another replica is migrating it", async () => {
-    const file = newFile();
-    new SqliteUserStore(file, rules).close();
-    const { DatabaseSync } = await import("node:sqlite");
-    const db = new DatabaseSync(file);
-    db.exec(`DROP TABLE provisioned_users_quarantine;
-      CREATE TABLE provisioned_users_quarantine (id INTEGER PRIMARY KEY AUTOINCREMENT, uuid TEXT NOT NULL,
-        operation TEXT NOT NULL, patch TEXT NOT NULL, reason TEXT NOT NULL, field TEXT, since TEXT NOT NULL,
-        attempts INTEGER NOT NULL);
-      INSERT INTO provisioned_users_quarantine (uuid, operation, patch, reason, field, since, attempts) VALUES
-        ('c', 'create', '{"uuid":"c","email":"x@x.io"}', 'taken', 'email', '2026-01-01T00:00:00.000Z', 1);`);
-    db.close();
+    const file = await oldFormatFile(
+      `('c', 'create', '{"uuid":"c","email":"x@x.io"}', 'taken', 'email', '2026-01-01T00:00:00.000Z', 1)`,
+    );
     // The other replica: inside its write transaction, the quarantine table in the new format.
     const migrating = execFile(process.execPath, [
       "--no-warnings",
