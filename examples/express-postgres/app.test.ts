@@ -7,6 +7,7 @@ import pg from "pg";
 import { createPlatformSimulator } from "platform-integration/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "./app.ts";
+import { AppUserStore } from "./user-store.ts";
 
 const url = process.env.PLATFORM_INTEGRATION_PG_URL;
 
@@ -85,5 +86,44 @@ describe.runIf(url)("examples/express-postgres", () => {
       "SELECT username, email, deactivated_at FROM users WHERE uuid = 'erin'",
     );
     expect(again).toEqual([{ username: "erin2", email: null, deactivated_at: null }]);
+  });
+
+  // Attack finding 5. Catches: a kept record that awaits an email its holder freed between the
+  // conflict and the record (the holder's step, on another replica, found no record to wake).
+  it("wakes a kept user whose email was freed between its conflict and its record", async () => {
+    const gated = new pg.Pool({ connectionString: url, options: `-c search_path=${schema}` });
+    let open: () => void = () => {};
+    let gate: Promise<void> | undefined;
+    let paused: () => void = () => {};
+    const pausing = new Promise<void>((resolve) => (paused = resolve));
+    gated.on("connect", (client) => {
+      const query = client.query.bind(client) as (text: string, values?: unknown[]) => unknown;
+      // After its conflict, replica A's step waits here while replica B's step runs whole.
+      Object.assign(client, {
+        query: async (text: string, values?: unknown[]) => {
+          const result = await query(text, values);
+          if (gate !== undefined && text.startsWith("ROLLBACK TO SAVEPOINT")) {
+            paused();
+            await gate;
+          }
+          return result;
+        },
+      });
+    });
+    const a = new AppUserStore(gated);
+    const b = new AppUserStore(pool);
+    await b.writeQuarantined("create", { uuid: "rx", email: "rx@acme.test" });
+    await b.writeQuarantined("create", { uuid: "ry", email: "rv@acme.test" });
+    gate = new Promise((resolve) => (open = resolve));
+    const stepOfX = a.writeQuarantined("modify", { uuid: "rx", email: "rv@acme.test" });
+    await pausing;
+    const stepOfY = await b.writeQuarantined("modify", { uuid: "ry", email: "ry@acme.test" });
+    expect(stepOfY.wakes).toEqual([]);
+    open();
+    const step = await stepOfX;
+    expect([step.outcome, step.wakes]).toEqual(["kept", ["rx"]]);
+    expect((await a.releaseQuarantined("rx")).outcome).toBe("released");
+    expect(await email("rx")).toBe("rv@acme.test");
+    await gated.end();
   });
 });

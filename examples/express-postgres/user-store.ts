@@ -192,13 +192,20 @@ export class AppUserStore implements UserStore, QuarantineMethods {
       await client.query("SELECT pg_advisory_xact_lock(hashtext('provisioning_quarantine'))");
       // The directory moved this user off its old email: clearing it lets a swap resolve.
       const cleared = before === null ? undefined : await clearEmail(client, uuid);
+      // The holder may have moved off the email between the conflict and the lock: it found no
+      // record awaiting it then, so nobody would wake this one. Read again, under the lock.
+      const email = typeof applied.email === "string" ? applied.email : undefined;
+      const held =
+        email !== undefined &&
+        ((await client.query("SELECT 1 FROM users WHERE email = $1 AND uuid <> $2", [email, uuid]))
+          .rowCount ?? 0) > 0;
       const kept: PendingUser = {
         uuid,
         operation: pending?.operation ?? operation,
         patch: applied,
         reason: error.message,
         fields: ["email"],
-        awaits: typeof applied.email === "string" ? [{ field: "email", value: applied.email }] : [],
+        awaits: held ? [{ field: "email", value: email }] : [],
         since: pending?.since ?? new Date().toISOString(),
         attempts: (pending?.attempts ?? 0) + 1,
         messages: (pending?.messages ?? 0) + (patch === undefined ? 0 : 1),
@@ -209,6 +216,8 @@ export class AppUserStore implements UserStore, QuarantineMethods {
         [uuid, JSON.stringify(kept), kept.awaits[0]?.value ?? null],
       );
       const wakes = await waiting(client, before ?? undefined, uuid);
+      // Freed meanwhile: try it again (the handler does, after this step).
+      if (!held) wakes.push(uuid);
       return { outcome: "kept", pending: kept, conflict: error, cleared, wakes };
     }
   }

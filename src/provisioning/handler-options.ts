@@ -77,9 +77,9 @@ export interface ProvisioningHandlerOptions {
    * in order; later creates and modifies of that uuid merge into it and are tried with it at once,
    * and a delete of that uuid applies and discards it, in one atomic store step. A kept record
    * clears every unique field it moves the stored user off (the directory moved the user off
-   * those values), so that swaps and rotations resolve once their last message arrives: a step that
-   * frees a value tries again exactly the users waiting for it, so a write costs the same however
-   * many users are kept. `onChange` reports every stored change, a field cleared by a conflict
+   * those values), so that swaps and rotations resolve once their last message arrives: a step
+   * that frees a value tries again the oldest user waiting for it (the next, if that one cannot
+   * take it), so a write costs the same however many users are kept. `onChange` reports every stored change, a field cleared by a conflict
    * included. The store must implement the quarantine methods (the bundled stores do): the option
    * throws a TypeError at construction otherwise. Default `false`: a conflict answers 503, and the
    * log says once per user that this option exists. See docs/provisioning.md, "Conflicts".
@@ -90,7 +90,8 @@ export interface ProvisioningHandlerOptions {
    * (`released`) or is discarded by its delete (`discarded`): alert someone, open a ticket. The
    * record never carries the password. If it throws, `onError` sees it; the answer does not
    * change. It may call `handler.retryQuarantined()`: a user whose turn is held then (the one the
-   * hook is about) is tried right after the current step, never waited for.
+   * hook is about) is tried right after the current step, never waited for; called from a hook
+   * of a retry pass, it joins that pass (answered at once) and never starts another.
    */
   onQuarantine?: (event: QuarantineEvent) => void | Promise<void>;
   /**
@@ -157,7 +158,10 @@ export interface ProvisioningHandler {
    * Tries every pending user again, oldest first, after you resolved a conflict by hand (the
    * handler itself tries only the users a write freed a value for). Resolves what applied and
    * what waits. Safe from a hook: it never waits for a user's turn; a user whose turn is held
-   * (the hook's own) is tried right after the step that holds it.
+   * (the hook's own) is tried right after the step that holds it. Calls coalesce: one pass runs
+   * at a time, none inside another. A call from a hook of the pass in flight resolves at once
+   * (`released: 0`, the pass covers it); any other call during a pass waits for the one pass
+   * that follows it, shared by every such call.
    */
   retryQuarantined(): Promise<QuarantineRetry>;
 }

@@ -131,7 +131,8 @@ export class MemoryUserStore implements UserStore, UserStoreReads, QuarantineMet
     const discarded = this.#unpend(uuid);
     const before = this.#users.get(uuid);
     const { deleted } = this.#delete(uuid);
-    const wakes = this.#waiters(freedValues(this.#unique, before, this.#users.get(uuid)), uuid);
+    const freed = freedValues(this.#unique, before, this.#users.get(uuid));
+    const wakes = this.#waiters(freed, uuid, discarded?.awaits);
     return {
       outcome: "deleted",
       deleted,
@@ -173,7 +174,6 @@ export class MemoryUserStore implements UserStore, UserStoreReads, QuarantineMet
         this.#hold(cleared, undefined);
       }
       const kept = keptRecord(pending, operation, applied, error, awaits, patch !== undefined);
-      this.#unpend(uuid);
       this.#pend(kept);
       const freed = freedValues(this.#unique, before, cleared ?? before);
       return {
@@ -181,17 +181,37 @@ export class MemoryUserStore implements UserStore, UserStoreReads, QuarantineMet
         pending: structuredClone(kept),
         conflict: error,
         cleared: cleared && copy(cleared),
-        wakes: this.#waiters(freed, uuid),
+        wakes: this.#waiters(freed, uuid, pending?.awaits),
       };
     }
     if (pending !== undefined) this.#unpend(uuid);
-    const wakes = this.#waiters(freedValues(this.#unique, before, result.user), uuid);
+    const wakes = this.#waiters(
+      freedValues(this.#unique, before, result.user),
+      uuid,
+      pending?.awaits,
+    );
     return pending === undefined
       ? { outcome: "applied", result, wakes }
       : { outcome: "released", pending: structuredClone(pending), result, wakes };
   }
 
+  /**
+   * Writes the pending record of its uuid. A record kept again keeps its place (Map.set on a key
+   * it has), and so does its place among the waiters of each value it still awaits: oldest first
+   * is the order of first keeping, as in the SQL stores.
+   */
   #pend(pending: PendingUser): void {
+    const previous = this.#pending.get(pending.uuid);
+    if (previous !== undefined) {
+      const still = new Set(pending.awaits.map(({ field, value }) => awaitKey(field, value)));
+      for (const { field, value } of previous.awaits) {
+        const key = awaitKey(field, value);
+        if (still.has(key)) continue;
+        const waiting = this.#awaiting.get(key);
+        waiting?.delete(pending.uuid);
+        if (waiting?.size === 0) this.#awaiting.delete(key);
+      }
+    }
     this.#pending.set(pending.uuid, pending);
     for (const { field, value } of pending.awaits) {
       const key = awaitKey(field, value);
@@ -215,12 +235,22 @@ export class MemoryUserStore implements UserStore, UserStoreReads, QuarantineMet
     return pending;
   }
 
-  /** The pending uuids waiting for one of `freed`, but `self`, oldest first. */
-  #waiters(freed: AwaitedValue[], self: string): string[] {
+  /**
+   * For each value of `freed`, and each of `passed` (what the step's uuid awaited) that nobody
+   * holds now, the oldest pending uuid waiting for it but `self`: one per value, since the first
+   * that takes it holds it again. One that does not take it passes it on in its own step.
+   */
+  #waiters(freed: AwaitedValue[], self: string, passed: AwaitedValue[] = []): string[] {
     const wakes = new Set<string>();
-    for (const { field, value } of freed) {
+    const free = passed.filter(({ field, value }) => {
+      const holders = this.#holders.get(field as UniqueField);
+      return holders !== undefined && !holders.has(value);
+    });
+    for (const { field, value } of [...freed, ...free]) {
       for (const uuid of this.#awaiting.get(awaitKey(field, value)) ?? []) {
-        if (uuid !== self) wakes.add(uuid);
+        if (uuid === self) continue;
+        wakes.add(uuid);
+        break;
       }
     }
     return [...wakes];

@@ -43,9 +43,13 @@ export interface PendingUser {
 }
 
 /**
- * What one quarantine step did. Every outcome lists `wakes`: the uuids of pending users waiting
- * for a value this step freed (never the step's own uuid, unless a race freed its own awaited value
- * while it was being kept), which the handler then releases, each in its own step.
+ * What one quarantine step did. Every outcome lists `wakes`: for each unique value this step
+ * freed, and each value the uuid's pending record awaited that no active user holds after the
+ * step (it was woken for it and did not take it: it passes it on), the oldest pending user
+ * waiting for it (never the step's own uuid, unless a race freed its own awaited value while it
+ * was being kept). The handler releases them, each in its own step. One per value: the first
+ * that takes it holds it again, and the others keep waiting. (Waking every waiter is correct
+ * too, only costlier.)
  */
 export type QuarantineStep =
   /** The patch applied at once; nothing was pending for the uuid. */

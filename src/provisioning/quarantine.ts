@@ -83,8 +83,11 @@ export interface Quarantine {
    * Resolves the uuids that release woke.
    */
   finish(uuid: string): Promise<string[]>;
-  /** Releases the woken users, each in its own turn, and those they wake; never rejects. */
-  settle(wakes: readonly string[]): Promise<void>;
+  /**
+   * Releases the woken users, each in its own turn, and those they wake, and first a few users
+   * whose release failed before (due); never rejects. Undefined when there is nothing to try.
+   */
+  settle(wakes: readonly string[]): Promise<void> | undefined;
   retry(): Promise<QuarantineRetry>;
   list(): Promise<QuarantinedUser[]>;
   stats(): QuarantineStats;
@@ -118,6 +121,13 @@ export function quarantineMethodsOf(store: UserStore): QuarantineMethods {
   return store as UserStore & QuarantineMethods;
 }
 
+// How many users whose release failed one settle tries again, besides those it woke: a store
+// that keeps failing costs each request a bounded number of steps.
+const duePerSettle = 8;
+
+// How many releases one request's settle runs at most, woken and due users together.
+const releasesPerSettle = 32;
+
 // How many times one settle tries the same user: a release can wake a user twice (it waits for
 // two values freed one after the other), never more in a chain that ends.
 const triesPerSettle = 2;
@@ -128,6 +138,15 @@ export function createQuarantine(options: QuarantineOptions): Quarantine {
   const counts = { kept: 0, released: 0, discarded: 0, waiting: 0 };
   // Users whose release was asked for while their turn was held: the holder runs it on finish.
   const deferred = new Set<string>();
+  // The retry pass in flight, the one pass that follows it, and how many of the running pass's
+  // hooks are being awaited (a retry from one of them must not wait for any pass).
+  let passing: Promise<QuarantineRetry> | undefined;
+  let following: Promise<QuarantineRetry> | undefined;
+  let passHooks = 0;
+  // Woken users whose release failed (the store busy, a connection lost): the value they await
+  // is free, so nothing else would wake them. Tried again by the next request's settle and the
+  // next retry pass; the failure is reported once, when the user becomes due.
+  const due = new Set<string>();
   const instruments = lazyInstruments((api: OpenTelemetryApi) =>
     scopeOf(api).meter.createCounter("platform_integration.provisioning.quarantine", {
       description:
@@ -136,10 +155,11 @@ export function createQuarantine(options: QuarantineOptions): Quarantine {
     }),
   );
 
-  async function tell(type: QuarantineEvent["type"], pending: PendingUser) {
+  async function tell(type: QuarantineEvent["type"], pending: PendingUser, inPass = false) {
     counts[type]++;
     instruments()?.add(1, { "platform_integration.quarantine.event": type });
     if (onQuarantine === undefined) return;
+    if (inPass) passHooks++;
     try {
       await onQuarantine({ type, pending: shown(pending) });
     } catch (error) {
@@ -148,16 +168,25 @@ export function createQuarantine(options: QuarantineOptions): Quarantine {
         { operation: pending.operation, uuid: pending.uuid, status: 500 },
         pending.patch,
       );
+    } finally {
+      if (inPass) passHooks--;
     }
   }
 
   /** A change no message will bring again: a failing hook is reported, the answer unchanged. */
-  async function changed(change: ProvisioningChange & { uuid: string }, patch?: UserPatch) {
+  async function changed(
+    change: ProvisioningChange & { uuid: string },
+    patch?: UserPatch,
+    inPass = false,
+  ) {
     if (onChange === undefined) return;
+    if (inPass) passHooks++;
     try {
       await onChange(change);
     } catch (error) {
       report(error, { operation: "modify", uuid: change.uuid, status: 500 }, patch);
+    } finally {
+      if (inPass) passHooks--;
     }
   }
 
@@ -166,6 +195,7 @@ export function createQuarantine(options: QuarantineOptions): Quarantine {
     step: QuarantineStep,
     operation: "create" | "modify",
     log: Logger = logger,
+    inPass = false,
   ): Promise<void> {
     switch (step.outcome) {
       case "kept": {
@@ -177,19 +207,23 @@ export function createQuarantine(options: QuarantineOptions): Quarantine {
         if (pending.attempts === 1) counts.waiting++;
         // The conflicting fields were cleared from the stored user: a change of its own.
         if (cleared !== undefined) {
-          await changed({ type: "updated", uuid: cleared.uuid, user: cleared }, pending.patch);
+          await changed(
+            { type: "updated", uuid: cleared.uuid, user: cleared },
+            pending.patch,
+            inPass,
+          );
         }
-        await tell("kept", pending);
+        await tell("kept", pending, inPass);
         return;
       }
       case "released":
         counts.waiting = Math.max(0, counts.waiting - 1);
-        await tell("released", step.pending);
+        await tell("released", step.pending, inPass);
         return;
       case "deleted":
         if (step.discarded !== undefined) {
           counts.waiting = Math.max(0, counts.waiting - 1);
-          await tell("discarded", step.discarded);
+          await tell("discarded", step.discarded, inPass);
         }
         return;
       default:
@@ -203,48 +237,66 @@ export function createQuarantine(options: QuarantineOptions): Quarantine {
     log?: Logger,
   ): Promise<QuarantineStep> {
     const step = await store.writeQuarantined(operation, patch);
+    // The step tried the user's record: no longer due.
+    due.delete(patch.uuid);
     await told(step, operation, log);
     return step;
   }
 
   async function remove(uuid: string): Promise<QuarantineStep> {
     const step = await store.deleteQuarantined(uuid);
+    due.delete(uuid);
     await told(step, "modify");
     return step;
   }
 
   /** One release of a user whose turn the caller holds, with its hooks; resolves what it woke. */
-  async function releaseHeld(uuid: string): Promise<QuarantineStep> {
+  async function releaseHeld(uuid: string, inPass: boolean): Promise<QuarantineStep> {
     const step = await store.releaseQuarantined(uuid);
-    await told(step, "modify");
+    await told(step, "modify", logger, inPass);
     if (step.outcome === "released") {
       const { result, pending } = step;
       await changed(
         { type: result.created ? "created" : "updated", uuid, user: result.user },
         pending.patch,
+        inPass,
       );
     }
     return step;
   }
 
-  async function finish(uuid: string): Promise<string[]> {
+  function finish(uuid: string): Promise<string[]> {
+    return finishIn(uuid, false);
+  }
+
+  async function finishIn(uuid: string, inPass: boolean): Promise<string[]> {
     let wakes: string[] = [];
     try {
       // Once: a hook that asks again while this release runs is served by the next turn.
-      if (deferred.delete(uuid)) wakes = (await releaseHeld(uuid)).wakes;
+      if (deferred.delete(uuid)) {
+        wakes = (await releaseHeld(uuid, inPass)).wakes;
+        due.delete(uuid);
+      }
     } catch (error) {
-      report(error, { operation: "modify", uuid, status: 503 });
+      failed(error, uuid);
     } finally {
       lanes.release(uuid);
     }
     return wakes;
   }
 
-  async function settleCounting(wakes: readonly string[]): Promise<number> {
+  async function settleCounting(wakes: readonly string[], inPass: boolean): Promise<number> {
     const queue = [...wakes];
     const tries = new Map<string, number>();
     let released = 0;
+    let steps = 0;
     for (let uuid = queue.shift(); uuid !== undefined; uuid = queue.shift()) {
+      // A request's settle is bounded: the rest of a long chain (each woken user passing a value
+      // on to the next) is due, tried by the next requests. A pass tries everyone anyway.
+      if (!inPass && steps >= releasesPerSettle) {
+        due.add(uuid);
+        continue;
+      }
       const tried = tries.get(uuid) ?? 0;
       if (tried >= triesPerSettle) continue;
       tries.set(uuid, tried + 1);
@@ -254,32 +306,80 @@ export function createQuarantine(options: QuarantineOptions): Quarantine {
         deferred.add(uuid);
         continue;
       }
+      // Tried now: a try asked for while another held its turn is served by this one.
+      deferred.delete(uuid);
       let finished = false;
+      steps++;
       try {
-        const step = await releaseHeld(uuid);
+        const step = await releaseHeld(uuid, inPass);
+        due.delete(uuid);
         if (step.outcome === "released") released++;
         queue.push(...step.wakes);
         finished = true;
-        queue.push(...(await finish(uuid)));
+        queue.push(...(await finishIn(uuid, inPass)));
       } catch (error) {
-        // Stays pending; the write that woke it is stored and answered.
-        report(error, { operation: "modify", uuid, status: 503 });
-        if (!finished) queue.push(...(await finish(uuid)));
+        // Stays pending, and due; the write that woke it is stored and answered.
+        failed(error, uuid);
+        if (!finished) queue.push(...(await finishIn(uuid, inPass)));
       }
     }
     return released;
   }
 
-  async function settle(wakes: readonly string[]): Promise<void> {
-    if (wakes.length > 0) await settleCounting(wakes);
+  /** A release that failed: the user is due, and the first failure of it reported. */
+  function failed(error: unknown, uuid: string): void {
+    if (due.has(uuid)) return;
+    due.add(uuid);
+    report(error, { operation: "modify", uuid, status: 503 });
   }
 
-  async function retry(): Promise<QuarantineRetry> {
+  function settle(wakes: readonly string[]): Promise<void> | undefined {
+    if (wakes.length === 0 && due.size === 0) return undefined;
+    const tries = [...wakes];
+    for (const uuid of due) {
+      if (tries.length >= wakes.length + duePerSettle) break;
+      tries.push(uuid);
+    }
+    return settleCounting(tries, false).then(() => undefined);
+  }
+
+  /** One pass over every pending user, oldest first. */
+  async function pass(): Promise<QuarantineRetry> {
     const pending = await store.listQuarantined();
-    const released = await settleCounting(pending.map((user) => user.uuid));
+    const released = await settleCounting(
+      pending.map((user) => user.uuid),
+      true,
+    );
     const left = await store.listQuarantined();
     counts.waiting = left.length;
     return { released, kept: left.length };
+  }
+
+  function startPass(): Promise<QuarantineRetry> {
+    const running = pass().finally(() => {
+      if (passing === running) passing = undefined;
+    });
+    passing = running;
+    return running;
+  }
+
+  // Calls coalesce: one pass runs at a time and never starts another inside it. A hook of the
+  // pass in flight (which that pass awaits) is answered at once: the pass covers it, and waiting
+  // for any pass would wait on itself. Any other call during a pass joins the one pass that
+  // follows it, so a value freed by hand meanwhile is seen; however many call, one pass follows.
+  function retry(): Promise<QuarantineRetry> {
+    if (passing === undefined) return startPass();
+    if (passHooks > 0) return Promise.resolve({ released: 0, kept: counts.waiting });
+    following ??= passing
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .then(() => {
+        following = undefined;
+        return passing ?? startPass();
+      });
+    return following;
   }
 
   async function list(): Promise<QuarantinedUser[]> {

@@ -327,6 +327,40 @@ describe.runIf(url || required)("PostgresUserStore", () => {
     });
   });
 
+  // Attack finding 6. Catches: a step PostgreSQL aborted as a deadlock (overlapping swaps on the
+  // unique indexes) answered 503, and a retry without end.
+  it("runs a quarantine step again when PostgreSQL aborts it as a deadlock, a few times", async () => {
+    const injected = connect();
+    let deadlocks = 0;
+    injected.on("connect", (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      Object.assign(client, {
+        query: (...args: unknown[]) => {
+          if (deadlocks > 0 && typeof args[0] === "string" && args[0].includes(" AS stored ")) {
+            deadlocks--;
+            const error = Object.assign(new Error("deadlock detected"), { code: "40P01" });
+            return Promise.reject(error);
+          }
+          return query(...args);
+        },
+      });
+    });
+    const store = await migrated({ pool: injected, table: newTable(), unique: ["email"] });
+    const errors: unknown[] = [];
+    const app = quarantinedHandler(store, { onError: (error) => void errors.push(error) });
+    deadlocks = 1;
+    expect((await app.create({ uuid: "a", email: "a@x.io" })).status).toBe(201);
+    expect(await store.get("a")).toEqual({ uuid: "a", email: "a@x.io" });
+    expect(errors).toEqual([]);
+    // Aborted every time: reported after a bounded number of runs, never retried for ever.
+    deadlocks = 100;
+    expect((await app.create({ uuid: "b" })).status).toBe(503);
+    expect(100 - deadlocks).toBeGreaterThan(1);
+    expect(100 - deadlocks).toBeLessThanOrEqual(5);
+    expect(await store.get("b")).toBeUndefined();
+    await injected.end();
+  });
+
   it("is not ready when the server cannot be reached", async () => {
     const unreachable = new Pool({ connectionString: "postgres://127.0.0.1:1/none" });
     expect(await new PostgresUserStore({ pool: unreachable }).ready()).toBe(false);

@@ -462,8 +462,8 @@ describe("SqliteUserStore's quarantine and unique fields", () => {
     expect(await twoStore.get("c")).toEqual({ uuid: "c", email: "x@x.io", username: "cee" });
   });
 
-  // Catches: an upgrade that drops what an older version kept (acknowledged messages).
-  it("merges the kept messages of an older version's file into one pending record per user", async () => {
+  /** A new file whose quarantine table has an older version's format, holding `rows`. */
+  const oldFormatFile = async (rows: string) => {
     const file = newFile();
     new SqliteUserStore(file, rules).close();
     const { DatabaseSync } = await import("node:sqlite");
@@ -472,11 +472,18 @@ describe("SqliteUserStore's quarantine and unique fields", () => {
       CREATE TABLE provisioned_users_quarantine (id INTEGER PRIMARY KEY AUTOINCREMENT, uuid TEXT NOT NULL,
         operation TEXT NOT NULL, patch TEXT NOT NULL, reason TEXT NOT NULL, field TEXT, since TEXT NOT NULL,
         attempts INTEGER NOT NULL);
-      INSERT INTO provisioned_users_quarantine (uuid, operation, patch, reason, field, since, attempts) VALUES
+      INSERT INTO provisioned_users_quarantine (uuid, operation, patch, reason, field, since, attempts)
+      VALUES ${rows};`);
+    db.close();
+    return file;
+  };
+
+  // Catches: an upgrade that drops what an older version kept (acknowledged messages).
+  it("merges the kept messages of an older version's file into one pending record per user", async () => {
+    const file = await oldFormatFile(`
         ('c', 'create', '{"uuid":"c","email":"x@x.io","firstName":"C"}', 'taken', 'email', '2026-01-01T00:00:00.000Z', 3),
         ('d', 'modify', '{"uuid":"d","username":"dee"}', 'taken', 'email', '2026-01-02T00:00:00.000Z', 1),
-        ('c', 'modify', '{"uuid":"c","firstName":"Cee"}', 'behind', NULL, '2026-01-03T00:00:00.000Z', 1);`);
-    db.close();
+        ('c', 'modify', '{"uuid":"c","firstName":"Cee"}', 'behind', NULL, '2026-01-03T00:00:00.000Z', 1)`);
     const store = new SqliteUserStore(file, rules);
     expect(
       (await store.listQuarantined()).map((pending) => [
@@ -491,6 +498,36 @@ describe("SqliteUserStore's quarantine and unique fields", () => {
     const app = quarantinedHandler(store);
     expect(await app.handler.retryQuarantined()).toEqual({ released: 2, kept: 0 });
     store.close();
+  });
+
+  // Attack finding 4. Catches: a replica that reads the old format before taking the write
+  // lock, while another replica migrates the file, and then reads the old columns of the new
+  // table ("no such column: id"): it must start whatever the others do.
+  it("starts on an older version's file while another replica is migrating it", async () => {
+    const file = await oldFormatFile(
+      `('c', 'create', '{"uuid":"c","email":"x@x.io"}', 'taken', 'email', '2026-01-01T00:00:00.000Z', 1)`,
+    );
+    // The other replica: inside its write transaction, the quarantine table in the new format.
+    const migrating = execFile(process.execPath, [
+      "--no-warnings",
+      "--input-type=module",
+      "--eval",
+      `import { DatabaseSync } from "node:sqlite";
+      const db = new DatabaseSync(${JSON.stringify(file)});
+      db.exec(\`BEGIN IMMEDIATE; DROP TABLE provisioned_users_quarantine;
+        CREATE TABLE provisioned_users_quarantine (uuid TEXT PRIMARY KEY NOT NULL, operation TEXT NOT NULL,
+          patch TEXT NOT NULL, reason TEXT NOT NULL, fields TEXT NOT NULL, awaits TEXT NOT NULL,
+          since TEXT NOT NULL, attempts INTEGER NOT NULL, messages INTEGER NOT NULL) STRICT;
+        INSERT INTO provisioned_users_quarantine VALUES ('c', 'create', '{"uuid":"c","email":"x@x.io"}',
+          'taken', '[]', '[]', '2026-01-01T00:00:00.000Z', 1, 1)\`);
+      console.log("locked");
+      setTimeout(() => db.exec("COMMIT"), 300);`,
+    ]);
+    await new Promise((resolve) => migrating.stdout?.once("data", resolve));
+    const store = new SqliteUserStore(file, rules);
+    expect((await store.listQuarantined()).map((pending) => pending.uuid)).toEqual(["c"]);
+    store.close();
+    await new Promise((resolve) => migrating.once("exit", resolve));
   });
 
   it("makes the unique indexes follow the option, and refuses one the data already breaks", async () => {

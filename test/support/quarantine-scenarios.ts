@@ -332,6 +332,159 @@ export function quarantineScenarios(name: string, subject: QuarantineSubject): v
       }
     });
 
+    // Attack finding 1. Catches: a retry from a hook that runs a pass nested in the pass whose
+    // hook called it (each kept user then retries every other: 7 stuck users never answered), and
+    // retries from anywhere that each run their own pass.
+    it("coalesces retryQuarantined() calls: one pass in flight, none nested, bounded store calls", async () => {
+      const stuck = 7;
+      const store = await subject.create(unique);
+      let releases = 0;
+      const release = store.releaseQuarantined?.bind(store);
+      store.releaseQuarantined = async (uuid: string) => {
+        // Far past the bound: the old code's storm fails here instead of running for minutes.
+        if (++releases > 500) throw new Error("storm: more than 500 releases");
+        return (release as NonNullable<typeof release>)(uuid);
+      };
+      let retryOn = false;
+      const results: unknown[] = [];
+      let handler: { retryQuarantined(): Promise<unknown> } | undefined;
+      const app = quarantinedHandler(store, {
+        // As the docs allow: retry on every kept message.
+        onQuarantine: async (event) => {
+          if (retryOn && event.type === "kept") results.push(await handler?.retryQuarantined());
+        },
+      });
+      handler = app.handler;
+      await app.create({ uuid: "holder", email: "dup@x.io" });
+      for (let index = 0; index < stuck; index++) {
+        await app.create({ uuid: `u${index}`, email: "dup@x.io" });
+      }
+      retryOn = true;
+      expect((await app.create({ uuid: "new", email: "dup@x.io" })).status).toBe(201);
+      // One pass from the write's hook, one from the deferred try of its own user: each tries the
+      // kept users once; the hooks of a pass join it.
+      expect(releases).toBeLessThanOrEqual(2 * (stuck + 1));
+      expect(results.length).toBeGreaterThan(0);
+      retryOn = false;
+      // Five calls at once from outside: the pass in flight, and one pass after it for the rest.
+      releases = 0;
+      const outside = await Promise.all(
+        Array.from({ length: 5 }, () => app.handler.retryQuarantined()),
+      );
+      expect(releases).toBeLessThanOrEqual(2 * (stuck + 1));
+      expect(outside.every((result) => result.kept === stuck + 1)).toBe(true);
+      expect((await app.handler.quarantined()).length).toBe(stuck + 1);
+    });
+
+    // Attack finding 2 (the option changed between runs: on, off, on). Catches: a handler with
+    // the option off that deletes with a plain delete (the kept create of a deleted user comes
+    // back on the next run's retry) or writes with a plain upsert (an older kept modify applies
+    // later over the newer acknowledged one).
+    it("turned off between runs, lets no kept record apply later over an acknowledged message", async () => {
+      const store = await subject.create(unique);
+      const on = quarantinedHandler(store);
+      await on.create({ uuid: "y", email: "v@x.io" });
+      await on.create({ uuid: "x", email: "x@x.io", first_name: "Old", last_name: "L" });
+      await on.create({ uuid: "z", email: "v@x.io", first_name: "Zed" });
+      // Kept: y holds v@x.io; x's email is cleared, its last name stays.
+      expect((await on.modify({ uuid: "x", email: "v@x.io", first_name: "Mid" })).status).toBe(204);
+      expect((await on.handler.quarantined()).map((kept) => kept.uuid)).toEqual(["z", "x"]);
+      const off = quarantinedHandler(store, { quarantine: false });
+      // z's create was kept (never stored); the platform got 204 for its delete.
+      expect((await off.remove("z")).status).toBe(204);
+      expect((await off.modify({ uuid: "x", email: "n@x.io", first_name: "New" })).status).toBe(
+        204,
+      );
+      expect((await off.modify({ uuid: "y", email: "w@x.io" })).status).toBe(204);
+      expect(
+        off.lines.filter((line) => line.message.includes("quarantine option is off")),
+      ).toHaveLength(1);
+      expect(await store.get("x")).toEqual({
+        uuid: "x",
+        email: "n@x.io",
+        firstName: "New",
+        lastName: "L",
+      });
+      const again = quarantinedHandler(store);
+      expect(await again.handler.retryQuarantined()).toEqual({ released: 0, kept: 0 });
+      expect(await store.get("z")).toBeUndefined();
+      expect(await store.get("x")).toEqual({
+        uuid: "x",
+        email: "n@x.io",
+        firstName: "New",
+        lastName: "L",
+      });
+    });
+
+    // Attack finding 3. Catches: a woken user whose release failed once (the store busy, a
+    // connection lost), left waiting for good on a value that is free, and a failure reported
+    // on every later try.
+    it("tries again, on later requests, a woken user whose release failed, reporting it once", async () => {
+      const store = await subject.create(unique);
+      let failures = 0;
+      const release = store.releaseQuarantined?.bind(store);
+      store.releaseQuarantined = async (uuid: string) => {
+        if (failures > 0) {
+          failures--;
+          throw new Error("database is locked (injected)");
+        }
+        return (release as NonNullable<typeof release>)(uuid);
+      };
+      const errors: string[] = [];
+      const app = quarantinedHandler(store, {
+        onError: (error, context) => void errors.push(`${context.uuid} ${String(error)}`),
+      });
+      await app.create({ uuid: "a", email: "a@x.io" });
+      await app.create({ uuid: "b", email: "b@x.io" });
+      expect((await app.modify({ uuid: "a", email: "b@x.io" })).status).toBe(204);
+      // b's modify frees b@x.io and wakes a, whose release fails: b is stored and answered.
+      failures = 2;
+      expect((await app.modify({ uuid: "b", email: "a@x.io" })).status).toBe(204);
+      expect((await store.get("a"))?.email).toBeUndefined();
+      // Unrelated traffic: the first request's try fails again (not reported again), the next
+      // one's applies it.
+      await app.create({ uuid: "other-1" });
+      expect((await store.get("a"))?.email).toBeUndefined();
+      await app.create({ uuid: "other-2" });
+      expect(await store.get("a")).toEqual({ uuid: "a", email: "b@x.io" });
+      expect(await app.handler.quarantined()).toEqual([]);
+      expect(errors).toEqual(["a Error: database is locked (injected)"]);
+    });
+
+    // Attack finding 7. Catches: a freed value that wakes every user waiting for it (one takes
+    // it, the rest are tried for nothing, over and over as it passes from holder to holder), and
+    // a woken user that does not take it without passing it on.
+    it("wakes the oldest waiter of a freed value, and the next only when it does not take it", async () => {
+      const store = await subject.create(unique);
+      let releases = 0;
+      const release = store.releaseQuarantined?.bind(store);
+      store.releaseQuarantined = async (uuid: string) => {
+        releases++;
+        return (release as NonNullable<typeof release>)(uuid);
+      };
+      const app = quarantinedHandler(store);
+      await app.create({ uuid: "holder", email: "team@x.io" });
+      await app.create({ uuid: "other", username: "busy" });
+      // k0 also waits for a username that stays held: woken, it cannot take the email.
+      await app.create({ uuid: "k0", username: "busy", email: "team@x.io" });
+      for (let index = 1; index <= 20; index++) {
+        await app.create({ uuid: `k${index}`, email: "team@x.io" });
+      }
+      releases = 0;
+      await app.remove("holder");
+      // k0 is tried and passes the email on to k1, who takes it; nobody else is tried.
+      expect(releases).toBe(2);
+      expect((await store.get("k1"))?.email).toBe("team@x.io");
+      releases = 0;
+      await app.modify({ uuid: "k1", email: "k1@x.io" });
+      expect(releases).toBe(1);
+      expect((await store.get("k2"))?.email).toBe("team@x.io");
+      expect((await app.handler.quarantined()).map((kept) => kept.uuid)).toEqual([
+        "k0",
+        ...Array.from({ length: 18 }, (_, index) => `k${index + 3}`),
+      ]);
+    });
+
     it("retries on retryQuarantined() after a conflict resolved outside the directory", async () => {
       const store = await subject.create(unique);
       const app = quarantinedHandler(store);

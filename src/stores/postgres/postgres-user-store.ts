@@ -328,7 +328,8 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
       const before = await this.#userOn(client, uuid);
       const { deleted } = await this.#deleteOn(client, uuid);
       const after = deleted ? await this.#userOn(client, uuid) : before;
-      const wakes = await this.#waiters(client, freedValues(this.#unique, before, after), uuid);
+      const freed = freedValues(this.#unique, before, after);
+      const wakes = await this.#waiters(client, freed, uuid, discarded?.awaits);
       return { outcome: "deleted", deleted, discarded, wakes };
     });
   }
@@ -395,6 +396,7 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
         client,
         freedValues(this.#unique, before, cleared ?? before),
         uuid,
+        pending?.awaits,
       );
       // The value it was refused for was freed between the upsert and the check: try it again.
       if (awaits.length === 0 && error.field !== undefined) wakes.push(uuid);
@@ -402,7 +404,7 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
     }
     if (pending !== undefined) await this.#unpend(client, uuid);
     const freed = freedValues(this.#unique, before, result.user);
-    const wakes = await this.#waiters(client, freed, uuid);
+    const wakes = await this.#waiters(client, freed, uuid, pending?.awaits);
     return pending === undefined
       ? { outcome: "applied", result, wakes }
       : { outcome: "released", pending, result, wakes };
@@ -454,41 +456,77 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
     await client.query(`DELETE FROM ${this.#awaits} WHERE uuid = $1`, [uuid]);
   }
 
-  /** The pending uuids awaiting one of `freed`, but `self`, oldest first. */
-  async #waiters(client: PoolClient, freed: AwaitedValue[], self: string): Promise<string[]> {
-    if (freed.length === 0) return [];
+  /**
+   * For each value of `freed`, and each of `passed` (what the step's uuid awaited) that no active
+   * user holds now, the oldest pending uuid awaiting it but `self`: one per value, since the
+   * first that takes it holds it again; one that does not passes it on in its own step.
+   */
+  async #waiters(
+    client: PoolClient,
+    freed: AwaitedValue[],
+    self: string,
+    passed: AwaitedValue[] = [],
+  ): Promise<string[]> {
+    if (freed.length === 0 && passed.length === 0) return [];
     await this.#lockAwaits(client);
-    const { rows } = await client.query<{ uuid: string }>(
-      `SELECT DISTINCT a.uuid, q.seq FROM ${this.#awaits} a
+    const values = [...freed];
+    for (const awaited of passed) {
+      const field = awaited.field as UniqueField;
+      if (!this.#unique.includes(field)) continue;
+      const column = wireFieldNames[field];
+      const key = field === "email" ? `lower(${column} COLLATE "C")` : column;
+      const { rowCount } = await client.query(
+        `SELECT 1 FROM ${this.#table} WHERE ${key} = $1 AND deactivated_at IS NULL LIMIT 1`,
+        [awaited.value],
+      );
+      if ((rowCount ?? 0) === 0) values.push(awaited);
+    }
+    if (values.length === 0) return [];
+    const { rows } = await client.query<{ uuid: string; seq: string }>(
+      `SELECT DISTINCT ON (a.field, a.value) a.uuid, q.seq FROM ${this.#awaits} a
       JOIN ${this.#quarantine} q ON q.uuid = a.uuid
       JOIN unnest($1::text[], $2::text[]) AS f(field, value)
         ON f.field = a.field AND f.value = a.value
-      WHERE a.uuid <> $3 ORDER BY q.seq`,
-      [freed.map((value) => value.field), freed.map((value) => value.value), self],
+      WHERE a.uuid <> $3 ORDER BY a.field, a.value, q.seq`,
+      [values.map((value) => value.field), values.map((value) => value.value), self],
     );
-    return rows.map((row) => row.uuid);
+    rows.sort((one, other) => Number(BigInt(one.seq) - BigInt(other.seq)));
+    return [...new Set(rows.map((row) => row.uuid))];
   }
 
   /**
    * The lock of the awaited values' index, to the transaction's end. Taken only by a step that
-   * keeps a conflict or frees a value, after its own writes but for clearing its own fields, so
-   * it never waits for another lock while holding it.
+   * keeps a conflict or frees a value, after its own writes but for clearing its own fields. That
+   * does not rule out deadlocks: the clear, or a step's upsert, can wait in a unique index for a
+   * value another uncommitted step holds, which may wait for this lock. PostgreSQL detects such a
+   * cycle and aborts one step, which {@link PostgresUserStore.#locked} runs again.
    */
   async #lockAwaits(client: PoolClient): Promise<void> {
     await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`${this.#lockKey}:awaits`]);
   }
 
-  /** A transaction holding the advisory lock of `uuid`, shared by every replica, to its end. */
+  /**
+   * A transaction holding the advisory lock of `uuid`, shared by every replica, to its end.
+   * Steps of different users can still wait on each other inside the unique indexes (each
+   * writing a value the other's uncommitted step holds or frees): PostgreSQL then aborts one
+   * with deadlock_detected. A failed step changed nothing, so it runs again, a few times.
+   */
   async #locked<T>(uuid: string, body: (client: PoolClient) => Promise<T>): Promise<T> {
-    let result: T | undefined;
-    await this.#transaction(async (client) => {
-      await client.query("SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))", [
-        this.#lockKey,
-        uuid,
-      ]);
-      result = await body(client);
-    });
-    return result as T;
+    for (let attempt = 1; ; attempt++) {
+      let result: T | undefined;
+      try {
+        await this.#transaction(async (client) => {
+          await client.query("SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))", [
+            this.#lockKey,
+            uuid,
+          ]);
+          result = await body(client);
+        });
+        return result as T;
+      } catch (error) {
+        if (attempt >= stepAttempts || !retriable(error)) throw error;
+      }
+    }
   }
 
   /** A unique index's violation (23505 naming one of this store's indexes) as a conflict. */
@@ -512,6 +550,22 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
       throw error;
     }
   }
+}
+
+/** How many times a quarantine step's transaction runs when PostgreSQL aborts it as a deadlock. */
+const stepAttempts = 4;
+
+/**
+ * deadlock_detected (40P01) or serialization_failure (40001), also as the cause of the conflict
+ * error a unique violation becomes: PostgreSQL rolled the transaction back, running it again is safe.
+ */
+function retriable(error: unknown): boolean {
+  for (let cause = error, depth = 0; cause !== undefined && depth < 3; depth++) {
+    const code = (cause as { code?: unknown } | null)?.code;
+    if (code === "40P01" || code === "40001") return true;
+    cause = (cause as { cause?: unknown } | null)?.cause;
+  }
+  return false;
 }
 
 /** A row of the quarantine table of an older version: one kept message. */

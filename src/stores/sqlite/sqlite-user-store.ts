@@ -237,8 +237,13 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
       // between two checkpoints is copied once, which costs a sync of 100,000 users a few percent
       // less.
       this.#db.exec("PRAGMA wal_autocheckpoint = 10000");
-      this.#db.exec(createTable);
-      this.#migrate(rules.unique);
+      // One write transaction, so that the format is read under the lock that writes it: a
+      // replica starting beside this one migrates either before it (and this one then reads the
+      // new format) or after it, never between a read of the old format and its rewrite.
+      this.#transaction(() => {
+        this.#db.exec(createTable);
+        this.#migrate(rules.unique);
+      });
     });
     this.#delete = this.#db.prepare(`DELETE FROM ${table} WHERE uuid = ?`);
     this.#reset = this.#db.prepare(`DELETE FROM ${table}`);
@@ -270,7 +275,7 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
     this.#awaitsDelete = this.#db.prepare(`DELETE FROM ${awaitsTable} WHERE uuid = ?`);
     this.#awaiting = this.#db.prepare(
       `SELECT a.uuid FROM ${awaitsTable} a JOIN ${quarantineTable} q ON q.uuid = a.uuid
-      WHERE a.field = ? AND a.value = ? AND a.uuid <> ? ORDER BY q.rowid`,
+      WHERE a.field = ? AND a.value = ? AND a.uuid <> ? ORDER BY q.rowid LIMIT 1`,
     );
     this.#clearQuarantine = this.#db.prepare(`DELETE FROM ${quarantineTable}`);
     this.#clearAwaits = this.#db.prepare(`DELETE FROM ${awaitsTable}`);
@@ -328,7 +333,7 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
   /**
    * Creates the quarantine's tables; a file of an older version kept one row per message: those
    * are merged into one pending record per uuid, in order, awaiting nothing named (the uuid's next
-   * message or `retryQuarantined()` tries them).
+   * message or `retryQuarantined()` tries them). Inside the caller's write transaction.
    */
   #migrateQuarantine(): void {
     const columns = this.#db.prepare(`PRAGMA table_info(${quarantineTable})`).all() as Row[];
@@ -336,33 +341,31 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
       this.#db.exec(createQuarantine);
       return;
     }
-    this.#transaction(() => {
-      const rows = this.#db.prepare(`SELECT * FROM ${quarantineTable} ORDER BY id`).all() as Row[];
-      this.#db.exec(`DROP TABLE ${quarantineTable}`);
-      this.#db.exec(createQuarantine);
-      const byUuid = new Map<string, Row[]>();
-      for (const row of rows) {
-        const uuid = row.uuid as string;
-        byUuid.set(uuid, [...(byUuid.get(uuid) ?? []), row]);
-      }
-      const insert = this.#db.prepare(
-        `INSERT INTO ${quarantineTable} (operation, patch, reason, fields, awaits, since, attempts, messages, uuid)
-        VALUES (?, ?, ?, '[]', '[]', ?, ?, ?, ?)`,
+    const rows = this.#db.prepare(`SELECT * FROM ${quarantineTable} ORDER BY id`).all() as Row[];
+    this.#db.exec(`DROP TABLE ${quarantineTable}`);
+    this.#db.exec(createQuarantine);
+    const byUuid = new Map<string, Row[]>();
+    for (const row of rows) {
+      const uuid = row.uuid as string;
+      byUuid.set(uuid, [...(byUuid.get(uuid) ?? []), row]);
+    }
+    const insert = this.#db.prepare(
+      `INSERT INTO ${quarantineTable} (operation, patch, reason, fields, awaits, since, attempts, messages, uuid)
+      VALUES (?, ?, ?, '[]', '[]', ?, ?, ?, ?)`,
+    );
+    for (const [uuid, kept] of byUuid) {
+      const first = kept[0] as Row;
+      const patch = composePatches(kept.map((row) => JSON.parse(row.patch as string)));
+      insert.run(
+        first.operation as string,
+        JSON.stringify(patch),
+        first.reason as string,
+        first.since as string,
+        Number(first.attempts),
+        kept.length,
+        uuid,
       );
-      for (const [uuid, kept] of byUuid) {
-        const first = kept[0] as Row;
-        const patch = composePatches(kept.map((row) => JSON.parse(row.patch as string)));
-        insert.run(
-          first.operation as string,
-          JSON.stringify(patch),
-          first.reason as string,
-          first.since as string,
-          Number(first.attempts),
-          kept.length,
-          uuid,
-        );
-      }
-    });
+    }
   }
 
   async upsert(patch: UserPatch): Promise<UpsertResult> {
@@ -506,7 +509,8 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
       const before = this.#userOf(uuid);
       const { deleted } = this.#remove(uuid);
       const freed = freedValues(this.#unique, before, deleted ? this.#userOf(uuid) : before);
-      return { outcome: "deleted", deleted, discarded, wakes: this.#waiters(freed, uuid) };
+      const wakes = this.#waiters(freed, uuid, discarded?.awaits);
+      return { outcome: "deleted", deleted, discarded, wakes };
     });
   }
 
@@ -550,11 +554,15 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
         pending: kept,
         conflict: error,
         cleared,
-        wakes: this.#waiters(freed, uuid),
+        wakes: this.#waiters(freed, uuid, pending?.awaits),
       };
     }
     if (pending !== undefined) this.#unpend(uuid);
-    const wakes = this.#waiters(freedValues(this.#unique, before, result.user), uuid);
+    const wakes = this.#waiters(
+      freedValues(this.#unique, before, result.user),
+      uuid,
+      pending?.awaits,
+    );
     return pending === undefined
       ? { outcome: "applied", result, wakes }
       : { outcome: "released", pending, result, wakes };
@@ -582,12 +590,19 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
     this.#awaitsDelete.run(uuid);
   }
 
-  /** The pending uuids awaiting one of `freed`, but `self`, oldest first. */
-  #waiters(freed: AwaitedValue[], self: string): string[] {
+  /**
+   * For each value of `freed`, and each of `passed` (what the step's uuid awaited) that no active
+   * user holds now, the oldest pending uuid awaiting it but `self`: one per value, since the
+   * first that takes it holds it again; one that does not passes it on in its own step.
+   */
+  #waiters(freed: AwaitedValue[], self: string, passed: AwaitedValue[] = []): string[] {
     const wakes = new Set<string>();
-    for (const { field, value } of freed) {
-      for (const row of this.#awaiting.all(field, value, self) as Row[])
-        wakes.add(row.uuid as string);
+    const free = passed.filter(
+      ({ field, value }) => this.#holders.get(field as UniqueField)?.get(value, "") === undefined,
+    );
+    for (const { field, value } of [...freed, ...free]) {
+      const row = this.#awaiting.get(field, value, self) as Row | undefined;
+      if (row !== undefined) wakes.add(row.uuid as string);
     }
     return [...wakes];
   }
