@@ -125,7 +125,7 @@ export function createSourceSync(
         // The users the read did not return are gone for good, in the same transaction that
         // marks the others to be created again: the report counts them as deleted.
         const removes = message.removes ?? 0;
-        acknowledged.forgetContents({ unseen: removes > 0 });
+        acknowledged.forgetContents({ reset: true });
         tally.progress.deleted += removes;
         guard.deleted(removes);
       } else if (message.kind === "delete") {

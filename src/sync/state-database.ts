@@ -66,10 +66,11 @@ export interface StateDatabase {
   /** Writes records (undefined: the user is forgotten) in one transaction. */
   apply(entries: Iterable<readonly [string, string | undefined]>): void;
   /**
-   * Marks every record to be sent whole again and clears the re-sync request and the cookie; with
-   * `unseen`, first forgets the users the last scan did not see (a reset removed them).
+   * Marks every record to be sent whole again and clears the cookie and (unless `keepRequest`) the
+   * re-sync request; with `reset`, first forgets the users the last scan did not see (a reset
+   * removed them) and clears the marks of a reset in flight and of a state taken over.
    */
-  forgetContents(options?: { unseen?: boolean }): void;
+  forgetContents(options?: { reset?: boolean; keepRequest?: boolean }): void;
   readMeta(key: MetaKey): string | undefined;
   writeMeta(key: MetaKey, value: string | undefined): void;
   /** Starts collecting the uuids a read sees; {@link unseen} lists the rows it did not. */
@@ -82,7 +83,7 @@ export interface StateDatabase {
 }
 
 /** The state file's named values: the re-sync request, the cookie, the delete guard's window. */
-export type MetaKey = "resync" | "changeCookie" | "deleteWindow";
+export type MetaKey = "resync" | "changeCookie" | "deleteWindow" | "resetInFlight" | "heldUnknown";
 
 const schema = `
 CREATE TABLE IF NOT EXISTS acknowledged (uuid TEXT PRIMARY KEY NOT NULL, record TEXT) STRICT;
@@ -169,11 +170,15 @@ export function openStateDatabase(
         }
       });
     },
-    forgetContents({ unseen = false } = {}) {
+    forgetContents({ reset = false, keepRequest = false } = {}) {
       transaction(() => {
-        if (unseen) db.exec("DELETE FROM acknowledged WHERE uuid NOT IN (SELECT uuid FROM seen)");
+        if (reset) {
+          db.exec("DELETE FROM acknowledged WHERE uuid NOT IN (SELECT uuid FROM seen)");
+          removeMeta.run("resetInFlight");
+          removeMeta.run("heldUnknown");
+        }
         db.exec("UPDATE acknowledged SET record = NULL");
-        writeMeta.run("resync", "false");
+        if (!keepRequest) writeMeta.run("resync", "false");
         removeMeta.run("changeCookie");
       });
     },
@@ -224,18 +229,18 @@ function checkIdentity(db: DatabaseSync, identity: StateIdentity, adopt: boolean
   for (const key of ["source", "target"] as const) {
     const stored = (read.get(key) as { value: string } | undefined)?.value;
     const sameWithFilter = key === "source" && stored?.startsWith(`${identity.source} (`) === true;
-    if (
-      stored !== undefined &&
-      stored !== identity[key] &&
-      !adopt &&
-      !holdsNothing &&
-      !sameWithFilter
-    ) {
+    const another = stored !== undefined && stored !== identity[key] && !holdsNothing;
+    if (another && !sameWithFilter && !adopt) {
       throw new StateMismatchError(
         `The state file ${path} belongs to the ${key} ${stored}, not ${identity[key]}: ` +
-          "use another state file, or run a full re-sync to take this one over",
+          "give the sync the state file of this directory and application, or take this one over " +
+          "with a full re-sync (requestResync(), sync --full): it creates every user the directory " +
+          "returns. A reset (POST /v1/reset) from a file taken over from another application is " +
+          "refused unless allowDeleteAll, as the file does not say which users that application holds",
       );
     }
+    // Taken over from another application: its users say nothing of what this one holds.
+    if (another && key === "target") write.run("heldUnknown", "true");
     write.run(key, identity[key]);
   }
 }

@@ -4,8 +4,9 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { parseDuration } from "../../src/cli/commands/sync.ts";
+import { describeReport, parseDuration } from "../../src/cli/commands/sync.ts";
 import { run } from "../../src/cli/run.ts";
+import type { DirectorySyncReport } from "../../src/sync/directory-sync-types.ts";
 import { createFakeIo } from "../support/fake-io.ts";
 import { createReferenceProvisioning } from "../support/reference-provisioning.ts";
 import { serveSelfSignedForEachTest } from "../support/self-signed-server.ts";
@@ -154,6 +155,44 @@ describe("platform-integration sync", () => {
       stoppedAt: { message: { kind: "ping" }, status: 503 },
     });
     expect(app.received).toEqual([]);
+  });
+});
+
+describe("the printed report", () => {
+  const report = (fields: Partial<DirectorySyncReport>): DirectorySyncReport => ({
+    completed: true,
+    mode: "full",
+    read: "full",
+    created: 0,
+    modified: 0,
+    deleted: 0,
+    unchanged: 0,
+    skipped: 0,
+    skippedEntries: [],
+    refused: 0,
+    refusals: [],
+    failed: 0,
+    durationMs: 0,
+    ...fields,
+  });
+  const io = { signal: new AbortController().signal };
+
+  // Catches: "(no uuid)" printed for every skip, whatever its reason.
+  it("prints each skipped entry with its own reason, and says when a full read skipped them all", () => {
+    const skippedEntries = [
+      { dn: "cn=a,dc=x", reason: "it has no username" },
+      { dn: "cn=b,dc=x", reason: "it has no uuid attribute" },
+    ];
+    const all = describeReport(report({ skipped: 2, skippedEntries }), undefined, io);
+    expect(all).not.toMatch(/no uuid\)/);
+    expect(all).toMatch(
+      /2 entries skipped, such as:\n {2}cn=a,dc=x: it has no username\n {2}cn=b,dc=x: it has no uuid attribute/,
+    );
+    expect(all).toMatch(
+      /Every entry the directory returned was skipped: check the mapping \(--username-field/,
+    );
+    const some = describeReport(report({ skipped: 2, skippedEntries, created: 1 }), undefined, io);
+    expect(some).not.toMatch(/Every entry/);
   });
 });
 

@@ -60,6 +60,11 @@ interface Real {
   removed: UserRecord[];
   next: number;
   filter: Filter;
+  /**
+   * Users the uuid read returns and the read that creates leaves out, as Active Directory's
+   * disabled accounts kept by default ("keep") and its entries without a username.
+   */
+  kept: Set<string>;
   resetRequest: boolean;
   /** A full re-sync asked for and not yet started. */
   resyncPending: boolean;
@@ -78,7 +83,15 @@ function directoryOf(real: Real): DirectorySource {
       const users = visible(real);
       for (let index = 0; index < users.length; index += 7) {
         const page = users.slice(index, index + 7);
-        yield { users: uuidsOnly ? page.map(({ uuid }) => ({ uuid })) : page, skipped: [] };
+        if (uuidsOnly) yield { users: page.map(({ uuid }) => ({ uuid })), skipped: [] };
+        else {
+          yield {
+            users: page.filter((user) => !real.kept.has(user.uuid)),
+            skipped: page
+              .filter((user) => real.kept.has(user.uuid))
+              .map((user) => ({ dn: `cn=${user.uuid}`, reason: "it has no username" })),
+          };
+        }
       }
     },
   };
@@ -125,13 +138,19 @@ async function cycle(model: Model, real: Real): Promise<DirectorySyncReport> {
 
   // The model's own verdict: the acknowledged users the directory no longer returns, judged on
   // the cycle and on the window (the users held before the window's deletes as the base).
-  const shown = new Set(visible(real).map((user) => user.uuid));
+  // A reset is judged on the read that creates (the kept left out), other cycles on the uuid read.
+  const reset = real.resyncPending && real.resetRequest;
+  const shown = new Set(
+    visible(real)
+      .map((user) => user.uuid)
+      .filter((uuid) => !(reset && real.kept.has(uuid))),
+  );
   const planned = [...before].filter((uuid) => !shown.has(uuid)).length;
   const over = (deletes: number, base: number) =>
     deletes > model.maxDeletes ||
     (deletes >= percentFloor && deletes * 100 > base * model.maxPercent);
-  // A reset from a state that holds nobody, with an empty read, would leave the application empty.
-  const blind = real.resyncPending && real.resetRequest && before.size === 0 && shown.size === 0;
+  // A reset from a state that holds nobody may remove every user the application holds.
+  const blind = reset && before.size === 0;
   const stops =
     blind ||
     (planned > 0 &&
@@ -146,8 +165,9 @@ async function cycle(model: Model, real: Real): Promise<DirectorySyncReport> {
       : model.allowance.kind === "all" || planned <= model.allowance.deletes);
   expect(report.deleteGuard !== undefined, `${context}: stopped?`).toBe(stops && !covers);
   expect(report.allowed, `${context}: allowed`).toBe(covers ? planned : undefined);
-  // A full re-sync starts (the request is cleared) unless the guard stopped its reset.
-  if (report.mode === "full" && !(real.resetRequest && report.deleteGuard)) {
+  // A full re-sync stays asked for until the guard lets it through and it has sent its deletes
+  // or its reset.
+  if (report.mode === "full" && !report.deleteGuard && (report.completed || lost === planned)) {
     real.resyncPending = false;
   }
 
@@ -183,7 +203,10 @@ async function cycle(model: Model, real: Real): Promise<DirectorySyncReport> {
     if (report.deleteGuard) model.allowance = undefined;
   }
   if (report.completed) {
-    const directory = visible(real).map((user) => user.uuid);
+    // The kept stay as they were held, unless a reset removed them.
+    const directory = visible(real)
+      .map((user) => user.uuid)
+      .filter((uuid) => !real.kept.has(uuid) || (!reset && before.has(uuid)));
     expect([...after].sort(), `${context}: completed`).toEqual([...directory].sort());
   }
   return report;
@@ -232,6 +255,16 @@ const commands = fc.commands(
     fc.constantFrom<Filter>("all", "none", "even").map((filter) =>
       command(`filter ${filter}`, async (model, real) => {
         real.filter = filter;
+        await cycle(model, real);
+      }),
+    ),
+    fc.integer({ min: 0, max: 100 }).map((percent) =>
+      command(`keep ${percent} % out of the read that creates`, async (model, real) => {
+        real.kept = new Set(
+          real.people
+            .filter((_, index) => index * 100 < real.people.length * percent)
+            .map((user) => user.uuid),
+        );
         await cycle(model, real);
       }),
     ),
@@ -312,6 +345,7 @@ describe("the delete guard, explored", () => {
               removed: [],
               next: size,
               filter: "all",
+              kept: new Set(),
               resetRequest,
               resyncPending: false,
               failDeleteAt: undefined,

@@ -101,8 +101,9 @@ What the sync does with each answer:
 SIGINT or SIGTERM ends the cycle at the message in flight (sent again next time) and exits 0.
 
 Exit status: 0 when the last cycle completed (or was stopped by SIGINT/SIGTERM), 1 when it
-stopped on an error, held refused messages, was stopped by the delete guard (or a read-back
-found a difference), 2 for a wrong command line.
+stopped on an error, held refused messages, was stopped by the delete guard, skipped every entry
+of a full read (a mistyped --username-field, say), or a read-back found a difference; 2 for a
+wrong command line.
 `;
 
 /** `platform-integration sync <url> --ldap-url ... --base-dn ...`: {@link createDirectorySync}. */
@@ -256,11 +257,15 @@ export const syncCommand: Command = {
       // A cycle that SIGINT or SIGTERM ended is a requested stop, not a failure: what was
       // acknowledged is in the state file and the next run resumes there.
       const stopped = io.signal.aborted && report.refused === 0 && !report.deleteGuard;
-      ok = stopped || (report.completed && (verified === undefined || verifiedAll(verified)));
+      ok =
+        stopped ||
+        (report.completed &&
+          !skippedEverything(report) &&
+          (verified === undefined || verifiedAll(verified)));
       if (values.json) {
         io.stdout.write(`${JSON.stringify(verified ? { ...report, verified } : report)}\n`);
       } else {
-        io.stdout.write(describe(report, verified, io));
+        io.stdout.write(describeReport(report, verified, io));
       }
     };
     try {
@@ -366,7 +371,24 @@ function throttledProgress(out: CommandIo["stderr"], tty: boolean): ProgressLine
   });
 }
 
-function describe(report: DirectorySyncReport, verified: VerifyReport | undefined, io: CommandIo) {
+/**
+ * A full read whose every entry was skipped (a mistyped --username-field, say): nothing can
+ * reach the application, which the CLI tells as a failure rather than a completed cycle.
+ */
+function skippedEverything(report: DirectorySyncReport): boolean {
+  return (
+    report.read === "full" &&
+    report.skipped > 0 &&
+    report.created + report.modified + report.unchanged + report.refused === 0
+  );
+}
+
+/** A cycle's report as the CLI prints it (exported for its tests). */
+export function describeReport(
+  report: DirectorySyncReport,
+  verified: VerifyReport | undefined,
+  io: Pick<CommandIo, "signal">,
+): string {
   const seconds = (report.durationMs / 1000).toFixed(2);
   const lines = [
     `${report.mode} sync ${report.completed ? "completed" : "stopped"} in ${seconds} s ` +
@@ -381,8 +403,15 @@ function describe(report: DirectorySyncReport, verified: VerifyReport | undefine
     );
   }
   if (report.skipped > 0) {
-    lines.push(`${report.skipped} entries skipped (no uuid), such as:`);
-    for (const entry of report.skippedEntries.slice(0, 5)) lines.push(`  ${entry.dn}`);
+    lines.push(`${report.skipped} entries skipped, such as:`);
+    for (const entry of report.skippedEntries.slice(0, 5)) {
+      lines.push(`  ${entry.dn}: ${entry.reason}`);
+    }
+    if (skippedEverything(report)) {
+      lines.push(
+        "Every entry the directory returned was skipped: check the mapping (--username-field, --uuid-field) and the filter. The cycle counts as failed (exit 1).",
+      );
+    }
   }
   const describeStop = (stop: SyncStop) => {
     const what = [stop.message.kind, stop.message.uuid].filter(Boolean).join(" ");
