@@ -118,7 +118,8 @@ export function openState(
   };
   try {
     journal = openStateJournal(path === ":memory:" ? undefined : `${path}-acks`);
-    fold();
+    // The journal a previous run left, folded in: a failure here is the state file's too.
+    onStateFile("state file", path, stateFileFix, fold);
   } catch (error) {
     journal?.close();
     database.close();

@@ -195,8 +195,11 @@ export function createSourceSync(
       if (closed) return;
       closed = true;
       http?.close();
-      state.close();
-      await source.close?.();
+      try {
+        state.close();
+      } finally {
+        await source.close?.();
+      }
     },
   };
 }

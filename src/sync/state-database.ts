@@ -46,10 +46,44 @@ export function onStateFile<T>(what: string, path: string, fix: string, work: ()
   } catch (error) {
     if (error instanceof StateFileError || error instanceof StateMismatchError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
+    if (diskFull(error)) {
+      throw new StateFileError(
+        `The directory sync's ${what} ${path} failed: disk full (${reason}). Make room on the disk that holds it, or move the state file with its -acks and -key files to a disk with room; what was acknowledged is kept, and the next run resumes there. This is the sync's own file, not the directory's nor the application's.`,
+        { path, cause: error },
+      );
+    }
     throw new StateFileError(
       `The directory sync's ${what} ${path} failed (${reason}): ${fix}. This is the sync's own file, not the directory's nor the application's.`,
       { path, cause: error },
     );
+  }
+}
+
+/** SQLITE_FULL (13) from node:sqlite, or ENOSPC from a file write. */
+function diskFull(error: unknown): boolean {
+  const { errcode, code } = (error ?? {}) as { errcode?: unknown; code?: unknown };
+  return (typeof errcode === "number" && (errcode & 0xff) === 13) || code === "ENOSPC";
+}
+
+/**
+ * Runs `work` in a transaction. SQLite rolls some failures back itself (SQLITE_FULL, SQLITE_IOERR,
+ * SQLITE_NOMEM): a ROLLBACK then fails with "no transaction is active", which must not hide the
+ * failure that matters.
+ */
+export function inTransaction(db: DatabaseSync, work: () => void): void {
+  db.exec("BEGIN");
+  try {
+    work();
+    db.exec("COMMIT");
+  } catch (error) {
+    if (db.isTransaction) {
+      try {
+        db.exec("ROLLBACK");
+      } catch {
+        // The failure of the work is the one to tell.
+      }
+    }
+    throw error;
   }
 }
 
@@ -147,16 +181,7 @@ export function openStateDatabase(
   const selectHolder = statement(
     "SELECT uuid FROM acknowledged WHERE json_extract(record, '$.username') = ? AND uuid <> ? LIMIT 1",
   );
-  const transaction = (work: () => void) => {
-    db.exec("BEGIN");
-    try {
-      work();
-      db.exec("COMMIT");
-    } catch (error) {
-      db.exec("ROLLBACK");
-      throw error;
-    }
-  };
+  const transaction = (work: () => void) => inTransaction(db, work);
 
   return {
     record: (uuid) => (select.get(uuid) as { record: string | null } | undefined)?.record,
@@ -191,9 +216,9 @@ export function openStateDatabase(
       db.exec("DELETE FROM seen");
     },
     markSeen(uuids) {
-      db.exec("BEGIN");
-      for (const uuid of uuids) insertSeen.run(uuid);
-      db.exec("COMMIT");
+      transaction(() => {
+        for (const uuid of uuids) insertSeen.run(uuid);
+      });
     },
     *unseen() {
       let after = "";

@@ -197,6 +197,7 @@ export const syncCommand: Command = {
     // that failed at once leaves no file behind.
     const statePath = values.state ?? "directory-sync.sqlite";
     const stateExisted = existsSync(statePath);
+    let stateUsed = false;
     const progressOut = values.json ? io.stderr : io.stdout;
     const showProgress = throttledProgress(progressOut, io.stdout.isTTY === true && !values.json);
     // Loaded on use: node:sqlite (and its ExperimentalWarning) and ldapts only for this command,
@@ -237,12 +238,16 @@ export const syncCommand: Command = {
         ...(values.full && { adoptState: true }),
         ...(values["no-content-sync"] && { contentSync: false }),
         timeoutMs,
-        onProgress: showProgress,
+        onProgress: (progress) => {
+          // An acknowledgement is in the state file (or its journal): a run that fails after it
+          // must keep the file, or the next run sends every user again.
+          if (progress.created + progress.modified + progress.deleted > 0) stateUsed = true;
+          showProgress(progress);
+        },
         readInWorker: true,
       }),
     );
     let ok = true;
-    let stateUsed = false;
     const onCycle = async (report: DirectorySyncReport) => {
       stateUsed ||=
         report.completed ||
@@ -286,6 +291,11 @@ export const syncCommand: Command = {
         });
         await pending;
       }
+    } catch (error) {
+      // The first failure is the one to tell: closing after it (a full disk fails the last fold
+      // too) must not replace it.
+      await sync.close().catch(() => undefined);
+      throw error;
     } finally {
       await sync.close();
       if (!stateExisted && !stateUsed) {
