@@ -102,8 +102,8 @@ SIGINT or SIGTERM ends the cycle at the message in flight (sent again next time)
 
 Exit status: 0 when the last cycle completed (or was stopped by SIGINT/SIGTERM), 1 when it
 stopped on an error, held refused messages, was stopped by the delete guard, skipped every entry
-of a full read (a mistyped --username-field, say), or a read-back found a difference; 2 for a
-wrong command line.
+of a full read (a mistyped --username-field, say), or a read-back found a difference;
+2 for a wrong command line.
 `;
 
 /** `platform-integration sync <url> --ldap-url ... --base-dn ...`: {@link createDirectorySync}. */
