@@ -4,6 +4,7 @@
 import { chmodSync } from "node:fs";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { JsonValue } from "type-fest";
+import { redactUrl } from "../internal/url.ts";
 
 /** A user record in wire form, as the application acknowledged it. */
 export type WireRecord = Record<string, JsonValue>;
@@ -252,12 +253,16 @@ function checkIdentity(db: DatabaseSync, identity: StateIdentity, adopt: boolean
     (db.prepare("SELECT EXISTS (SELECT 1 FROM acknowledged) AS found").get() as { found: number })
       .found === 0 && read.get("changeCookie") === undefined;
   for (const key of ["source", "target"] as const) {
-    const stored = (read.get(key) as { value: string } | undefined)?.value;
-    const sameWithFilter = key === "source" && stored?.startsWith(`${identity.source} (`) === true;
-    const another = stored !== undefined && stored !== identity[key] && !holdsNothing;
+    const raw = (read.get(key) as { value: string } | undefined)?.value;
+    // A value an earlier version kept raw (an LDAP URL with a password or a query) is compared,
+    // shown and kept again without them.
+    const stored = raw === undefined ? undefined : redactIdentity(raw);
+    const wanted = redactIdentity(identity[key]);
+    const sameWithFilter = key === "source" && stored?.startsWith(`${wanted} (`) === true;
+    const another = stored !== undefined && stored !== wanted && !holdsNothing;
     if (another && !sameWithFilter && !adopt) {
       throw new StateMismatchError(
-        `The state file ${path} belongs to the ${key} ${stored}, not ${identity[key]}: ` +
+        `The state file ${path} belongs to the ${key} ${stored}, not ${wanted}: ` +
           "give the sync the state file of this directory and application, or take this one over " +
           "with a full re-sync (requestResync(), sync --full): it creates every user the directory " +
           "returns. A reset (POST /v1/reset) from a file taken over from another application is " +
@@ -266,6 +271,14 @@ function checkIdentity(db: DatabaseSync, identity: StateIdentity, adopt: boolean
     }
     // Taken over from another application: its users say nothing of what this one holds.
     if (another && key === "target") write.run("heldUnknown", "true");
-    write.run(key, identity[key]);
+    write.run(key, wanted);
   }
+}
+
+/** An identity as it is kept and shown: its URL (the first word) without credentials or query. */
+function redactIdentity(value: string): string {
+  const space = value.indexOf(" ");
+  return space === -1
+    ? redactUrl(value)
+    : `${redactUrl(value.slice(0, space))}${value.slice(space)}`;
 }

@@ -273,3 +273,40 @@ describe("a full disk", () => {
     },
   );
 });
+
+describe("the state file's identity", () => {
+  // Catches: an LDAP URL's password or query, kept raw by an earlier version, repeated by the
+  // StateMismatchError and kept in the file.
+  it("keeps and shows the directory's URL without credentials or query, and takes over a raw value of before", () => {
+    const raw = {
+      source: "ldap://admin:S3cret@h:389/?x-bindpw=S3cret dc=example",
+      target: "http://app",
+    };
+    const state = openState(path, raw);
+    state.acknowledge(user(1));
+    state.close();
+    const stored = () => {
+      const db = new DatabaseSync(path);
+      const value = (
+        db.prepare("SELECT value FROM meta WHERE key = 'source'").get() as { value: string }
+      ).value;
+      db.close();
+      return value;
+    };
+    expect(stored()).toBe("ldap://h:389/?… dc=example");
+    // As an earlier version kept it: raw.
+    const db = new DatabaseSync(path);
+    db.prepare("UPDATE meta SET value = ? WHERE key = 'source'").run(
+      "ldap://admin:S3cret@h:389 dc=example",
+    );
+    db.close();
+    expect(() => openState(path, { ...identity, source: "ldap://h:389 dc=other" })).toThrow(
+      /belongs to the source ldap:\/\/h:389 dc=example, not ldap:\/\/h:389 dc=other/,
+    );
+    expect(() => openState(path, { ...identity, source: "ldap://h:389 dc=other" })).not.toThrow(
+      /S3cret|admin/,
+    );
+    openState(path, { source: "ldap://h:389 dc=example", target: "http://app" }).close();
+    expect(stored()).toBe("ldap://h:389 dc=example");
+  });
+});
