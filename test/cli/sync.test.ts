@@ -57,6 +57,19 @@ describe("platform-integration sync", () => {
     expect(io.err).toMatch(message);
   });
 
+  // Catches: a --read-user template with credentials accepted, then fetch's refusal, which
+  // repeats them, printed once per user.
+  it("refuses a --read-user template with credentials at once, once, without them", async () => {
+    const io = createFakeIo();
+    const argv = ["sync", "http://127.0.0.1:1", ...required, "--read-user"];
+    expect(await run([...argv, "http://svc:S3cret@127.0.0.1:1/u/{uuid}"], io)).toBe(2);
+    expect(io.err).toMatch(
+      /--read-user: The read-user URL must not contain a user name or password \(fetch refuses it\): http:\/\/127\.0\.0\.1:1\/u\/\{uuid\}\. Serve the read route without them/,
+    );
+    expect(io.err.match(/must not contain/g)).toHaveLength(1);
+    expect(io.err).not.toMatch(/svc|S3cret/);
+  });
+
   // Catches: the help of before the refusals ("anything but 201 or 204 stops the cycle").
   it("says in its help what the sync does with each answer today, and how the guard is released", async () => {
     const io = createFakeIo();
