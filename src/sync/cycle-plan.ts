@@ -84,8 +84,13 @@ export function planCycle(input: CyclePlanInput): CyclePlan {
     });
 
   /** Deletes for the acknowledged users the scan did not see, once the guard lets them. */
-  function* deletesForUnseen(alsoDeleted = 0): Generator<PlannedMessage> {
-    guardDeletes(acknowledged.unseenCount() + alsoDeleted);
+  function* deletesForUnseen(also: string[] = []): Generator<PlannedMessage> {
+    guardDeletes(acknowledged.unseenCount() + also.length, {
+      uuids: function* () {
+        yield* acknowledged.unseen();
+        yield* also;
+      },
+    });
     for (const uuid of acknowledged.unseen()) yield resume({ kind: "delete", uuid });
   }
 
@@ -100,8 +105,8 @@ export function planCycle(input: CyclePlanInput): CyclePlan {
       acknowledged.markSeen(changes.changed.map((user) => user.uuid));
       // A user both deleted and not present counts once.
       acknowledged.markSeen(deleted);
-      yield* deletesForUnseen(deleted.length);
-    } else guardDeletes(deleted.length);
+      yield* deletesForUnseen(deleted);
+    } else guardDeletes(deleted.length, { uuids: () => deleted });
     for (const uuid of deleted) yield resume({ kind: "delete", uuid });
     tally.skip(changes.skipped);
     tally.countAccounts(changes);
@@ -218,7 +223,7 @@ export function planCycle(input: CyclePlanInput): CyclePlan {
     } else {
       // Those the read returned come back as creates; the others are deleted for good.
       removes = acknowledged.unseenCount();
-      guardDeletes(removes, { reset: { skipped } });
+      guardDeletes(removes, { reset: { skipped }, uuids: () => acknowledged.unseen() });
     }
     // Recorded before it goes: if its answer never comes (the process killed, the answer lost),
     // a restart knows the application may hold none of the state's users.

@@ -43,9 +43,15 @@ export interface DeleteGuardRun {
    * back. Only `allowDeleteAll` allows it.
    */
   judgeBlindReset(read: number, held: number): void;
-  /** Counts deletes the application acknowledged (a delete, or the users a reset removed). */
-  deleted(count: number): void;
-  /** How many deletes this cycle's allowance let through, or undefined when none was spent on it. */
+  /**
+   * Counts deletes the application acknowledged: a delete (its uuid), or the users a reset
+   * removed (`"all"` of those it was judged on).
+   */
+  deleted(count: number, uuid: string | "all"): void;
+  /**
+   * How many deletes an allowance let through this cycle (the operator's, or what remained of one
+   * a failure interrupted), or undefined when none was used on it.
+   */
   readonly allowed: number | undefined;
 }
 
@@ -57,6 +63,11 @@ export interface JudgeContext {
   resetUnanswered?: boolean;
   /** The deletes are those of a reset, whose read skipped this many entries. */
   reset?: { skipped: number };
+  /**
+   * The uuids of the deletes, read only when an allowance is used: an allowance that a failure
+   * interrupted covers the rest of the same users in a later cycle, and no other.
+   */
+  uuids?: () => Iterable<string>;
 }
 
 /**
@@ -90,6 +101,12 @@ export function createDeleteGuard(
       : undefined;
   let cycleStart = 0;
   let allowed: number | undefined;
+  /**
+   * The users an allowance let a cycle delete that are not deleted yet (a 503 stopped it): a later
+   * cycle whose deletes are all among them is let through without a new allowance, as the
+   * operator allowed exactly those. In memory, as the allowance is: a restart gives neither.
+   */
+  let remaining: { uuids: Set<string>; all: boolean; blind?: true } | undefined;
 
   /** The window's entries still inside it (an entry from the future counts until it ages out). */
   const current = (at: number): Window => {
@@ -172,11 +189,22 @@ export function createDeleteGuard(
         why +=
           " A reset (POST /v1/reset) sent earlier was never acknowledged (the sync stopped or its answer was lost): if the application applied it, it holds none of these users, and the next full re-sync creates them again.";
       }
+      if (remaining !== undefined && (remaining.all || !all) && context.uuids !== undefined) {
+        const left = remaining.uuids;
+        if ([...context.uuids()].every((uuid) => left.has(uuid))) {
+          allowed = deletes;
+          return;
+        }
+      }
       const spent = allowance;
       allowance = undefined;
       // allowDeleteAll covers any count; a count never covers every user.
       if (spent !== undefined && (spent.all || (!all && deletes <= spent.deletes))) {
         allowed = deletes;
+        remaining =
+          context.uuids === undefined
+            ? undefined
+            : { uuids: new Set(context.uuids()), all: spent.all };
         // The operator checked the deletes so far: they no longer count against later cycles.
         store.write(undefined);
         return;
@@ -194,10 +222,16 @@ export function createDeleteGuard(
     },
     judgeBlindReset(read, held) {
       if (guard === false) return;
+      if (remaining?.blind) {
+        allowed = 0;
+        return;
+      }
       const spent = allowance;
       allowance = undefined;
       if (spent?.all) {
         allowed = 0;
+        // Until the reset is acknowledged, a failure that stops it leaves it allowed.
+        remaining = { uuids: new Set(), all: true, blind: true };
         store.write(undefined);
         return;
       }
@@ -220,7 +254,14 @@ export function createDeleteGuard(
             : ` The allowance given (allowDeletes: ${spent.deletes}) did not cover this cycle and is spent.`),
       });
     },
-    deleted(count) {
+    deleted(count, uuid) {
+      if (remaining !== undefined) {
+        if (uuid === "all") remaining = undefined;
+        else {
+          remaining.uuids.delete(uuid);
+          if (remaining.uuids.size === 0) remaining = undefined;
+        }
+      }
       if (count <= 0 || guard === false || windowMs <= 0 || allowed !== undefined) return;
       const entries = current(now());
       const last = entries.at(-1);

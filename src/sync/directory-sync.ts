@@ -127,11 +127,11 @@ export function createSourceSync(
         const removes = message.removes ?? 0;
         acknowledged.forgetContents({ reset: true });
         tally.progress.deleted += removes;
-        guard.deleted(removes);
+        guard.deleted(removes, "all");
       } else if (message.kind === "delete") {
         acknowledged.forget(message.uuid as string);
         tally.progress.deleted++;
-        guard.deleted(1);
+        guard.deleted(1, message.uuid as string);
       } else {
         acknowledged.acknowledge(message.record as WireRecord);
         tally.progress[message.kind === "create" ? "created" : "modified"]++;

@@ -47,6 +47,11 @@ interface Model {
   allowance: Allowance | undefined;
   /** The deletes of cycles no allowance covered: [time, count]. */
   window: [number, number][];
+  /**
+   * The users an allowance let a cycle delete that a failure left undeleted: a later cycle of the
+   * same sync whose deletes are all among them goes through (every user only under "all").
+   */
+  remaining: { uuids: Set<string>; all: boolean } | undefined;
 }
 
 interface Real {
@@ -117,6 +122,7 @@ function open(real: Real, model: Model, allowance?: Allowance): void {
     now: () => real.clock,
   });
   model.allowance = allowance;
+  model.remaining = undefined;
 }
 
 async function held(real: Real): Promise<Set<string>> {
@@ -157,12 +163,21 @@ async function cycle(model: Model, real: Real): Promise<DirectorySyncReport> {
       (planned >= before.size ||
         over(planned, before.size) ||
         (inWindow > 0 && over(inWindow + planned, before.size + inWindow))));
-  const covers =
+  const plannedUuids = [...before].filter((uuid) => !shown.has(uuid));
+  const all = blind || planned >= before.size;
+  const carried =
     stops &&
-    model.allowance !== undefined &&
-    (blind || planned >= before.size
-      ? model.allowance.kind === "all"
-      : model.allowance.kind === "all" || planned <= model.allowance.deletes);
+    model.remaining !== undefined &&
+    (model.remaining.all || !all) &&
+    !blind &&
+    plannedUuids.every((uuid) => model.remaining?.uuids.has(uuid));
+  const covers =
+    carried ||
+    (stops &&
+      model.allowance !== undefined &&
+      (all
+        ? model.allowance.kind === "all"
+        : model.allowance.kind === "all" || planned <= model.allowance.deletes));
   expect(report.deleteGuard !== undefined, `${context}: stopped?`).toBe(stops && !covers);
   expect(report.allowed, `${context}: allowed`).toBe(covers ? planned : undefined);
   // A full re-sync stays asked for until the guard lets it through and it has sent its deletes
@@ -175,18 +190,27 @@ async function cycle(model: Model, real: Real): Promise<DirectorySyncReport> {
   expect(report.deleted, context).toBe(lost);
   // A cycle the guard stopped sent nothing.
   if (report.deleteGuard) expect([...after].sort(), context).toEqual([...before].sort());
-  const all = before.size > 0 && lost === before.size;
-  if (report.allowed !== undefined) {
+  const lostAll = before.size > 0 && lost === before.size;
+  if (carried) {
+    // The rest of an allowed clean-up, those users only.
+    expect(lostAll && !model.remaining?.all, context).toBe(false);
+    const remaining = model.remaining as { uuids: Set<string>; all: boolean };
+    for (const uuid of before) if (!after.has(uuid)) remaining.uuids.delete(uuid);
+    if (remaining.uuids.size === 0 || real.resetRequest) model.remaining = undefined;
+  } else if (report.allowed !== undefined) {
     // Only an allowance the model holds, once, and at most its count (every user only by its own).
     expect(model.allowance, context).toBeDefined();
     if (model.allowance?.kind === "count") {
       expect(lost, context).toBeLessThanOrEqual(model.allowance.deletes);
-      expect(all, context).toBe(false);
+      expect(lostAll, context).toBe(false);
     }
+    const left = new Set(plannedUuids.filter((uuid) => after.has(uuid)));
+    model.remaining =
+      left.size > 0 && !blind ? { uuids: left, all: model.allowance?.kind === "all" } : undefined;
     model.allowance = undefined;
     model.window = [];
   } else {
-    expect(all, `${context}: every user deleted without allowDeleteAll`).toBe(false);
+    expect(lostAll, `${context}: every user deleted without allowDeleteAll`).toBe(false);
     expect(lost, context).toBeLessThanOrEqual(model.maxDeletes);
     if (lost >= percentFloor) {
       expect(lost * 100, context).toBeLessThanOrEqual(before.size * model.maxPercent);
@@ -358,7 +382,13 @@ describe("the delete guard, explored", () => {
               }
               return app.fetch(request);
             });
-            const model: Model = { maxDeletes, maxPercent, allowance: undefined, window: [] };
+            const model: Model = {
+              maxDeletes,
+              maxPercent,
+              allowance: undefined,
+              window: [],
+              remaining: undefined,
+            };
             open(real, model);
             try {
               expect(await cycle(model, real)).toMatchObject({ completed: true, created: size });

@@ -1061,6 +1061,34 @@ describe("the delete guard", () => {
     expect(await app.store.list()).toHaveLength(50);
   });
 
+  // Catches: one 503 in an allowed clean-up spending the allowance, every later cycle stopped on
+  // the rest, and a report that says the allowance deleted what it only allowed.
+  it("lets an allowance a failure interrupted cover the rest of the same users, and no other", async () => {
+    let deletes = 0;
+    let failAt = 5;
+    appUrl = (
+      await startServer(async (request) =>
+        request.method === "DELETE" && ++deletes === failAt
+          ? new Response(null, { status: 503 })
+          : app.fetch(request),
+      )
+    ).url;
+    const { directory } = await synced(100);
+    directory.users.splice(0, 30);
+    const sync = await restart(directory, { allowDeletes: 30 });
+    expect(await sync.syncOnce()).toMatchObject({ completed: false, deleted: 4, allowed: 30 });
+    // Another user gone too: not among the allowed, so the rest is judged afresh and stopped.
+    const gone = directory.users.splice(0, 1);
+    expect((await sync.syncOnce()).deleteGuard).toMatchObject({ deletes: 27, held: 96 });
+    directory.users.unshift(...gone);
+    failAt = 0;
+    expect(await sync.syncOnce()).toMatchObject({ completed: true, deleted: 26, allowed: 26 });
+    expect(await app.store.list()).toHaveLength(70);
+    // Spent: the next mass delete is stopped.
+    directory.users.splice(0, 30);
+    expect((await sync.syncOnce()).deleteGuard).toMatchObject({ deletes: 30, held: 70 });
+  });
+
   it("keeps a full re-sync asked for when the guard stops it, without a reset too", async () => {
     const { directory, sync } = await synced(100);
     directory.users.splice(0, 30);

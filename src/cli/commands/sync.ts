@@ -438,8 +438,12 @@ export function describeReport(
   }
   if (report.deleteGuard) lines.push(report.deleteGuard.message);
   if (report.allowed !== undefined) {
+    const left = report.allowed - report.deleted;
     lines.push(
-      `The allowance let this cycle delete ${report.allowed} users, past the delete guard; it is spent.`,
+      `The allowance let this cycle delete up to ${report.allowed} users past the delete guard; it deleted ${report.deleted}.` +
+        (left > 0
+          ? ` The other ${left} stay allowed for the next cycles of this run, those users only.`
+          : " The allowance is spent."),
     );
   }
   const stop = report.stoppedAt;
