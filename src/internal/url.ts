@@ -82,13 +82,14 @@ export function joinUrl(base: string, path: string): string {
  * one, or a path or query holding an `@`: the text cannot tell), what went is marked `…@`.
  */
 export function redactUrl(url: string): string {
-  const text = String(url).replace(/[\t\n\r]/g, "");
+  const dropped = String(url).replace(/[\t\n\r]/g, "");
+  // Leading C0 controls and spaces are skipped, as fetch skips them.
+  let start = 0;
+  while (start < dropped.length && dropped.charCodeAt(start) <= 0x20) start++;
+  const text = dropped.slice(start);
   const scheme =
-    /^[\x00-\x20]*([a-z][a-z\d+.-]*:[\\/]*)/i.exec(text) ??
-    /([a-z][a-z\d+.-]*:[\\/]{2,})/i.exec(text);
-  const head = scheme
-    ? `${text.slice(0, scheme.index).replace(/^[\x00-\x20]+/, "")}${scheme[1]}`
-    : "";
+    /^([a-z][a-z\d+.-]*:[\\/]*)/i.exec(text) ?? /([a-z][a-z\d+.-]*:[\\/]{2,})/i.exec(text);
+  const head = scheme ? `${text.slice(0, scheme.index)}${scheme[1]}` : "";
   const rest = scheme ? text.slice(scheme.index + scheme[0].length) : text;
   const at = scheme ? rest.lastIndexOf("@") : -1;
   let shown = rest;
