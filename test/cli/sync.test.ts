@@ -42,6 +42,11 @@ describe("platform-integration sync", () => {
       ["sync", "http://127.0.0.1:1", ...required, "--delete-window", "ever"],
       /--delete-window takes/,
     ],
+    // Catches: a bare number read as seconds (24 meaning 24 s, not the 24 h meant).
+    [
+      ["sync", "http://127.0.0.1:1", ...required, "--delete-window", "24"],
+      /--delete-window takes a time with its unit, such as 24h or 90m/,
+    ],
     [
       ["sync", "http://127.0.0.1:1", "--ldap-url", "ldaps://h", "--base-dn", "dc=x", "--start-tls"],
       /startTls upgrades an ldap:\/\/ connection/,

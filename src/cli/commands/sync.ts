@@ -66,7 +66,8 @@ Options:
                               count too, against the same thresholds
   --max-delete-percent <p>    See --max-deletes
   --delete-window <time>      The delete guard's rolling window, kept in the state file: 24h
-                              (default), 1h, 0 to judge each cycle alone
+                              (default), 90m, 1h (a unit is required), 0 to judge each cycle
+                              alone
   --allow-deletes <n>         Let the next cycle the guard would stop delete up to n users (not
                               all of them): the answer to a stopped cycle, once its deletes are
                               checked. That cycle spends it, covered or not; the window's
@@ -177,7 +178,11 @@ export const syncCommand: Command = {
         ? undefined
         : windowText.trim() === "0"
           ? 0
-          : parseDuration(windowText, "--delete-window");
+          : /^\s*\d+(?:\.\d+)?\s*$/.test(windowText)
+            ? refuse(
+                `--delete-window takes a time with its unit, such as 24h or 90m (a bare number could be seconds or hours), or 0; not "${windowText}"`,
+              )
+            : parseDuration(windowText, "--delete-window");
     const mapping = {
       ...(values["user-id-field"] !== undefined && { userId: values["user-id-field"] }),
       ...(values["uuid-field"] !== undefined && { uuid: values["uuid-field"] }),
@@ -307,6 +312,10 @@ export const syncCommand: Command = {
     return ok ? 0 : 1;
   },
 };
+
+function refuse(message: string): never {
+  throw new UsageError(message);
+}
 
 function required(value: string | undefined, name: string): string {
   if (value === undefined || value === "") throw new UsageError(`Missing --${name}`);
