@@ -72,14 +72,33 @@ export function joinUrl(base: string, path: string): string {
  * `url` as every message and error field shows it: without its user name and password, and
  * without its query and fragment, which carry tokens as often (`?token=...`): `?…` or `#…` says
  * that one was there. The one home of this rule: wherever a URL enters a message, it goes through
- * here. Read as text, so that a URL the parser refuses loses the same parts.
+ * here.
+ *
+ * Read as text, conservatively, never through a URL parser: a parser may accept a URL whose
+ * secret it puts in the path (`http://svc:80/pass@host` has the host `svc:80` and the path
+ * `/pass@host`), and refuse one whose password holds `/`, `?` or `#`. Tabs and newlines are
+ * dropped and leading spaces skipped, as browsers and fetch do. Everything up to the last `@`
+ * after the scheme goes; when a `/`, `\`, `?` or `#` comes before that `@` (a password holding
+ * one, or a path or query holding an `@`: the text cannot tell), what went is marked `…@`.
  */
 export function redactUrl(url: string): string {
-  // Credentials first: a password may hold a `?` or `#`, and everything up to the last `@` before
-  // the path goes.
-  const bare = url.replace(/^([a-z][a-z\d+.-]*:\/\/)[^/]*@/i, "$1");
-  const cut = bare.search(/[?#]/);
-  return cut === -1 ? bare : `${bare.slice(0, cut + 1)}…`;
+  const dropped = String(url).replace(/[\t\n\r]/g, "");
+  // Leading C0 controls and spaces are skipped, as fetch skips them.
+  let start = 0;
+  while (start < dropped.length && dropped.charCodeAt(start) <= 0x20) start++;
+  const text = dropped.slice(start);
+  const scheme =
+    /^([a-z][a-z\d+.-]*:[\\/]*)/i.exec(text) ?? /([a-z][a-z\d+.-]*:[\\/]{2,})/i.exec(text);
+  const head = scheme ? `${text.slice(0, scheme.index)}${scheme[1]}` : "";
+  const rest = scheme ? text.slice(scheme.index + scheme[0].length) : text;
+  const at = scheme ? rest.lastIndexOf("@") : -1;
+  let shown = rest;
+  if (at !== -1) {
+    const end = rest.search(/[\\/?#]/);
+    shown = end === -1 || at < end ? rest.slice(at + 1) : `…@${rest.slice(at + 1)}`;
+  }
+  const cut = shown.search(/[?#]/);
+  return `${head}${cut === -1 ? shown : `${shown.slice(0, cut + 1)}…`}`;
 }
 
 /**

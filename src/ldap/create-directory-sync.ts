@@ -1,3 +1,4 @@
+import { redactUrl } from "../internal/url.ts";
 import { createSourceSync } from "../sync/directory-sync.ts";
 import type { DirectorySync, SyncTargetOptions } from "../sync/directory-sync-types.ts";
 import type { DirectorySource } from "../sync/source.ts";
@@ -107,6 +108,7 @@ export interface SourceSyncOptions extends SyncTargetOptions {
  */
 export function createDirectorySync(options: LdapSyncOptions | SourceSyncOptions): DirectorySync {
   if ("source" in options) return createSourceSync(options);
+  checkLdapUrl(options.ldap.url);
   const mapping = { ...defaultMapping(options.usernameField), ...options.mapping };
   if (
     options.disabledAccounts !== undefined &&
@@ -134,4 +136,18 @@ export function createDirectorySync(options: LdapSyncOptions | SourceSyncOptions
     ...options,
     source: options.readInWorker ? readInWorker(source, sourceOptions) : source,
   });
+}
+
+/**
+ * Refuses an LDAP URL that carries a user, a password or a query (RFC 4516's `x-bindpw`
+ * extension, a token): none is used for the bind, and the URL names the directory in the state
+ * file and in messages. Said once, at once, without the secret.
+ */
+function checkLdapUrl(url: string): void {
+  const rest = url.replace(/^[a-z][a-z\d+.-]*:\/\//i, "");
+  if (rest.includes("@") || /[?#]/.test(rest)) {
+    throw new TypeError(
+      `ldap.url must not carry a user name, a password or a query (${redactUrl(url)}): they are not used for the bind, and the URL is kept in the state file and shown in messages. Give the bind account as ldap.bindDn and ldap.password (sync --bind-dn, with --bind-password-file or $LDAP_BIND_PASSWORD), and the URL as ldap://host:port or ldaps://host:port.`,
+    );
+  }
 }

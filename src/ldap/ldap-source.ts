@@ -213,7 +213,7 @@ export function createLdapSource(options: LdapSourceOptions): DirectorySource {
 
   return {
     // The filter is not part of it: changing it needs no re-sync, the next cycle's diff does it.
-    identity: `${ldap.url} ${baseDn}`,
+    identity: `${redactUrl(ldap.url)} ${baseDn}`,
     ...(options.contentSync && { changes: changes() }),
     async *read({ uuidsOnly, signal }): AsyncGenerator<DirectoryPage> {
       const pages = (async function* (): AsyncGenerator<DirectoryPage> {

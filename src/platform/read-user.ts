@@ -46,6 +46,12 @@ export function checkReadUserTemplate(template: string): string {
   if (url?.protocol !== "http:" && url?.protocol !== "https:") {
     throw new TypeError(`The read-user URL is not an http(s) URL: ${redactUrl(template)}`);
   }
+  if (url.username !== "" || url.password !== "") {
+    // fetch refuses such a URL, with a message that repeats it, at every user.
+    throw new TypeError(
+      `The read-user URL must not contain a user name or password (fetch refuses it): ${redactUrl(template)}. Serve the read route without them on a private address, or read users through a function (readUser: (uuid) => ...).`,
+    );
+  }
   return template;
 }
 

@@ -41,10 +41,23 @@ export interface AcknowledgedState {
   /** How many users the application holds, as far as the state knows. */
   count(): number;
   /**
-   * Marks every user to be created again, in the same transaction that clears the request; with
-   * `unseen`, forgets first the users the last scan did not see (a reset removed them for good).
+   * Marks every user to be created again, in the same transaction that clears the request (unless
+   * `keepRequest`: a full re-sync that the delete guard has yet to let through); with `reset`
+   * (the application acknowledged POST /v1/reset), forgets first the users the last scan did not
+   * see (the reset removed them for good) and records that the state knows what it holds again.
    */
-  forgetContents(options?: { unseen?: boolean }): void;
+  forgetContents(options?: { reset?: boolean; keepRequest?: boolean }): void;
+  /**
+   * A reset was sent and not acknowledged (its answer lost, the process killed): the application
+   * may hold none of the state's users, or all of them.
+   */
+  resetInFlight: boolean;
+  /**
+   * The state file was taken over from another application (`adopt`): its users say nothing of
+   * what this application holds, so that a reset is judged as from an empty state, until one
+   * is acknowledged.
+   */
+  readonly heldUnknown: boolean;
   /** A full re-sync asked for and not yet started: it survives a restart. */
   resyncRequested: boolean;
   /**
@@ -105,7 +118,8 @@ export function openState(
   };
   try {
     journal = openStateJournal(path === ":memory:" ? undefined : `${path}-acks`);
-    fold();
+    // The journal a previous run left, folded in: a failure here is the state file's too.
+    onStateFile("state file", path, stateFileFix, fold);
   } catch (error) {
     journal?.close();
     database.close();
@@ -139,6 +153,15 @@ export function openState(
     forgetContents(options) {
       fold();
       database.forgetContents(options);
+    },
+    get resetInFlight() {
+      return database.readMeta("resetInFlight") === "true";
+    },
+    set resetInFlight(value) {
+      database.writeMeta("resetInFlight", value ? "true" : undefined);
+    },
+    get heldUnknown() {
+      return database.readMeta("heldUnknown") === "true";
     },
     get resyncRequested() {
       return database.readMeta("resync") === "true";

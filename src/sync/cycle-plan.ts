@@ -9,9 +9,9 @@ import type { UserRecord } from "../provisioning/user-record.ts";
 import type { AcknowledgedState, WireRecord } from "./acknowledged-state.ts";
 import type { Resume } from "./attempt-memory.ts";
 import type { CycleTally } from "./cycle-tally.ts";
-import type { DeleteGuardRun } from "./delete-guard.ts";
+import type { DeleteGuardRun, JudgeContext } from "./delete-guard.ts";
 import type { SyncMode, SyncTargetOptions } from "./directory-sync-types.ts";
-import type { DirectoryChanges, DirectorySource } from "./source.ts";
+import type { DirectoryChanges, DirectoryPage, DirectorySource } from "./source.ts";
 
 /**
  * A message of the cycle. A create or modify carries the whole record the application will hold
@@ -77,11 +77,20 @@ export function planCycle(input: CyclePlanInput): CyclePlan {
     return message;
   };
 
-  const guardDeletes = (deletes: number) => guard.judge(deletes, () => acknowledged.count());
+  const guardDeletes = (deletes: number, context: JudgeContext = {}) =>
+    guard.judge(deletes, () => acknowledged.count(), {
+      ...context,
+      resetUnanswered: acknowledged.resetInFlight,
+    });
 
   /** Deletes for the acknowledged users the scan did not see, once the guard lets them. */
-  function* deletesForUnseen(alsoDeleted = 0): Generator<PlannedMessage> {
-    guardDeletes(acknowledged.unseenCount() + alsoDeleted);
+  function* deletesForUnseen(also: string[] = []): Generator<PlannedMessage> {
+    guardDeletes(acknowledged.unseenCount() + also.length, {
+      uuids: function* () {
+        yield* acknowledged.unseen();
+        yield* also;
+      },
+    });
     for (const uuid of acknowledged.unseen()) yield resume({ kind: "delete", uuid });
   }
 
@@ -96,8 +105,8 @@ export function planCycle(input: CyclePlanInput): CyclePlan {
       acknowledged.markSeen(changes.changed.map((user) => user.uuid));
       // A user both deleted and not present counts once.
       acknowledged.markSeen(deleted);
-      yield* deletesForUnseen(deleted.length);
-    } else guardDeletes(deleted.length);
+      yield* deletesForUnseen(deleted);
+    } else guardDeletes(deleted.length, { uuids: () => deleted });
     for (const uuid of deleted) yield resume({ kind: "delete", uuid });
     tally.skip(changes.skipped);
     tally.countAccounts(changes);
@@ -135,7 +144,12 @@ export function planCycle(input: CyclePlanInput): CyclePlan {
       }
     }
     const reset = acknowledged.resyncRequested && options.resetRequest === true;
-    if (acknowledged.resyncRequested && !reset) acknowledged.forgetContents();
+    if (reset) {
+      yield* planReset();
+      return;
+    }
+    const resync = acknowledged.resyncRequested;
+    if (resync) acknowledged.forgetContents({ keepRequest: true });
     if (acknowledged.count() > 0) {
       acknowledged.beginScan();
       let total = 0;
@@ -144,36 +158,84 @@ export function planCycle(input: CyclePlanInput): CyclePlan {
         total += page.users.length;
       }
       progress.total = total;
-      if (reset) {
-        // The reset removes every user; those the read returned come back as creates, the
-        // others are deleted for good: the guard judges them before the reset is sent.
-        const removes = acknowledged.unseenCount();
-        guardDeletes(removes);
-        yield resume({ kind: "reset", removes });
-      } else yield* deletesForUnseen();
-    } else if (reset) {
-      // The state holds no user: how many the reset removes is not known, but an empty read
-      // would leave the application with none.
-      let read = 0;
-      for await (const page of directory.read({ uuidsOnly: true, signal })) {
-        read += page.users.length;
-        if (read > 0) break;
-      }
-      guard.judgeBlindReset(read);
-      yield resume({ kind: "reset", removes: 0 });
+      // A full re-sync the guard stops stays asked for (every user is already to be sent whole).
+      yield* deletesForUnseen();
     }
-    for await (const page of directory.read({ uuidsOnly: false, signal })) {
-      tally.skip(page.skipped);
-      tally.countAccounts(page);
-      progress.read += page.users.length + page.skipped.length;
-      tally.notify();
-      for (const user of page.users) {
-        const message = messageFor(user);
-        if (message) yield message;
-      }
+    if (resync) {
+      acknowledged.resyncRequested = false;
+      acknowledged.resetInFlight = false;
+    }
+    for await (const page of directory.read({ uuidsOnly: false, signal })) yield* sendPage(page);
+  }
+
+  /** Counts a page of the read that creates and modifies. */
+  function countPage(page: DirectoryPage): void {
+    tally.skip(page.skipped);
+    tally.countAccounts(page);
+    progress.read += page.users.length + page.skipped.length;
+    tally.notify();
+  }
+
+  /** Counts a page of the read that creates and modifies, and yields its messages. */
+  function* sendPage(page: DirectoryPage): Generator<PlannedMessage> {
+    countPage(page);
+    yield* messagesOf(page);
+  }
+
+  function* messagesOf(page: DirectoryPage): Generator<PlannedMessage> {
+    for (const user of page.users) {
+      const message = messageFor(user);
+      if (message) yield message;
     }
   }
 
+  /**
+   * A full re-sync with POST /v1/reset. The reset removes every user; the users the creates that
+   * follow it bring back are exactly those of one read, with every skip applied (a disabled
+   * account kept, an entry without a uuid or a username): that read is done first, the users the
+   * state holds and it does not bring back are judged as the cycle's deletes, and the reset and
+   * the creates go from that same read. A second read could return fewer (another replica, a
+   * change in between, a disabled account the uuid read counts as present): its missing users
+   * would be removed by the reset and counted by nobody. The read is held in memory until its
+   * creates are sent (docs/directory-sync.md says what that costs).
+   */
+  async function* planReset(): AsyncGenerator<PlannedMessage> {
+    const pages: DirectoryPage[] = [];
+    acknowledged.beginScan();
+    let total = 0;
+    let skipped = 0;
+    for await (const page of directory.read({ uuidsOnly: false, signal })) {
+      // Counted as read, so that a stop's report lists what the read skipped.
+      countPage(page);
+      pages.push(page);
+      acknowledged.markSeen(page.users.map((user) => user.uuid));
+      total += page.users.length;
+      skipped += page.skipped.length;
+    }
+    progress.total = total;
+    const held = acknowledged.count();
+    let removes: number;
+    if (held === 0 || acknowledged.heldUnknown) {
+      // The state does not know what the application holds (a new or lost state file, or one
+      // taken over from another directory or application): the reset may remove every user.
+      guard.judgeBlindReset(total, held);
+      removes = 0;
+    } else {
+      // Those the read returned come back as creates; the others are deleted for good.
+      removes = acknowledged.unseenCount();
+      guardDeletes(removes, { reset: { skipped }, uuids: () => acknowledged.unseen() });
+    }
+    // Recorded before it goes: if its answer never comes (the process killed, the answer lost),
+    // a restart knows the application may hold none of the state's users.
+    acknowledged.resetInFlight = true;
+    yield resume({ kind: "reset", removes });
+    for (let index = 0; index < pages.length; index++) {
+      const page = pages[index] as DirectoryPage;
+      // Handed out page by page: memory falls as the creates go.
+      pages[index] = { users: [], skipped: [] };
+      yield* messagesOf(page);
+    }
+  }
   return {
     messages: plan(),
     get nextChangeCookie() {

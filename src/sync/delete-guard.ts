@@ -32,22 +32,43 @@ export interface DeleteGuardRun {
   /**
    * Throws a {@link DeleteGuardError} when `deletes`, of the users the application holds (`held`,
    * asked only when there are deletes to judge), is more than the guard lets this cycle send;
-   * called once a cycle, before its first destructive message.
+   * called once a cycle, before its first destructive message. With `resetUnanswered`, the stop
+   * says that a reset sent earlier was never acknowledged (the application may hold none of them).
    */
-  judge(deletes: number, held: () => number): void;
+  judge(deletes: number, held: () => number, context?: JudgeContext): void;
   /**
-   * Judges a reset when the state holds no user (a new or lost state file), so that how many users
-   * it removes is not known: a directory that reads empty would leave the application with none,
-   * which only `allowDeleteAll` allows. A read with users lets it through.
+   * Judges a reset when the state does not know what the application holds (`held` 0: a new or
+   * lost state file; else a file taken over from another application): the reset may remove
+   * every user the application holds, and only the `read` users the directory returned come
+   * back. Only `allowDeleteAll` allows it.
    */
-  judgeBlindReset(read: number): void;
-  /** Counts deletes the application acknowledged (a delete, or the users a reset removed). */
-  deleted(count: number): void;
-  /** How many deletes this cycle's allowance let through, or undefined when none was spent on it. */
+  judgeBlindReset(read: number, held: number): void;
+  /**
+   * Counts deletes the application acknowledged: a delete (its uuid), or the users a reset
+   * removed (`"all"` of those it was judged on).
+   */
+  deleted(count: number, uuid: string | "all"): void;
+  /**
+   * How many deletes an allowance let through this cycle (the operator's, or what remained of one
+   * a failure interrupted), or undefined when none was used on it.
+   */
   readonly allowed: number | undefined;
 }
 
 type Window = [at: number, deletes: number][];
+
+/** What a stop says besides the counts. */
+export interface JudgeContext {
+  /** A reset sent earlier was never acknowledged: the application may hold none of the users. */
+  resetUnanswered?: boolean;
+  /** The deletes are those of a reset, whose read skipped this many entries. */
+  reset?: { skipped: number };
+  /**
+   * The uuids of the deletes, read only when an allowance is used: an allowance that a failure
+   * interrupted covers the rest of the same users in a later cycle, and no other.
+   */
+  uuids?: () => Iterable<string>;
+}
 
 /**
  * The guard of a sync, from its options. The allowance (`allowDeletes`, `allowDeleteAll`) is
@@ -80,6 +101,12 @@ export function createDeleteGuard(
       : undefined;
   let cycleStart = 0;
   let allowed: number | undefined;
+  /**
+   * The users an allowance let a cycle delete that are not deleted yet (a 503 stopped it): a later
+   * cycle whose deletes are all among them is let through without a new allowance, as the
+   * operator allowed exactly those. In memory, as the allowance is: a restart gives neither.
+   */
+  let remaining: { uuids: Set<string>; all: boolean; blind?: true } | undefined;
 
   /** The window's entries still inside it (an entry from the future counts until it ages out). */
   const current = (at: number): Window => {
@@ -111,22 +138,37 @@ export function createDeleteGuard(
     get allowed() {
       return allowed;
     },
-    judge(deletes, held) {
+    judge(deletes, held, context = {}) {
       if (deletes === 0 || guard === false) return;
       const holding = held();
       const before = current(now()).reduce((sum, [, count]) => sum + count, 0);
       const allow = `If they are meant, allow them once: allowDeletes: ${deletes} (sync --allow-deletes ${deletes}).`;
       let why: string | undefined;
       const all = deletes >= holding;
+      const { reset } = context;
+      // A reset's deletes are the users its creates would not bring back: gone from the directory,
+      // or skipped by the read (no username, a disabled account kept).
+      const skipped =
+        reset === undefined || reset.skipped === 0
+          ? ""
+          : ` (the read skipped ${reset.skipped} entries: see skippedEntries for why)`;
+      const check = `Check the base DN and the filter${reset === undefined ? "" : ", and the mapping"}.`;
+      const would =
+        reset === undefined
+          ? `This cycle would delete ${deletes} of the ${holding} users the application holds`
+          : `POST /v1/reset would remove ${deletes} of the ${holding} users the application holds for good, as the read its creates come from does not return them${skipped}`;
+      const sent = reset === undefined ? "no delete was sent" : "no reset was sent";
       if (all) {
         why =
-          `The directory returned none of the ${holding} users the application holds: refusing to ` +
-          "delete them all. Check the base DN and the filter. If that is meant, allow it once: " +
-          "allowDeleteAll: true (sync --allow-delete-all); no count allows it.";
+          reset === undefined
+            ? `The directory returned none of the ${holding} users the application holds: refusing to delete them all. ${check}`
+            : `POST /v1/reset would remove all ${holding} users the application holds, and the read its creates come from returns none of them${skipped}: refusing to delete them all; no reset was sent. ${check}`;
+        why +=
+          " If that is meant, allow it once: allowDeleteAll: true (sync --allow-delete-all); no count allows it.";
       } else if (deletes > maxDeletes) {
-        why = `This cycle would delete ${deletes} of the ${holding} users the application holds, more than ${maxDeletes}: no delete was sent. Check the base DN and the filter. ${allow}`;
+        why = `${would}, more than ${maxDeletes}: ${sent}. ${check} ${allow}`;
       } else if (deletes >= percentFloor && deletes * 100 > holding * maxPercent) {
-        why = `This cycle would delete ${deletes} of the ${holding} users the application holds, more than ${maxPercent} %: no delete was sent. Check the base DN and the filter. ${allow}`;
+        why = `${would}, more than ${maxPercent} %: ${sent}. ${check} ${allow}`;
       } else if (before > 0) {
         // The window: the deletes of the last `windowMs` and this cycle's, of the users held
         // before them, against the same thresholds.
@@ -139,15 +181,30 @@ export function createDeleteGuard(
               ? `more than ${maxPercent} %`
               : undefined;
         if (over !== undefined) {
-          why = `This cycle would delete ${deletes} users, after ${before} deleted in the last ${windowText()}: ${total} of the ${base} users the application held, ${over}: no delete was sent. Check the base DN and the filter. If they are meant, allow them once (allowDeletes: ${deletes}, sync --allow-deletes ${deletes}): the deletes of the window before it are then accepted too.`;
+          why = `${reset === undefined ? "This cycle would delete" : "POST /v1/reset would remove"} ${deletes} users, after ${before} deleted in the last ${windowText()}: ${total} of the ${base} users the application held, ${over}: ${sent}. ${check} If they are meant, allow them once (allowDeletes: ${deletes}, sync --allow-deletes ${deletes}): the deletes of the window before it are then accepted too.`;
         }
       }
       if (why === undefined) return;
+      if (context.resetUnanswered) {
+        why +=
+          " A reset (POST /v1/reset) sent earlier was never acknowledged (the sync stopped or its answer was lost): if the application applied it, it holds none of these users, and the next full re-sync creates them again.";
+      }
+      if (remaining !== undefined && (remaining.all || !all) && context.uuids !== undefined) {
+        const left = remaining.uuids;
+        if ([...context.uuids()].every((uuid) => left.has(uuid))) {
+          allowed = deletes;
+          return;
+        }
+      }
       const spent = allowance;
       allowance = undefined;
       // allowDeleteAll covers any count; a count never covers every user.
       if (spent !== undefined && (spent.all || (!all && deletes <= spent.deletes))) {
         allowed = deletes;
+        remaining =
+          context.uuids === undefined
+            ? undefined
+            : { uuids: new Set(context.uuids()), all: spent.all };
         // The operator checked the deletes so far: they no longer count against later cycles.
         store.write(undefined);
         return;
@@ -163,26 +220,48 @@ export function createDeleteGuard(
         message: `${why}${unused}`,
       });
     },
-    judgeBlindReset(read) {
-      if (read > 0 || guard === false) return;
+    judgeBlindReset(read, held) {
+      if (guard === false) return;
+      if (remaining?.blind) {
+        allowed = 0;
+        return;
+      }
       const spent = allowance;
       allowance = undefined;
       if (spent?.all) {
         allowed = 0;
+        // Until the reset is acknowledged, a failure that stops it leaves it allowed.
+        remaining = { uuids: new Set(), all: true, blind: true };
         store.write(undefined);
         return;
       }
+      const state =
+        held === 0
+          ? "The state file holds no user (a new or lost file)"
+          : `The state file was taken over from another application (its ${held} users are that one's)`;
       throw new DeleteGuardError({
         deletes: 0,
-        held: 0,
+        held,
         message:
-          "The directory returned no users, and the state file holds none: POST /v1/reset would " +
-          "remove every user the application holds, however many. No reset was sent. Check the " +
-          "base DN and the filter. If that is meant, allow it once: allowDeleteAll: true (sync " +
-          `--allow-delete-all).${spent === undefined ? "" : ` The allowance given (allowDeletes: ${spent.deletes}) did not cover this cycle and is spent.`}`,
+          `${state}, so the sync does not know which users this application holds: POST /v1/reset ` +
+          `would remove every one of them, however many, and only the ${read} users the directory ` +
+          "returned would come back. No reset was sent. To rebuild the application's users without " +
+          "removing any, run the full re-sync without the reset (resetRequest: false, sync --full " +
+          "without --reset-request): it creates every user the directory returns. If removing every " +
+          "other user is meant, allow it once: allowDeleteAll: true (sync --allow-delete-all)." +
+          (spent === undefined
+            ? ""
+            : ` The allowance given (allowDeletes: ${spent.deletes}) did not cover this cycle and is spent.`),
       });
     },
-    deleted(count) {
+    deleted(count, uuid) {
+      if (remaining !== undefined) {
+        if (uuid === "all") remaining = undefined;
+        else {
+          remaining.uuids.delete(uuid);
+          if (remaining.uuids.size === 0) remaining = undefined;
+        }
+      }
       if (count <= 0 || guard === false || windowMs <= 0 || allowed !== undefined) return;
       const entries = current(now());
       const last = entries.at(-1);

@@ -85,7 +85,8 @@ export interface DirectorySyncReport {
   deleteGuard?: DeleteGuardStop;
   /**
    * Set when the guard would have stopped this cycle and the allowance (`allowDeletes`,
-   * `allowDeleteAll`) let it through: the deletes it allowed. The allowance is then spent.
+   * `allowDeleteAll`) let it through: the deletes it allowed (`deleted` says how many went). The
+   * allowance is then spent; what a failure left of it covers the same users in later cycles.
    */
   allowed?: number;
   durationMs: number;

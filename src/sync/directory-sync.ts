@@ -125,13 +125,13 @@ export function createSourceSync(
         // The users the read did not return are gone for good, in the same transaction that
         // marks the others to be created again: the report counts them as deleted.
         const removes = message.removes ?? 0;
-        acknowledged.forgetContents({ unseen: removes > 0 });
+        acknowledged.forgetContents({ reset: true });
         tally.progress.deleted += removes;
-        guard.deleted(removes);
+        guard.deleted(removes, "all");
       } else if (message.kind === "delete") {
         acknowledged.forget(message.uuid as string);
         tally.progress.deleted++;
-        guard.deleted(1);
+        guard.deleted(1, message.uuid as string);
       } else {
         acknowledged.acknowledge(message.record as WireRecord);
         tally.progress[message.kind === "create" ? "created" : "modified"]++;
@@ -195,8 +195,11 @@ export function createSourceSync(
       if (closed) return;
       closed = true;
       http?.close();
-      state.close();
-      await source.close?.();
+      try {
+        state.close();
+      } finally {
+        await source.close?.();
+      }
     },
   };
 }

@@ -4,6 +4,7 @@
 import { chmodSync } from "node:fs";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { JsonValue } from "type-fest";
+import { redactUrl } from "../internal/url.ts";
 
 /** A user record in wire form, as the application acknowledged it. */
 export type WireRecord = Record<string, JsonValue>;
@@ -46,10 +47,44 @@ export function onStateFile<T>(what: string, path: string, fix: string, work: ()
   } catch (error) {
     if (error instanceof StateFileError || error instanceof StateMismatchError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
+    if (diskFull(error)) {
+      throw new StateFileError(
+        `The directory sync's ${what} ${path} failed: disk full (${reason}). Make room on the disk that holds it, or move the state file with its -acks and -key files to a disk with room; what was acknowledged is kept, and the next run resumes there. This is the sync's own file, not the directory's nor the application's.`,
+        { path, cause: error },
+      );
+    }
     throw new StateFileError(
       `The directory sync's ${what} ${path} failed (${reason}): ${fix}. This is the sync's own file, not the directory's nor the application's.`,
       { path, cause: error },
     );
+  }
+}
+
+/** SQLITE_FULL (13) from node:sqlite, or ENOSPC from a file write. */
+function diskFull(error: unknown): boolean {
+  const { errcode, code } = (error ?? {}) as { errcode?: unknown; code?: unknown };
+  return (typeof errcode === "number" && (errcode & 0xff) === 13) || code === "ENOSPC";
+}
+
+/**
+ * Runs `work` in a transaction. SQLite rolls some failures back itself (SQLITE_FULL, SQLITE_IOERR,
+ * SQLITE_NOMEM): a ROLLBACK then fails with "no transaction is active", which must not hide the
+ * failure that matters.
+ */
+export function inTransaction(db: DatabaseSync, work: () => void): void {
+  db.exec("BEGIN");
+  try {
+    work();
+    db.exec("COMMIT");
+  } catch (error) {
+    if (db.isTransaction) {
+      try {
+        db.exec("ROLLBACK");
+      } catch {
+        // The failure of the work is the one to tell.
+      }
+    }
+    throw error;
   }
 }
 
@@ -66,10 +101,11 @@ export interface StateDatabase {
   /** Writes records (undefined: the user is forgotten) in one transaction. */
   apply(entries: Iterable<readonly [string, string | undefined]>): void;
   /**
-   * Marks every record to be sent whole again and clears the re-sync request and the cookie; with
-   * `unseen`, first forgets the users the last scan did not see (a reset removed them).
+   * Marks every record to be sent whole again and clears the cookie and (unless `keepRequest`) the
+   * re-sync request; with `reset`, first forgets the users the last scan did not see (a reset
+   * removed them) and clears the marks of a reset in flight and of a state taken over.
    */
-  forgetContents(options?: { unseen?: boolean }): void;
+  forgetContents(options?: { reset?: boolean; keepRequest?: boolean }): void;
   readMeta(key: MetaKey): string | undefined;
   writeMeta(key: MetaKey, value: string | undefined): void;
   /** Starts collecting the uuids a read sees; {@link unseen} lists the rows it did not. */
@@ -82,7 +118,7 @@ export interface StateDatabase {
 }
 
 /** The state file's named values: the re-sync request, the cookie, the delete guard's window. */
-export type MetaKey = "resync" | "changeCookie" | "deleteWindow";
+export type MetaKey = "resync" | "changeCookie" | "deleteWindow" | "resetInFlight" | "heldUnknown";
 
 const schema = `
 CREATE TABLE IF NOT EXISTS acknowledged (uuid TEXT PRIMARY KEY NOT NULL, record TEXT) STRICT;
@@ -146,16 +182,7 @@ export function openStateDatabase(
   const selectHolder = statement(
     "SELECT uuid FROM acknowledged WHERE json_extract(record, '$.username') = ? AND uuid <> ? LIMIT 1",
   );
-  const transaction = (work: () => void) => {
-    db.exec("BEGIN");
-    try {
-      work();
-      db.exec("COMMIT");
-    } catch (error) {
-      db.exec("ROLLBACK");
-      throw error;
-    }
-  };
+  const transaction = (work: () => void) => inTransaction(db, work);
 
   return {
     record: (uuid) => (select.get(uuid) as { record: string | null } | undefined)?.record,
@@ -169,11 +196,15 @@ export function openStateDatabase(
         }
       });
     },
-    forgetContents({ unseen = false } = {}) {
+    forgetContents({ reset = false, keepRequest = false } = {}) {
       transaction(() => {
-        if (unseen) db.exec("DELETE FROM acknowledged WHERE uuid NOT IN (SELECT uuid FROM seen)");
+        if (reset) {
+          db.exec("DELETE FROM acknowledged WHERE uuid NOT IN (SELECT uuid FROM seen)");
+          removeMeta.run("resetInFlight");
+          removeMeta.run("heldUnknown");
+        }
         db.exec("UPDATE acknowledged SET record = NULL");
-        writeMeta.run("resync", "false");
+        if (!keepRequest) writeMeta.run("resync", "false");
         removeMeta.run("changeCookie");
       });
     },
@@ -186,9 +217,9 @@ export function openStateDatabase(
       db.exec("DELETE FROM seen");
     },
     markSeen(uuids) {
-      db.exec("BEGIN");
-      for (const uuid of uuids) insertSeen.run(uuid);
-      db.exec("COMMIT");
+      transaction(() => {
+        for (const uuid of uuids) insertSeen.run(uuid);
+      });
     },
     *unseen() {
       let after = "";
@@ -222,20 +253,32 @@ function checkIdentity(db: DatabaseSync, identity: StateIdentity, adopt: boolean
     (db.prepare("SELECT EXISTS (SELECT 1 FROM acknowledged) AS found").get() as { found: number })
       .found === 0 && read.get("changeCookie") === undefined;
   for (const key of ["source", "target"] as const) {
-    const stored = (read.get(key) as { value: string } | undefined)?.value;
-    const sameWithFilter = key === "source" && stored?.startsWith(`${identity.source} (`) === true;
-    if (
-      stored !== undefined &&
-      stored !== identity[key] &&
-      !adopt &&
-      !holdsNothing &&
-      !sameWithFilter
-    ) {
+    const raw = (read.get(key) as { value: string } | undefined)?.value;
+    // A value an earlier version kept raw (an LDAP URL with a password or a query) is compared,
+    // shown and kept again without them.
+    const stored = raw === undefined ? undefined : redactIdentity(raw);
+    const wanted = redactIdentity(identity[key]);
+    const sameWithFilter = key === "source" && stored?.startsWith(`${wanted} (`) === true;
+    const another = stored !== undefined && stored !== wanted && !holdsNothing;
+    if (another && !sameWithFilter && !adopt) {
       throw new StateMismatchError(
-        `The state file ${path} belongs to the ${key} ${stored}, not ${identity[key]}: ` +
-          "use another state file, or run a full re-sync to take this one over",
+        `The state file ${path} belongs to the ${key} ${stored}, not ${wanted}: ` +
+          "give the sync the state file of this directory and application, or take this one over " +
+          "with a full re-sync (requestResync(), sync --full): it creates every user the directory " +
+          "returns. A reset (POST /v1/reset) from a file taken over from another application is " +
+          "refused unless allowDeleteAll, as the file does not say which users that application holds",
       );
     }
-    write.run(key, identity[key]);
+    // Taken over from another application: its users say nothing of what this one holds.
+    if (another && key === "target") write.run("heldUnknown", "true");
+    write.run(key, wanted);
   }
+}
+
+/** An identity as it is kept and shown: its URL (the first word) without credentials or query. */
+function redactIdentity(value: string): string {
+  const space = value.indexOf(" ");
+  return space === -1
+    ? redactUrl(value)
+    : `${redactUrl(value.slice(0, space))}${value.slice(space)}`;
 }

@@ -4,8 +4,9 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { parseDuration } from "../../src/cli/commands/sync.ts";
+import { describeReport, parseDuration } from "../../src/cli/commands/sync.ts";
 import { run } from "../../src/cli/run.ts";
+import type { DirectorySyncReport } from "../../src/sync/directory-sync-types.ts";
 import { createFakeIo } from "../support/fake-io.ts";
 import { createReferenceProvisioning } from "../support/reference-provisioning.ts";
 import { serveSelfSignedForEachTest } from "../support/self-signed-server.ts";
@@ -41,6 +42,11 @@ describe("platform-integration sync", () => {
       ["sync", "http://127.0.0.1:1", ...required, "--delete-window", "ever"],
       /--delete-window takes/,
     ],
+    // Catches: a bare number read as seconds (24 meaning 24 s, not the 24 h meant).
+    [
+      ["sync", "http://127.0.0.1:1", ...required, "--delete-window", "24"],
+      /--delete-window takes a time with its unit, such as 24h or 90m/,
+    ],
     [
       ["sync", "http://127.0.0.1:1", "--ldap-url", "ldaps://h", "--base-dn", "dc=x", "--start-tls"],
       /startTls upgrades an ldap:\/\/ connection/,
@@ -54,6 +60,19 @@ describe("platform-integration sync", () => {
     const io = createFakeIo();
     expect(await run(argv, io)).toBe(2);
     expect(io.err).toMatch(message);
+  });
+
+  // Catches: a --read-user template with credentials accepted, then fetch's refusal, which
+  // repeats them, printed once per user.
+  it("refuses a --read-user template with credentials at once, once, without them", async () => {
+    const io = createFakeIo();
+    const argv = ["sync", "http://127.0.0.1:1", ...required, "--read-user"];
+    expect(await run([...argv, "http://svc:S3cret@127.0.0.1:1/u/{uuid}"], io)).toBe(2);
+    expect(io.err).toMatch(
+      /--read-user: The read-user URL must not contain a user name or password \(fetch refuses it\): http:\/\/127\.0\.0\.1:1\/u\/\{uuid\}\. Serve the read route without them/,
+    );
+    expect(io.err.match(/must not contain/g)).toHaveLength(1);
+    expect(io.err).not.toMatch(/svc|S3cret/);
   });
 
   // Catches: the help of before the refusals ("anything but 201 or 204 stops the cycle").
@@ -154,6 +173,44 @@ describe("platform-integration sync", () => {
       stoppedAt: { message: { kind: "ping" }, status: 503 },
     });
     expect(app.received).toEqual([]);
+  });
+});
+
+describe("the printed report", () => {
+  const report = (fields: Partial<DirectorySyncReport>): DirectorySyncReport => ({
+    completed: true,
+    mode: "full",
+    read: "full",
+    created: 0,
+    modified: 0,
+    deleted: 0,
+    unchanged: 0,
+    skipped: 0,
+    skippedEntries: [],
+    refused: 0,
+    refusals: [],
+    failed: 0,
+    durationMs: 0,
+    ...fields,
+  });
+  const io = { signal: new AbortController().signal };
+
+  // Catches: "(no uuid)" printed for every skip, whatever its reason.
+  it("prints each skipped entry with its own reason, and says when a full read skipped them all", () => {
+    const skippedEntries = [
+      { dn: "cn=a,dc=x", reason: "it has no username" },
+      { dn: "cn=b,dc=x", reason: "it has no uuid attribute" },
+    ];
+    const all = describeReport(report({ skipped: 2, skippedEntries }), undefined, io);
+    expect(all).not.toMatch(/no uuid\)/);
+    expect(all).toMatch(
+      /2 entries skipped, such as:\n {2}cn=a,dc=x: it has no username\n {2}cn=b,dc=x: it has no uuid attribute/,
+    );
+    expect(all).toMatch(
+      /Every entry the directory returned was skipped: check the mapping \(--username-field/,
+    );
+    const some = describeReport(report({ skipped: 2, skippedEntries, created: 1 }), undefined, io);
+    expect(some).not.toMatch(/Every entry/);
   });
 });
 

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   joinUrl,
@@ -52,13 +53,55 @@ describe("normalizeBaseUrl and joinUrl", () => {
 
   it("shows a URL in messages without its credentials, query or fragment", () => {
     expect(redactUrl("https://u:p@host.test/a?b#c")).toBe("https://host.test/a?…");
-    expect(redactUrl("https://u:pa?ss@host.test/a")).toBe("https://host.test/a");
-    expect(redactUrl("https://host.test/a@b")).toBe("https://host.test/a@b");
+    // A `?` or `/` before the last `@`: a password holding one, or a path holding an `@`; the
+    // text cannot tell, so everything up to it goes, marked.
+    expect(redactUrl("https://u:pa?ss@host.test/a")).toBe("https://…@host.test/a");
+    expect(redactUrl("https://host.test/a@b")).toBe("https://…@b");
     expect(redactUrl("https://host.test/a?token=s3cret")).toBe("https://host.test/a?…");
     expect(redactUrl("ldap://cn=admin:pw@h:389/dc=x??sub?(uid=*)")).toBe("ldap://h:389/dc=x?…");
     // Text the URL parser refuses loses the same parts.
     expect(redactUrl("http://us er:pw@host/x?token=s3cret")).toBe("http://host/x?…");
     expect(redactUrl("no url?token=s3cret")).toBe("no url?…");
+  });
+
+  // Catches: credentials kept when the password holds "/" (the old pattern stopped at the first
+  // "/"), a leading space that skipped redaction, a parser that puts the secret in the path.
+  it.each([
+    ["http://svc:ab/cd+Secret@app.example/v1", "http://…@app.example/v1"],
+    ["http://svc:80/cd+Secret@app.example/v1", "http://…@app.example/v1"],
+    ["http://svc:ab\\cdSecret@app.example:99999/", "http://…@app.example:99999/"],
+    [" http://svc:Secret@app.example:99999/", "http://app.example:99999/"],
+    ["\u0000\u001f http://svc:Secret@app.example/", "http://app.example/"],
+    ["HTTP://svc:Se\ncr\tet@h/", "HTTP://h/"],
+    ["ht\ntp://svc:Secret@h/", "http://h/"],
+    ["x <http://svc:Secret@h/>", "x <http://h/>"],
+    ["http:svc:Secret@h", "http:h"],
+    ["http:/\\svc:Secret@h/p", "http:/\\h/p"],
+    ["ldap://svc:Se@cret@h:389/", "ldap://h:389/"],
+    ["https://svc:Secret@h/a?x=svc:Secret@y", "https://…@y"],
+    ["http://a/ http://svc:Secret@h/", "http://…@h/"],
+  ])("never leaks the userinfo of %j", (value, shown) => {
+    expect(redactUrl(value)).toBe(shown);
+    expect(redactUrl(value)).not.toMatch(/svc|Se.?cr.?et/);
+  });
+
+  it("never leaks a password, whatever it holds", () => {
+    const part = fc.string({
+      unit: fc.constantFrom("a", "/", "?", "#", "@", "\\", ":", " ", "%", "\n"),
+    });
+    fc.assert(
+      fc.property(
+        fc.constantFrom("http://", "https://", "HTTPS://", " ldap://", "ldaps:\\\\", "http:/"),
+        part,
+        part,
+        fc.constantFrom("host.test", "host.test:8443/path", "[::1]:3000/a?b#c", ""),
+        (scheme, before, after, host) => {
+          const shown = redactUrl(`${scheme}svcuser:${before}S3cr3t${after}@${host}`);
+          expect(shown).not.toContain("S3cr3t");
+          expect(shown).not.toContain("svcuser");
+        },
+      ),
+    );
   });
 
   // Catches: a refused base URL whose message repeats the token of its query.

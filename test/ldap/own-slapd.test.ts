@@ -282,6 +282,32 @@ describe.runIf(installed || required)("directory sync against slapd servers of i
         }),
       ).toThrow(/startTls upgrades an ldap:\/\/ connection/);
     });
+
+    // Catches: an LDAP URL's user:password or query kept raw in the state file and repeated by
+    // StateMismatchError, though ldapts never binds with them.
+    it.each([
+      "ldap://admin:S3cretPW@127.0.0.1:1",
+      "ldap://127.0.0.1:1/??sub?(objectClass=*)?x-bindpw=S3cretPW",
+      "ldap://127.0.0.1:1/?token=S3cretPW",
+      "ldaps://admin:ab/S3cretPW@127.0.0.1:1",
+    ])("refuses the LDAP URL %s at creation, without repeating its secret", (url) => {
+      let error: unknown;
+      try {
+        createDirectorySync({
+          ldap: { url },
+          baseDn: "dc=example",
+          target: "http://127.0.0.1:1",
+          state: ":memory:",
+        });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(TypeError);
+      expect(String(error)).toMatch(
+        /ldap.url must not carry a user name, a password or a query .*ldap.bindDn and ldap.password/,
+      );
+      expect(String(error)).not.toMatch(/S3cret|admin/);
+    });
   });
 
   describe("the sync command", () => {

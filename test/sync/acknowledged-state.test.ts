@@ -1,11 +1,21 @@
 import { execFile } from "node:child_process";
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openState } from "../../src/sync/acknowledged-state.ts";
+import { openState, StateFileError } from "../../src/sync/acknowledged-state.ts";
+import { inTransaction, onStateFile, stateFileFix } from "../../src/sync/state-database.ts";
 
 const run = promisify(execFile);
 const stateSource = fileURLToPath(new URL("../../src/sync/acknowledged-state.ts", import.meta.url));
@@ -176,5 +186,127 @@ process.kill(process.pid, "SIGKILL");`;
     rmSync(`${path}-acks`, { recursive: true });
     // Not locked by the failed open.
     openState(path, identity).close();
+  });
+});
+
+describe("a full disk", () => {
+  // Catches: an explicit ROLLBACK after SQLite's own, whose "cannot rollback - no transaction is
+  // active" replaced the real failure.
+  it("tells SQLITE_FULL itself, not the ROLLBACK SQLite already did", () => {
+    const db = new DatabaseSync(path);
+    db.exec("CREATE TABLE t (x TEXT)");
+    const pages = (db.prepare("PRAGMA page_count").get() as { page_count: number }).page_count;
+    db.exec(`PRAGMA max_page_count = ${pages + 2}`);
+    const insert = db.prepare("INSERT INTO t VALUES (?)");
+    const fill = () =>
+      inTransaction(db, () => {
+        for (let index = 0; index < 100; index++) insert.run("x".repeat(5000));
+      });
+    expect(fill).toThrow(/database or disk is full/);
+    let error: unknown;
+    try {
+      onStateFile("state file", path, stateFileFix, fill);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(StateFileError);
+    expect((error as StateFileError).path).toBe(path);
+    expect((error as Error).message).toMatch(
+      new RegExp(
+        `state file ${path} failed: disk full \\(database or disk is full\\)\\. Make room on the disk`,
+      ),
+    );
+    db.close();
+  });
+
+  it("tells ENOSPC from the journal as a full disk", () => {
+    const enospc = Object.assign(new Error("ENOSPC: no space left on device, write"), {
+      code: "ENOSPC",
+    });
+    expect(() =>
+      onStateFile("journal of acknowledgements", `${path}-acks`, "fix", () => {
+        throw enospc;
+      }),
+    ).toThrow(/journal of acknowledgements .*-acks failed: disk full \(ENOSPC/);
+  });
+
+  // On a real full disk (a tmpfs of 600 KiB, root only): every failure, the journal's fold when
+  // the file is opened again included, is a StateFileError that says "disk full"; once there is
+  // room the next run resumes.
+  it.runIf(process.getuid?.() === 0)(
+    "reports a full disk as the state file's, at open too, and resumes once there is room",
+    async () => {
+      const mount = join(folder, "full");
+      mkdirSync(mount);
+      try {
+        await run("mount", ["-t", "tmpfs", "-o", "size=600k", "tmpfs", mount]);
+      } catch {
+        return; // no mount here (a container without the capability)
+      }
+      try {
+        const statePath = join(mount, "state.sqlite");
+        writeFileSync(join(mount, "filler"), Buffer.alloc(200 * 1024));
+        const fill = () => {
+          const state = openState(statePath, identity);
+          try {
+            for (let index = 0; index < 5000; index++) {
+              state.acknowledge({ ...user(index), note: "x".repeat(100) });
+            }
+            state.count();
+          } finally {
+            state.close();
+          }
+        };
+        expect(fill).toThrow(/disk full/);
+        // Opened again, the journal left behind is folded in first: the same full disk, told so.
+        expect(() => openState(statePath, identity)).toThrow(
+          new RegExp(`state file ${statePath} failed: disk full`),
+        );
+        rmSync(join(mount, "filler"));
+        await run("mount", ["-o", "remount,size=8m", mount]);
+        const state = openState(statePath, identity);
+        expect(state.count()).toBeGreaterThan(0);
+        state.close();
+      } finally {
+        await run("umount", [mount]).catch(() => undefined);
+      }
+    },
+  );
+});
+
+describe("the state file's identity", () => {
+  // Catches: an LDAP URL's password or query, kept raw by an earlier version, repeated by the
+  // StateMismatchError and kept in the file.
+  it("keeps and shows the directory's URL without credentials or query, and takes over a raw value of before", () => {
+    const raw = {
+      source: "ldap://admin:S3cret@h:389/?x-bindpw=S3cret dc=example",
+      target: "http://app",
+    };
+    const state = openState(path, raw);
+    state.acknowledge(user(1));
+    state.close();
+    const stored = () => {
+      const db = new DatabaseSync(path);
+      const value = (
+        db.prepare("SELECT value FROM meta WHERE key = 'source'").get() as { value: string }
+      ).value;
+      db.close();
+      return value;
+    };
+    expect(stored()).toBe("ldap://h:389/?… dc=example");
+    // As an earlier version kept it: raw.
+    const db = new DatabaseSync(path);
+    db.prepare("UPDATE meta SET value = ? WHERE key = 'source'").run(
+      "ldap://admin:S3cret@h:389 dc=example",
+    );
+    db.close();
+    expect(() => openState(path, { ...identity, source: "ldap://h:389 dc=other" })).toThrow(
+      /belongs to the source ldap:\/\/h:389 dc=example, not ldap:\/\/h:389 dc=other/,
+    );
+    expect(() => openState(path, { ...identity, source: "ldap://h:389 dc=other" })).not.toThrow(
+      /S3cret|admin/,
+    );
+    openState(path, { source: "ldap://h:389 dc=example", target: "http://app" }).close();
+    expect(stored()).toBe("ldap://h:389 dc=example");
   });
 });

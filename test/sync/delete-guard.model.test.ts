@@ -47,6 +47,11 @@ interface Model {
   allowance: Allowance | undefined;
   /** The deletes of cycles no allowance covered: [time, count]. */
   window: [number, number][];
+  /**
+   * The users an allowance let a cycle delete that a failure left undeleted: a later cycle of the
+   * same sync whose deletes are all among them goes through (every user only under "all").
+   */
+  remaining: { uuids: Set<string>; all: boolean } | undefined;
 }
 
 interface Real {
@@ -60,6 +65,11 @@ interface Real {
   removed: UserRecord[];
   next: number;
   filter: Filter;
+  /**
+   * Users the uuid read returns and the read that creates leaves out, as Active Directory's
+   * disabled accounts kept by default ("keep") and its entries without a username.
+   */
+  kept: Set<string>;
   resetRequest: boolean;
   /** A full re-sync asked for and not yet started. */
   resyncPending: boolean;
@@ -78,7 +88,15 @@ function directoryOf(real: Real): DirectorySource {
       const users = visible(real);
       for (let index = 0; index < users.length; index += 7) {
         const page = users.slice(index, index + 7);
-        yield { users: uuidsOnly ? page.map(({ uuid }) => ({ uuid })) : page, skipped: [] };
+        if (uuidsOnly) yield { users: page.map(({ uuid }) => ({ uuid })), skipped: [] };
+        else {
+          yield {
+            users: page.filter((user) => !real.kept.has(user.uuid)),
+            skipped: page
+              .filter((user) => real.kept.has(user.uuid))
+              .map((user) => ({ dn: `cn=${user.uuid}`, reason: "it has no username" })),
+          };
+        }
       }
     },
   };
@@ -104,6 +122,7 @@ function open(real: Real, model: Model, allowance?: Allowance): void {
     now: () => real.clock,
   });
   model.allowance = allowance;
+  model.remaining = undefined;
 }
 
 async function held(real: Real): Promise<Set<string>> {
@@ -125,29 +144,45 @@ async function cycle(model: Model, real: Real): Promise<DirectorySyncReport> {
 
   // The model's own verdict: the acknowledged users the directory no longer returns, judged on
   // the cycle and on the window (the users held before the window's deletes as the base).
-  const shown = new Set(visible(real).map((user) => user.uuid));
+  // A reset is judged on the read that creates (the kept left out), other cycles on the uuid read.
+  const reset = real.resyncPending && real.resetRequest;
+  const shown = new Set(
+    visible(real)
+      .map((user) => user.uuid)
+      .filter((uuid) => !(reset && real.kept.has(uuid))),
+  );
   const planned = [...before].filter((uuid) => !shown.has(uuid)).length;
   const over = (deletes: number, base: number) =>
     deletes > model.maxDeletes ||
     (deletes >= percentFloor && deletes * 100 > base * model.maxPercent);
-  // A reset from a state that holds nobody, with an empty read, would leave the application empty.
-  const blind = real.resyncPending && real.resetRequest && before.size === 0 && shown.size === 0;
+  // A reset from a state that holds nobody may remove every user the application holds.
+  const blind = reset && before.size === 0;
   const stops =
     blind ||
     (planned > 0 &&
       (planned >= before.size ||
         over(planned, before.size) ||
         (inWindow > 0 && over(inWindow + planned, before.size + inWindow))));
-  const covers =
+  const plannedUuids = [...before].filter((uuid) => !shown.has(uuid));
+  const all = blind || planned >= before.size;
+  const carried =
     stops &&
-    model.allowance !== undefined &&
-    (blind || planned >= before.size
-      ? model.allowance.kind === "all"
-      : model.allowance.kind === "all" || planned <= model.allowance.deletes);
+    model.remaining !== undefined &&
+    (model.remaining.all || !all) &&
+    !blind &&
+    plannedUuids.every((uuid) => model.remaining?.uuids.has(uuid));
+  const covers =
+    carried ||
+    (stops &&
+      model.allowance !== undefined &&
+      (all
+        ? model.allowance.kind === "all"
+        : model.allowance.kind === "all" || planned <= model.allowance.deletes));
   expect(report.deleteGuard !== undefined, `${context}: stopped?`).toBe(stops && !covers);
   expect(report.allowed, `${context}: allowed`).toBe(covers ? planned : undefined);
-  // A full re-sync starts (the request is cleared) unless the guard stopped its reset.
-  if (report.mode === "full" && !(real.resetRequest && report.deleteGuard)) {
+  // A full re-sync stays asked for until the guard lets it through and it has sent its deletes
+  // or its reset.
+  if (report.mode === "full" && !report.deleteGuard && (report.completed || lost === planned)) {
     real.resyncPending = false;
   }
 
@@ -155,18 +190,27 @@ async function cycle(model: Model, real: Real): Promise<DirectorySyncReport> {
   expect(report.deleted, context).toBe(lost);
   // A cycle the guard stopped sent nothing.
   if (report.deleteGuard) expect([...after].sort(), context).toEqual([...before].sort());
-  const all = before.size > 0 && lost === before.size;
-  if (report.allowed !== undefined) {
+  const lostAll = before.size > 0 && lost === before.size;
+  if (carried) {
+    // The rest of an allowed clean-up, those users only.
+    expect(lostAll && !model.remaining?.all, context).toBe(false);
+    const remaining = model.remaining as { uuids: Set<string>; all: boolean };
+    for (const uuid of before) if (!after.has(uuid)) remaining.uuids.delete(uuid);
+    if (remaining.uuids.size === 0 || real.resetRequest) model.remaining = undefined;
+  } else if (report.allowed !== undefined) {
     // Only an allowance the model holds, once, and at most its count (every user only by its own).
     expect(model.allowance, context).toBeDefined();
     if (model.allowance?.kind === "count") {
       expect(lost, context).toBeLessThanOrEqual(model.allowance.deletes);
-      expect(all, context).toBe(false);
+      expect(lostAll, context).toBe(false);
     }
+    const left = new Set(plannedUuids.filter((uuid) => after.has(uuid)));
+    model.remaining =
+      left.size > 0 && !blind ? { uuids: left, all: model.allowance?.kind === "all" } : undefined;
     model.allowance = undefined;
     model.window = [];
   } else {
-    expect(all, `${context}: every user deleted without allowDeleteAll`).toBe(false);
+    expect(lostAll, `${context}: every user deleted without allowDeleteAll`).toBe(false);
     expect(lost, context).toBeLessThanOrEqual(model.maxDeletes);
     if (lost >= percentFloor) {
       expect(lost * 100, context).toBeLessThanOrEqual(before.size * model.maxPercent);
@@ -183,7 +227,10 @@ async function cycle(model: Model, real: Real): Promise<DirectorySyncReport> {
     if (report.deleteGuard) model.allowance = undefined;
   }
   if (report.completed) {
-    const directory = visible(real).map((user) => user.uuid);
+    // The kept stay as they were held, unless a reset removed them.
+    const directory = visible(real)
+      .map((user) => user.uuid)
+      .filter((uuid) => !real.kept.has(uuid) || (!reset && before.has(uuid)));
     expect([...after].sort(), `${context}: completed`).toEqual([...directory].sort());
   }
   return report;
@@ -232,6 +279,16 @@ const commands = fc.commands(
     fc.constantFrom<Filter>("all", "none", "even").map((filter) =>
       command(`filter ${filter}`, async (model, real) => {
         real.filter = filter;
+        await cycle(model, real);
+      }),
+    ),
+    fc.integer({ min: 0, max: 100 }).map((percent) =>
+      command(`keep ${percent} % out of the read that creates`, async (model, real) => {
+        real.kept = new Set(
+          real.people
+            .filter((_, index) => index * 100 < real.people.length * percent)
+            .map((user) => user.uuid),
+        );
         await cycle(model, real);
       }),
     ),
@@ -312,6 +369,7 @@ describe("the delete guard, explored", () => {
               removed: [],
               next: size,
               filter: "all",
+              kept: new Set(),
               resetRequest,
               resyncPending: false,
               failDeleteAt: undefined,
@@ -324,7 +382,13 @@ describe("the delete guard, explored", () => {
               }
               return app.fetch(request);
             });
-            const model: Model = { maxDeletes, maxPercent, allowance: undefined, window: [] };
+            const model: Model = {
+              maxDeletes,
+              maxPercent,
+              allowance: undefined,
+              window: [],
+              remaining: undefined,
+            };
             open(real, model);
             try {
               expect(await cycle(model, real)).toMatchObject({ completed: true, created: size });

@@ -290,7 +290,9 @@ describe("createDirectorySync over a directory source", () => {
     await Promise.all(syncs.splice(0).map((sync) => sync.close()));
     const other = await startServer((request) => app.fetch(request));
     await expect(open(directory, { target: other.url })).rejects.toThrow(StateMismatchError);
-    await expect(open(directory, { target: other.url })).rejects.toThrow(/another state file/);
+    await expect(open(directory, { target: other.url })).rejects.toThrow(
+      /state file of this directory and application, or take this one over with a full re-sync .*refused unless allowDeleteAll/,
+    );
     await expect(open(directory, { target: other.url, adoptState: true })).resolves.toBeDefined();
   });
 
@@ -945,20 +947,186 @@ describe("the delete guard", () => {
     expect(calls()).toEqual(["GET /v1/ping", "GET /v1/ping"]);
   });
 
-  it("sends no reset from a state file that holds nobody when the directory reads empty", async () => {
+  it("sends no reset from a state file that holds nobody, whatever the read, unless allowDeleteAll", async () => {
     appUrl ??= (await startServer((request) => app.fetch(request))).url;
-    for (const user of people(5)) await app.store.upsert(user);
-    const directory = memoryDirectory([]);
-    const sync = await restart(directory, { resetRequest: true });
+    for (const user of people(60)) await app.store.upsert(user);
+    // A new state file, as the StateMismatchError's advice once led to, and a read of 2 users.
+    const directory = memoryDirectory(people(2));
+    let sync = await restart(directory, { resetRequest: true });
     sync.requestResync();
-    const report = await sync.syncOnce();
-    expect(report.deleteGuard?.message).toMatch(/state file holds none: POST \/v1\/reset would/);
-    expect(calls()).toEqual(["GET /v1/ping"]);
-    expect(await app.store.list()).toHaveLength(5);
-    directory.users = people(2);
+    for (const users of [[], people(2)]) {
+      directory.users = users;
+      const report = await sync.syncOnce();
+      expect(report).toMatchObject({ mode: "full", completed: false, deleted: 0 });
+      expect(report.deleteGuard?.message).toMatch(
+        /state file holds no user .*does not know which users this application holds: POST \/v1\/reset would remove every one of them.*without --reset-request.*allowDeleteAll: true/,
+      );
+    }
+    expect(calls()).toEqual(["GET /v1/ping", "GET /v1/ping"]);
+    expect(await app.store.list()).toHaveLength(60);
+    sync = await restart(directory, { resetRequest: true, allowDeleteAll: true });
     expect(await sync.syncOnce()).toMatchObject({ mode: "full", completed: true, created: 2 });
     expect(calls()).toContain("POST /v1/reset");
     expect(await app.store.list()).toHaveLength(2);
+  });
+
+  it("judges a reset as blind from a state file taken over from another application", async () => {
+    const { directory } = await synced(10, { resetRequest: true });
+    const other = await startServer((request) => app.fetch(request));
+    await Promise.all(syncs.splice(0).map((sync) => sync.close()));
+    const sync = createDirectorySync({
+      source: directory,
+      target: other.url,
+      state: join(folder, "guard.sqlite"),
+      adoptState: true,
+      resetRequest: true,
+    });
+    syncs.push(sync);
+    sync.requestResync();
+    expect((await sync.syncOnce()).deleteGuard?.message).toMatch(
+      /taken over from another application .*No reset was sent/,
+    );
+    expect(calls()).toEqual(["GET /v1/ping"]);
+  });
+
+  /**
+   * A directory whose read that creates leaves out some users the uuid read returns, as Active
+   * Directory's disabled accounts kept by default ("keep") and its entries without a username are.
+   */
+  function keepingDirectory(count: number) {
+    const directory = memoryDirectory(people(count));
+    const kept = new Set<string>();
+    const read = directory.read;
+    directory.read = async function* (options) {
+      for await (const page of read(options)) {
+        if (options.uuidsOnly) yield page;
+        else {
+          yield {
+            users: page.users.filter((user) => !kept.has(user.uuid)),
+            skipped: page.users
+              .filter((user) => kept.has(user.uuid))
+              .map((user) => ({ dn: `cn=${user.uuid}`, reason: "it has no username" })),
+          };
+        }
+      }
+    };
+    return { directory, kept };
+  }
+
+  it("judges a reset on the read that creates: users it leaves out count as deleted (AD's kept accounts, entries without a username)", async () => {
+    appUrl ??= (await startServer((request) => app.fetch(request))).url;
+    const { directory, kept } = keepingDirectory(100);
+    let sync = await restart(directory, { resetRequest: true });
+    expect(await sync.syncOnce()).toMatchObject({ completed: true, created: 100 });
+    for (let index = 0; index < 40; index++) kept.add(`u${index}`);
+    sync.requestResync();
+    const stopped = await sync.syncOnce();
+    expect(stopped).toMatchObject({
+      deleted: 0,
+      skipped: 40,
+      deleteGuard: { deletes: 40, held: 100 },
+    });
+    expect(stopped.deleteGuard?.message).toMatch(
+      /POST \/v1\/reset would remove 40 of the 100 users the application holds for good, as the read its creates come from does not return them \(the read skipped 40 entries: see skippedEntries for why\), more than 20 %: no reset was sent/,
+    );
+    expect(stopped.skippedEntries[0]).toEqual({ dn: "cn=u0", reason: "it has no username" });
+    for (let index = 40; index < 100; index++) kept.add(`u${index}`);
+    const report = await sync.syncOnce();
+    expect(report.deleteGuard?.message).toMatch(/refusing to delete them all/);
+    expect(await app.store.list()).toHaveLength(100);
+    kept.clear();
+    for (let index = 0; index < 40; index++) kept.add(`u${index}`);
+    sync = await restart(directory, { resetRequest: true, allowDeletes: 40 });
+    expect(await sync.syncOnce()).toMatchObject({
+      mode: "full",
+      completed: true,
+      deleted: 40,
+      created: 60,
+      allowed: 40,
+    });
+    expect(await app.store.list()).toHaveLength(60);
+  });
+
+  it("sends a reset and its creates from one read: a second read that returns fewer cannot remove users unjudged", async () => {
+    const { directory, sync } = await synced(50, { resetRequest: true });
+    // The first read of the cycle sees every user, any later one 10 (another replica, a change).
+    const read = directory.read;
+    let reads = 0;
+    directory.read = (options) =>
+      ++reads === 1 ? read(options) : memoryDirectory(people(10)).read(options);
+    sync.requestResync();
+    const report = await sync.syncOnce();
+    expect(report).toMatchObject({ mode: "full", completed: true, deleted: 0, created: 50 });
+    expect(reads).toBe(1);
+    expect(await app.store.list()).toHaveLength(50);
+  });
+
+  // Catches: one 503 in an allowed clean-up spending the allowance, every later cycle stopped on
+  // the rest, and a report that says the allowance deleted what it only allowed.
+  it("lets an allowance a failure interrupted cover the rest of the same users, and no other", async () => {
+    let deletes = 0;
+    let failAt = 5;
+    appUrl = (
+      await startServer(async (request) =>
+        request.method === "DELETE" && ++deletes === failAt
+          ? new Response(null, { status: 503 })
+          : app.fetch(request),
+      )
+    ).url;
+    const { directory } = await synced(100);
+    directory.users.splice(0, 30);
+    const sync = await restart(directory, { allowDeletes: 30 });
+    expect(await sync.syncOnce()).toMatchObject({ completed: false, deleted: 4, allowed: 30 });
+    // Another user gone too: not among the allowed, so the rest is judged afresh and stopped.
+    const gone = directory.users.splice(0, 1);
+    expect((await sync.syncOnce()).deleteGuard).toMatchObject({ deletes: 27, held: 96 });
+    directory.users.unshift(...gone);
+    failAt = 0;
+    expect(await sync.syncOnce()).toMatchObject({ completed: true, deleted: 26, allowed: 26 });
+    expect(await app.store.list()).toHaveLength(70);
+    // Spent: the next mass delete is stopped.
+    directory.users.splice(0, 30);
+    expect((await sync.syncOnce()).deleteGuard).toMatchObject({ deletes: 30, held: 70 });
+  });
+
+  it("keeps a full re-sync asked for when the guard stops it, without a reset too", async () => {
+    const { directory, sync } = await synced(100);
+    directory.users.splice(0, 30);
+    sync.requestResync();
+    expect((await sync.syncOnce()).deleteGuard).toMatchObject({ deletes: 30, held: 100 });
+    expect(await sync.syncOnce()).toMatchObject({ mode: "full", completed: false });
+    directory.users = people(100);
+    expect(await sync.syncOnce()).toMatchObject({ mode: "full", completed: true, created: 100 });
+    expect((await sync.syncOnce()).mode).toBe("update");
+  });
+
+  it("records a reset before it is sent: a reset never acknowledged is named in the next stop", async () => {
+    appUrl ??= (await startServer((request) => app.fetch(request))).url;
+    let faults: FaultyClient | undefined;
+    const directory = memoryDirectory(people(100));
+    let sync = createDirectorySync({
+      source: directory,
+      target: appUrl,
+      state: join(folder, "guard.sqlite"),
+      resetRequest: true,
+      wrapClient: (client) => (faults = withFaults(client)),
+    });
+    syncs.push(sync);
+    await sync.syncOnce();
+    faults?.injectFault({ type: "drop-response", on: "reset" });
+    sync.requestResync();
+    expect((await sync.syncOnce()).stoppedAt?.message.kind).toBe("reset");
+    expect(await app.store.list()).toHaveLength(0);
+    directory.users.splice(0, 30);
+    sync = await restart(directory, { resetRequest: true });
+    const report = await sync.syncOnce();
+    expect(report.deleteGuard?.message).toMatch(
+      /30 of the 100 users .*reset \(POST \/v1\/reset\) sent earlier was never acknowledged/,
+    );
+    sync = await restart(directory, { resetRequest: true, allowDeletes: 30 });
+    expect(await sync.syncOnce()).toMatchObject({ completed: true, created: 70, deleted: 30 });
+    directory.users.splice(0, 30);
+    expect((await sync.syncOnce()).deleteGuard?.message).not.toMatch(/never acknowledged/);
   });
 
   it("refuses thresholds and allowances that are not numbers of 0 or more", () => {

@@ -66,7 +66,8 @@ Options:
                               count too, against the same thresholds
   --max-delete-percent <p>    See --max-deletes
   --delete-window <time>      The delete guard's rolling window, kept in the state file: 24h
-                              (default), 1h, 0 to judge each cycle alone
+                              (default), 90m, 1h (a unit is required), 0 to judge each cycle
+                              alone
   --allow-deletes <n>         Let the next cycle the guard would stop delete up to n users (not
                               all of them): the answer to a stopped cycle, once its deletes are
                               checked. That cycle spends it, covered or not; the window's
@@ -101,8 +102,9 @@ What the sync does with each answer:
 SIGINT or SIGTERM ends the cycle at the message in flight (sent again next time) and exits 0.
 
 Exit status: 0 when the last cycle completed (or was stopped by SIGINT/SIGTERM), 1 when it
-stopped on an error, held refused messages, was stopped by the delete guard (or a read-back
-found a difference), 2 for a wrong command line.
+stopped on an error, held refused messages, was stopped by the delete guard, skipped every entry
+of a full read (a mistyped --username-field, say), or a read-back found a difference;
+2 for a wrong command line.
 `;
 
 /** `platform-integration sync <url> --ldap-url ... --base-dn ...`: {@link createDirectorySync}. */
@@ -176,7 +178,11 @@ export const syncCommand: Command = {
         ? undefined
         : windowText.trim() === "0"
           ? 0
-          : parseDuration(windowText, "--delete-window");
+          : /^\s*\d+(?:\.\d+)?\s*$/.test(windowText)
+            ? refuse(
+                `--delete-window takes a time with its unit, such as 24h or 90m (a bare number could be seconds or hours), or 0; not "${windowText}"`,
+              )
+            : parseDuration(windowText, "--delete-window");
     const mapping = {
       ...(values["user-id-field"] !== undefined && { userId: values["user-id-field"] }),
       ...(values["uuid-field"] !== undefined && { uuid: values["uuid-field"] }),
@@ -196,6 +202,7 @@ export const syncCommand: Command = {
     // that failed at once leaves no file behind.
     const statePath = values.state ?? "directory-sync.sqlite";
     const stateExisted = existsSync(statePath);
+    let stateUsed = false;
     const progressOut = values.json ? io.stderr : io.stdout;
     const showProgress = throttledProgress(progressOut, io.stdout.isTTY === true && !values.json);
     // Loaded on use: node:sqlite (and its ExperimentalWarning) and ldapts only for this command,
@@ -236,12 +243,16 @@ export const syncCommand: Command = {
         ...(values.full && { adoptState: true }),
         ...(values["no-content-sync"] && { contentSync: false }),
         timeoutMs,
-        onProgress: showProgress,
+        onProgress: (progress) => {
+          // An acknowledgement is in the state file (or its journal): a run that fails after it
+          // must keep the file, or the next run sends every user again.
+          if (progress.created + progress.modified + progress.deleted > 0) stateUsed = true;
+          showProgress(progress);
+        },
         readInWorker: true,
       }),
     );
     let ok = true;
-    let stateUsed = false;
     const onCycle = async (report: DirectorySyncReport) => {
       stateUsed ||=
         report.completed ||
@@ -256,11 +267,15 @@ export const syncCommand: Command = {
       // A cycle that SIGINT or SIGTERM ended is a requested stop, not a failure: what was
       // acknowledged is in the state file and the next run resumes there.
       const stopped = io.signal.aborted && report.refused === 0 && !report.deleteGuard;
-      ok = stopped || (report.completed && (verified === undefined || verifiedAll(verified)));
+      ok =
+        stopped ||
+        (report.completed &&
+          !skippedEverything(report) &&
+          (verified === undefined || verifiedAll(verified)));
       if (values.json) {
         io.stdout.write(`${JSON.stringify(verified ? { ...report, verified } : report)}\n`);
       } else {
-        io.stdout.write(describe(report, verified, io));
+        io.stdout.write(describeReport(report, verified, io));
       }
     };
     try {
@@ -281,6 +296,11 @@ export const syncCommand: Command = {
         });
         await pending;
       }
+    } catch (error) {
+      // The first failure is the one to tell: closing after it (a full disk fails the last fold
+      // too) must not replace it.
+      await sync.close().catch(() => undefined);
+      throw error;
     } finally {
       await sync.close();
       if (!stateExisted && !stateUsed) {
@@ -292,6 +312,10 @@ export const syncCommand: Command = {
     return ok ? 0 : 1;
   },
 };
+
+function refuse(message: string): never {
+  throw new UsageError(message);
+}
 
 function required(value: string | undefined, name: string): string {
   if (value === undefined || value === "") throw new UsageError(`Missing --${name}`);
@@ -366,7 +390,24 @@ function throttledProgress(out: CommandIo["stderr"], tty: boolean): ProgressLine
   });
 }
 
-function describe(report: DirectorySyncReport, verified: VerifyReport | undefined, io: CommandIo) {
+/**
+ * A full read whose every entry was skipped (a mistyped --username-field, say): nothing can
+ * reach the application, which the CLI tells as a failure rather than a completed cycle.
+ */
+function skippedEverything(report: DirectorySyncReport): boolean {
+  return (
+    report.read === "full" &&
+    report.skipped > 0 &&
+    report.created + report.modified + report.unchanged + report.refused === 0
+  );
+}
+
+/** A cycle's report as the CLI prints it (exported for its tests). */
+export function describeReport(
+  report: DirectorySyncReport,
+  verified: VerifyReport | undefined,
+  io: Pick<CommandIo, "signal">,
+): string {
   const seconds = (report.durationMs / 1000).toFixed(2);
   const lines = [
     `${report.mode} sync ${report.completed ? "completed" : "stopped"} in ${seconds} s ` +
@@ -381,8 +422,15 @@ function describe(report: DirectorySyncReport, verified: VerifyReport | undefine
     );
   }
   if (report.skipped > 0) {
-    lines.push(`${report.skipped} entries skipped (no uuid), such as:`);
-    for (const entry of report.skippedEntries.slice(0, 5)) lines.push(`  ${entry.dn}`);
+    lines.push(`${report.skipped} entries skipped, such as:`);
+    for (const entry of report.skippedEntries.slice(0, 5)) {
+      lines.push(`  ${entry.dn}: ${entry.reason}`);
+    }
+    if (skippedEverything(report)) {
+      lines.push(
+        "Every entry the directory returned was skipped: check the mapping (--username-field, --uuid-field) and the filter. The cycle counts as failed (exit 1).",
+      );
+    }
   }
   const describeStop = (stop: SyncStop) => {
     const what = [stop.message.kind, stop.message.uuid].filter(Boolean).join(" ");
@@ -399,8 +447,12 @@ function describe(report: DirectorySyncReport, verified: VerifyReport | undefine
   }
   if (report.deleteGuard) lines.push(report.deleteGuard.message);
   if (report.allowed !== undefined) {
+    const left = report.allowed - report.deleted;
     lines.push(
-      `The allowance let this cycle delete ${report.allowed} users, past the delete guard; it is spent.`,
+      `The allowance let this cycle delete up to ${report.allowed} users past the delete guard; it deleted ${report.deleted}.` +
+        (left > 0
+          ? ` The other ${left} stay allowed for the next cycles of this run, those users only.`
+          : " The allowance is spent."),
     );
   }
   const stop = report.stoppedAt;

@@ -43,9 +43,13 @@ interface Cursor {
   position: number;
 }
 
-// Sixteen digits at least (padded), more once ids pass them: compared as exact integers (BigInt),
-// so that a stray file whose id is above 2^53 cannot make every new segment reuse one id.
-const segmentName = /^(\d{16,})\.(seg|ack)$/;
+// Exactly sixteen digits, the spool's own names: ids are compared as exact integers (BigInt), so
+// that a stray file whose id is above 2^53 cannot make every new segment reuse one id, and a file
+// of another width (17 digits with a leading zero, 251 nines) is not the spool's: it is left alone,
+// rather than read under a name it does not have or numbered past into names too long to create.
+const segmentName = /^(\d{16})\.(seg|ack)$/;
+/** The last id a sixteen-digit name holds. */
+const lastSegmentId = 10n ** 16n - 1n;
 const emptyBuffer = Buffer.alloc(0);
 
 /**
@@ -94,6 +98,12 @@ export class Segments {
       if (id === undefined || kind === undefined) continue;
       const kinds = found.get(BigInt(id)) ?? new Set();
       found.set(BigInt(id), kinds.add(kind));
+    }
+    if ([...found.keys()].includes(lastSegmentId)) {
+      // No spool numbers that far (a segment a millisecond for 300,000 years): a stray file.
+      throw new Error(
+        `The audit spool ${this.#dir} holds ${segmentFile(lastSegmentId)}, the last id a segment name can hold, so no segment can follow it: move that file away`,
+      );
     }
     for (const id of [...found.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
       this.#lastId = id;

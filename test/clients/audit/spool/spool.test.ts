@@ -1,6 +1,7 @@
 import {
   appendFileSync,
   closeSync,
+  existsSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -182,6 +183,35 @@ describe("Spool", () => {
     expect(ids.every((id) => id > stray)).toBe(true);
     const second = openSpool(dir);
     expect(takeAll(second.spool)).toEqual(written);
+  });
+
+  // Catches: a pattern of 16 digits or more, under which a stray 00000000000000001.seg was read
+  // as id 1 under a name it does not have (ENOENT at open), and a stray name of 251 nines made
+  // every next segment's name too long (ENAMETOOLONG at every commit).
+  it("leaves files of another width alone, and refuses the last sixteen-digit id at open", async () => {
+    const dir = tempDir();
+    const strays = [
+      "00000000000000001.seg",
+      `${"9".repeat(251)}.seg`,
+      "123.seg",
+      "0000000000000001.seg.bak",
+    ];
+    for (const name of strays) writeFileSync(join(dir, name), segmentMagic);
+    const first = openSpool(dir);
+    const written = bodies(3);
+    appendAll(first.spool, written);
+    await expect(first.spool.persisted()).resolves.toBe(true);
+    await first.spool.close();
+    expect(segmentFiles(dir).filter((name) => /^\d{16}\.seg$/.test(name))).toEqual([
+      "0000000000000001.seg",
+    ]);
+    for (const name of strays) expect(existsSync(join(dir, name))).toBe(true);
+    expect(takeAll(openSpool(dir).spool)).toEqual(written);
+    const full = tempDir();
+    writeFileSync(join(full, "9999999999999999.seg"), segmentMagic);
+    expect(() => openSpool(full)).toThrow(
+      /holds 9999999999999999\.seg, the last id a segment name can hold, so no segment can follow it: move that file away/,
+    );
   });
 
   it("deletes an empty segment left by a process that died before its first commit", () => {
