@@ -1,8 +1,8 @@
 // The acknowledged state's password digests: a password is kept only as an HMAC under a key of
 // the state's own, in another file, enough to tell that it changed.
 import { createHash, createHmac, randomBytes } from "node:crypto";
-import { chmodSync, readFileSync, writeFileSync } from "node:fs";
-import { onStateFile, type WireRecord } from "./state-database.ts";
+import { readFileSync, writeFileSync } from "node:fs";
+import { onStateFile, restrictToOwner, type WireRecord } from "./state-database.ts";
 
 const keyFix =
   "it must be a file (or absent) that this user can read and write, holding the key this sync wrote: move away what is there (a new key is made, and every password is sent once more)";
@@ -66,6 +66,6 @@ function readOrMakeKey(file: string): Buffer {
   // A lost key only makes every password look changed once: each is sent again.
   const key = randomBytes(32);
   writeFileSync(file, `${key.toString("base64")}\n`, { mode: 0o600 });
-  chmodSync(file, 0o600);
+  restrictToOwner(file);
   return key;
 }

@@ -1,7 +1,7 @@
 // The acknowledged state's SQLite file: its schema and locking, the identity that binds it to one
 // directory and target, and every query the state makes. What the queries mean is
 // acknowledged-state.ts's; the journal in front of the file is state-journal.ts's.
-import { chmodSync } from "node:fs";
+import { chmodSync, statSync } from "node:fs";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { JsonValue } from "type-fest";
 import { redactUrl } from "../internal/url.ts";
@@ -35,6 +35,21 @@ export class StateFileError extends Error {
     super(message, { cause });
     this.path = path;
   }
+}
+
+/**
+ * Makes one of the sync's own files readable by its owner alone, once it is known to be a regular
+ * file: a path that leads to a device or a folder (a link to /dev/null, say) is refused, since
+ * writes there vanish, and changing its mode would change the device's for every user of the
+ * machine.
+ */
+export function restrictToOwner(path: string): void {
+  if (!statSync(path).isFile()) {
+    throw new Error(
+      "it is not a regular file (a device, a folder or a link to one): the sync keeps its state, -acks and -key files as regular files of their own",
+    );
+  }
+  chmodSync(path, 0o600);
 }
 
 /**
@@ -136,7 +151,9 @@ export function openStateDatabase(
 ): StateDatabase {
   const db = onStateFile("state file", path, stateFileFix, () => new DatabaseSync(path));
   try {
-    if (path !== ":memory:") chmodSync(path, 0o600);
+    if (path !== ":memory:") {
+      onStateFile("state file", path, stateFileFix, () => restrictToOwner(path));
+    }
     // An exclusive lock: two syncs sharing one state file would send each change twice, and a
     // commit without the shared-memory lock costs about half. A checkpoint every 10,000 pages
     // rather than 1,000, as a cycle commits once per message.

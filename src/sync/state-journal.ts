@@ -1,8 +1,8 @@
 // The journal in front of the acknowledged state's database: each acknowledgement is one
 // `write` to a file beside it, where a SQLite commit would cost tens of times more, and the
 // journal is folded into the database in batches (acknowledged-state.ts decides when).
-import { chmodSync, closeSync, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
-import { onStateFile } from "./state-database.ts";
+import { closeSync, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
+import { onStateFile, restrictToOwner } from "./state-database.ts";
 
 const journalFix =
   "it must be a regular file (or absent) that this user can read and write, on a disk with room: move away what is there (the acknowledgements it held are then sent again, which the application takes)";
@@ -44,7 +44,7 @@ export function openStateJournal(path: string | undefined): StateJournal {
         if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
       }
       file = openSync(path, "a", 0o600);
-      chmodSync(path, 0o600);
+      restrictToOwner(path);
     });
   }
   return {

@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import {
   appendFileSync,
   mkdirSync,
@@ -6,6 +6,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,7 +16,12 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openState, StateFileError } from "../../src/sync/acknowledged-state.ts";
-import { inTransaction, onStateFile, stateFileFix } from "../../src/sync/state-database.ts";
+import {
+  inTransaction,
+  onStateFile,
+  restrictToOwner,
+  stateFileFix,
+} from "../../src/sync/state-database.ts";
 
 const run = promisify(execFile);
 const stateSource = fileURLToPath(new URL("../../src/sync/acknowledged-state.ts", import.meta.url));
@@ -186,6 +192,30 @@ process.kill(process.pid, "SIGKILL");`;
     rmSync(`${path}-acks`, { recursive: true });
     // Not locked by the failed open.
     openState(path, identity).close();
+  });
+});
+
+describe("the sync's own files are regular files", () => {
+  // Catches: a chmod through whatever the path leads to. An -acks linked to /dev/null made the
+  // device readable by root alone, for every program on the machine (seen in an attack).
+  it("refuses a path that leads to anything but a regular file, and changes no mode there", () => {
+    const fifo = join(folder, "fifo");
+    execFileSync("mkfifo", ["-m", "644", fifo]);
+    const linked = `${path}-acks`;
+    symlinkSync(fifo, linked);
+    expect(() => restrictToOwner(linked)).toThrow(/not a regular file/);
+    expect(statSync(fifo).mode & 0o777).toBe(0o644);
+    expect(() =>
+      onStateFile("journal of acknowledgements", linked, "fix", () => restrictToOwner(linked)),
+    ).toThrow(StateFileError);
+  });
+
+  it("makes a regular file, or one a link leads to, readable by its owner alone", () => {
+    const target = join(folder, "target");
+    writeFileSync(target, "", { mode: 0o644 });
+    symlinkSync(target, `${path}-key`);
+    restrictToOwner(`${path}-key`);
+    expect(statSync(target).mode & 0o777).toBe(0o600);
   });
 });
 
