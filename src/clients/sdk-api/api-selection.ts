@@ -58,8 +58,7 @@ export function selectApi(
   if (chosen !== "auto") return chosen;
   if (sdkOnly) return "sdk";
   if (baseUrl !== undefined) return undefined;
-  const variable = readVariable(baseUrlVariable);
-  return variable !== undefined && variable.trim() !== "" ? "integration" : "sdk";
+  return isVariableSet(baseUrlVariable) ? "integration" : "sdk";
 }
 
 /**
@@ -67,9 +66,7 @@ export function selectApi(
  * newer service's default address, and a failure must name both variables.
  */
 function neitherVariableSet(): boolean {
-  return [baseUrlVariable, sdkBaseUrlVariable].every(
-    (name) => (readVariable(name) ?? "").trim() === "",
-  );
+  return !isVariableSet(baseUrlVariable) && !isVariableSet(sdkBaseUrlVariable);
 }
 
 /**
@@ -94,11 +91,6 @@ export function readHealthz(body: string): { version: string | undefined } | und
 
 // Semver-ish and bounded: a version, never a sentence or a log line.
 const versionPattern = /^v?\d{1,9}(?:\.\d{1,9}){0,3}(?:[-+][0-9A-Za-z.+-]{1,64})?$/;
-
-/** The newer service's version from its `GET /healthz` body, when it names a readable one. */
-export function sdkServiceVersion(body: string): string | undefined {
-  return readHealthz(body)?.version;
-}
 
 /**
  * What asking `GET /healthz` at an address found: the newer service (with its version when
@@ -241,7 +233,7 @@ export function createApiSelection(
       if (kind !== "sdk") return undefined;
       if (probedVersion === undefined) {
         const response = await api.request("GET", "/healthz", { ...call, retry: true });
-        probedVersion = sdkServiceVersion(response.body);
+        probedVersion = readHealthz(response.body)?.version;
       }
       return probedVersion;
     },
@@ -280,8 +272,7 @@ export function baseUrlFor(
 ): string | URL | undefined {
   if (baseUrl !== undefined || api === "integration") return baseUrl;
   if (api === "kots") return kotsDefaultBaseUrl;
-  const variable = readVariable(sdkBaseUrlVariable);
-  return variable === undefined || variable.trim() === "" ? sdkDefaultBaseUrl : variable;
+  return isVariableSet(sdkBaseUrlVariable) ? readVariable(sdkBaseUrlVariable) : sdkDefaultBaseUrl;
 }
 
 interface RuntimeGlobals {
@@ -290,7 +281,7 @@ interface RuntimeGlobals {
 }
 
 /** Whether an environment variable is set to something other than blanks. */
-export function isVariableSet(name: string): boolean {
+function isVariableSet(name: string): boolean {
   return (readVariable(name) ?? "").trim() !== "";
 }
 
