@@ -4,7 +4,8 @@
 // Each answer carries `x-store-calls`: the store calls its request made (I5). GET /quarantined and
 // POST /retry serve the handler's listing and retry. It prints its port once it is serving; on
 // start it calls retryQuarantined() once, the documented recovery for a replica that died between
-// a step and the releases it woke.
+// a step and the releases it woke. `quarantine: false` starts it with the option off, as an
+// operator who turns it off between runs does.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createServer } from "node:http";
 import { createProvisioningHandler, type UserStore } from "../../src/provisioning/index.ts";
@@ -16,6 +17,7 @@ const config = JSON.parse(process.argv[2] as string) as {
   table?: string;
   seed: number;
   delayMs: number;
+  quarantine: boolean;
 };
 
 let state = config.seed >>> 0 || 1;
@@ -67,10 +69,10 @@ const delayed = new Proxy(store, {
 const quiet = () => {};
 const handler = createProvisioningHandler({
   store: delayed,
-  quarantine: true,
+  quarantine: config.quarantine,
   logger: { debug: quiet, info: quiet, warn: quiet, error: quiet },
 });
-await handler.retryQuarantined();
+if (config.quarantine) await handler.retryQuarantined();
 
 const server = createServer(async (incoming, outgoing) => {
   const chunks: Buffer[] = [];
