@@ -103,7 +103,7 @@ export interface AuditEventRules {
  * Reads a client's event rules once and returns the check-and-serialize its `record()` calls:
  * {@link encodeAuditEvent} under that catalogue and size cap.
  *
- * @throws RangeError when `maxEventBytes` is not a whole number of at least 1.
+ * @throws TypeError when `maxEventBytes` is not a whole number of at least 1.
  */
 export function auditEventEncoder(
   rules: AuditEventRules,

@@ -1,3 +1,6 @@
+// The bounded first-in first-out buffer under the audit queue (audit-queue.ts extends it): its
+// bounds by count and bytes over queued and in-flight entries, its busy and idle transitions,
+// and the waits for idle that flush() and close() use.
 import { maxTimerMs } from "../integration-api/timers.ts";
 import { RingQueue } from "./ring-queue.ts";
 
