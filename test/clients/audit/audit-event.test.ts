@@ -107,15 +107,13 @@ describe("an audit client's event rules", () => {
   // left on under the delivery loop (a 503 would then be sent more than once per attempt).
   it("delivers an event's JSON as one POST to /audit/v1/event per attempt", async () => {
     const seen: string[] = [];
-    let answers = [503, 204];
+    const answers = [503, 204];
     const api = createIntegrationApi({
       baseUrl: "http://127.0.0.1:9",
       retry: { limit: 3, baseDelayMs: 1, maxDelayMs: 1 },
       fetch: async (request: Request) => {
         seen.push(`${request.method} ${new URL(request.url).pathname} ${await request.text()}`);
-        const [status, ...rest] = answers;
-        answers = rest;
-        return new Response(null, { status });
+        return new Response(null, { status: answers.shift() ?? 500 });
       },
     });
     const body = '{"action":"a"}';
