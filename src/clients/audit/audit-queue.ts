@@ -47,7 +47,10 @@ export class AuditQueue extends BoundedBuffer<QueuedEvent> {
   constructor(options: AuditQueueOptions) {
     super(options);
     this.#onFed = options.onFed;
-    this.#spool = options.spool === undefined ? undefined : this.#openSpool(options);
+    this.#spool =
+      options.spool === undefined
+        ? undefined
+        : openSpool(options.spool, () => this.#refill(), options.onLost);
   }
 
   /** Whether events go through a spool on disk. */
@@ -98,22 +101,6 @@ export class AuditQueue extends BoundedBuffer<QueuedEvent> {
     return true;
   }
 
-  #openSpool(options: AuditQueueOptions): Spool {
-    return Spool.open({
-      ...normalizeSpoolOptions(options.spool as string | AuditSpoolOptions),
-      onDurable: () => this.#refill(),
-      onFailed: (bodies, reason, error) => options.onLost(reason, bodies, error),
-      onSkipped: ({ file, offset, bytes }) => {
-        const error = new Error(
-          `The audit spool skipped ${bytes} unreadable bytes at ${offset} of ${file} (a write torn by a crash, or damage on disk).`,
-        );
-        // The events cannot be read: at least one was lost there, counted as one. Reported after
-        // the constructor returned, so that the client's hooks are in place.
-        queueMicrotask(() => options.onLost("spool_damaged", [], error, 1));
-      },
-    });
-  }
-
   /** Offers durable records, oldest first, until the buffer refuses one. */
   #refill(): void {
     const spool = this.#spool as Spool;
@@ -128,4 +115,28 @@ export class AuditQueue extends BoundedBuffer<QueuedEvent> {
     }
     this.#onFed();
   }
+}
+
+/**
+ * Opens the spool under the queue: what becomes durable is fed to the buffer (`onDurable`), what
+ * could not be written or read is reported lost.
+ */
+function openSpool(
+  option: string | AuditSpoolOptions,
+  onDurable: () => void,
+  onLost: AuditQueueOptions["onLost"],
+): Spool {
+  return Spool.open({
+    ...normalizeSpoolOptions(option),
+    onDurable,
+    onFailed: (bodies, reason, error) => onLost(reason, bodies, error),
+    onSkipped: ({ file, offset, bytes }) => {
+      const error = new Error(
+        `The audit spool skipped ${bytes} unreadable bytes at ${offset} of ${file} (a write torn by a crash, or damage on disk).`,
+      );
+      // The events cannot be read: at least one was lost there, counted as one. Reported after
+      // the queue's constructor returned, so that the client's hooks are in place.
+      queueMicrotask(() => onLost("spool_damaged", [], error, 1));
+    },
+  });
 }
