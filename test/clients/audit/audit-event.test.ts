@@ -100,7 +100,9 @@ describe("an audit client's event rules", () => {
     const catalogued = auditEventEncoder({ actions: { login: "user.login" }, maxEventBytes: 64 });
     expect(JSON.parse(catalogued({ action: "user.login" }).body)).toEqual({ action: "user.login" });
     expect(() => catalogued({ action: "user.logout" })).toThrow(/not in the client's catalogue/);
-    expect(() => auditEventEncoder({ maxEventBytes: 0 })).toThrow(/maxEventBytes must be at least 1/);
+    expect(() => auditEventEncoder({ maxEventBytes: 0 })).toThrow(
+      /maxEventBytes must be at least 1/,
+    );
   });
 
   // Wrong implementations caught: another route, the body re-serialized, the API's own retries
