@@ -17,6 +17,7 @@ import type {
   AuditStats,
   FlushOptions,
 } from "./audit-types.ts";
+import { BoundedBuffer, type BufferEntry } from "./buffer.ts";
 import { DeliveryReport } from "./delivery-report.ts";
 import { type ExitParticipant, unwatchExit, watchExit } from "./exit-hooks.ts";
 import { callHook, reportDeliveryError, warnDrop } from "./hooks.ts";
@@ -250,12 +251,14 @@ function createSinkAuditClient<Action extends string>(
     throw new TypeError("The sink option must be a function.");
   }
   const { encode, flushTimeoutMs, report } = commonParts(options);
-  const { maxItems, maxBytes } = queueBounds(options);
   const sink = options.sink as (event: AuditEvent<Action>) => void | Promise<void>;
-  // Each event handed to the sink and not settled yet, with its size; removed once settled or
-  // reported as dropped, so that each event is counted once.
-  const pending = new Map<Promise<void>, { event: AuditEvent<Action>; bytes: number }>();
-  let pendingBytes = 0;
+  // Each event handed to the sink and not settled yet is in flight in this buffer, bounded as the
+  // queue is; it leaves once settled or reported as dropped, so that each event is counted once.
+  const handed = new BoundedBuffer<AuditEvent<Action>>({
+    ...queueBounds(options),
+    onBusy: () => watchExit(exitParticipant),
+    onIdle: () => unwatchExit(exitParticipant),
+  });
   let closed = false;
 
   const exitParticipant: ExitParticipant = {
@@ -267,20 +270,9 @@ function createSinkAuditClient<Action extends string>(
     },
   };
 
-  function settle(delivery: Promise<void>): boolean {
-    const held = pending.get(delivery);
-    if (held === undefined) return false;
-    pending.delete(delivery);
-    pendingBytes -= held.bytes;
-    if (pending.size === 0) unwatchExit(exitParticipant);
-    return true;
-  }
-
   /** Drops every event the sink still holds; a later settling of one counts nothing. */
   function giveUp(reason: "closed" | "exit") {
-    const events = [...pending.values()].map((held) => held.event);
-    for (const delivery of [...pending.keys()]) settle(delivery);
-    report.drop(reason, events);
+    report.drop(reason, handed.drainInFlight());
   }
 
   function deliver(event: AuditEvent<Action>): Promise<void> {
@@ -289,20 +281,7 @@ function createSinkAuditClient<Action extends string>(
 
   async function flush({ timeoutMs, signal }: FlushOptions = {}): Promise<boolean> {
     const limit = duration("timeoutMs", timeoutMs, flushTimeoutMs, true);
-    const settled = (async () => {
-      while (pending.size > 0) await Promise.allSettled([...pending.keys()]);
-      return true;
-    })();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const stop = new Promise<boolean>((resolve) => {
-      if (Number.isFinite(limit)) timer = setTimeout(() => resolve(false), limit);
-      signal?.addEventListener("abort", () => resolve(false), { once: true });
-    });
-    try {
-      return await Promise.race([settled, stop]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return handed.whenIdle({ timeoutMs: limit, signal });
   }
 
   const client: AuditClient<Action> = {
@@ -311,21 +290,17 @@ function createSinkAuditClient<Action extends string>(
       // Validated as for the API: an event the API would refuse is refused here too.
       const { bytes } = encode(event);
       if (closed) return report.dropLater("closed", event);
-      if (pending.size >= maxItems || pendingBytes + bytes > maxBytes) {
-        return report.dropLater("overflow", event);
-      }
-      const handed = deliver(event);
-      const delivery: Promise<void> = handed.then(
+      if (!handed.offer(event, bytes)) return report.dropLater("overflow", event);
+      // Handed over at once: the entry just offered, the only one ever queued, goes into flight.
+      const entry = handed.take() as BufferEntry<AuditEvent<Action>>;
+      const delivery = deliver(event).then(
         () => {
-          if (settle(delivery)) report.delivered();
+          if (handed.settle(entry)) report.delivered();
         },
         (error: unknown) => {
-          if (settle(delivery)) report.drop("rejected", [event], error);
+          if (handed.settle(entry)) report.drop("rejected", [event], error);
         },
       );
-      pending.set(delivery, { event, bytes });
-      pendingBytes += bytes;
-      watchExit(exitParticipant);
       if (options.waitUntil !== undefined) callHook(options.waitUntil, delivery);
     },
     persisted: async () => false,
@@ -341,7 +316,7 @@ function createSinkAuditClient<Action extends string>(
       if (!finished) giveUp("closed");
       return finished;
     },
-    stats: () => ({ ...queuelessStats(report, pending.size), bytes: pendingBytes }),
+    stats: () => ({ ...queuelessStats(report, handed.inFlight), bytes: handed.bytes }),
   };
   return client;
 }
