@@ -6,6 +6,7 @@ import type { UserPatch } from "../users/user-record.ts";
 import { errorResponse, ProvisioningError } from "./errors.ts";
 import type { ProvisioningHandlerOptions } from "./handler-options.ts";
 import { payloadTooLarge, withinBodyLimit } from "./http/body-limit.ts";
+import { bodyParsed } from "./observe.ts";
 import { bodyReadInFront, type ProvisioningRequest, type ProvisioningResponse } from "./types.ts";
 import {
   parseKeepingNumbers,
@@ -49,6 +50,7 @@ export function readPatches(
     } catch {
       return invalidJson;
     }
+    bodyParsed(request, body);
     // Only an escape can put a lone surrogate or U+0000 into a string parsed from valid UTF-8.
     const checkStrings = text.includes("\\u");
     patches = toPatches(body, "plain", checkStrings);

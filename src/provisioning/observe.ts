@@ -104,7 +104,6 @@ export function createHandlerObserver(
       "platform_integration.provisioning.operation": operation,
       ...(route === undefined ? {} : { "http.route": route }),
       ...(request.remoteAddress === undefined ? {} : { "client.address": request.remoteAddress }),
-      ...(includeUuid ? uuidAttribute(request, found) : {}),
     };
     const span = tracer.startSpan(
       route === undefined ? request.method : `${request.method} ${route}`,
@@ -116,6 +115,8 @@ export function createHandlerObserver(
     const started = performance.now();
     return withSpan(api, span, run).then((response) => {
       counter.finish(operation, response);
+      // Read once the handler has parsed the body, from what it parsed.
+      if (includeUuid) span.setAttributes(uuidAttribute(request, found));
       endHttpSpan(api, span, "server", { status: response.status });
       const status = response.status;
       tools.operations.add(1, {
@@ -175,7 +176,19 @@ function pathOf(target: string): string {
   return query === -1 ? target : target.slice(0, query);
 }
 
-/** The uuid(s) a request names: the path's for a delete, the body's for create and modify. */
+// The JSON of each create or modify body, as the handler parsed it (body.ts): the span's user.id
+// reads it there rather than parsing the body a second time.
+const parsedBodies = new WeakMap<ProvisioningRequest, unknown>();
+
+/** Keeps the JSON the handler parsed from `request`'s bytes, for the span's `user.id`. */
+export function bodyParsed(request: ProvisioningRequest, json: unknown): void {
+  parsedBodies.set(request, json);
+}
+
+/**
+ * The uuid(s) a request names: the path's for a delete; for create and modify, the body's as the
+ * handler read it (a framework's parsed body, else the JSON it parsed), none when it read none.
+ */
 function uuidAttribute(request: ProvisioningRequest, found: Route | undefined) {
   let uuids: string[] = [];
   if (found?.name === "user") {
@@ -183,12 +196,7 @@ function uuidAttribute(request: ProvisioningRequest, found: Route | undefined) {
       uuids = [decodeURIComponent(found.segment)];
     } catch {}
   } else if (found?.name === "create" || found?.name === "modify") {
-    let body: unknown = request.json;
-    try {
-      if (body === undefined && request.body !== undefined) {
-        body = JSON.parse(new TextDecoder().decode(request.body));
-      }
-    } catch {}
+    const body = request.json ?? parsedBodies.get(request);
     uuids = (Array.isArray(body) ? body : [body])
       .map((user) => (user as { uuid?: unknown } | null)?.uuid)
       .filter((uuid): uuid is string => typeof uuid === "string");

@@ -452,6 +452,33 @@ describe("OpenTelemetry on the handler", () => {
     ]);
   });
 
+  // Catches: user.id read by parsing the body a second time, before the handler's own reading
+  // (so also a body over the limit, which the handler refuses unread, was parsed whole).
+  it("reads user.id from the body the handler parsed, parsing it once", async () => {
+    const handler = createProvisioningHandler({
+      store: new MemoryUserStore(),
+      bodyLimit: 64,
+      telemetry: { includeUuid: true },
+    });
+    const text = '{"uuid":"once-1"}';
+    const parse = vi.spyOn(JSON, "parse");
+    try {
+      const created = await handler.handle({
+        method: "POST",
+        path: "/v1/user/create",
+        headers: {},
+        body: new TextEncoder().encode(text),
+      });
+      expect(created.status).toBe(201);
+      expect(parse.mock.calls.filter(([parsed]) => parsed === text)).toHaveLength(1);
+    } finally {
+      parse.mockRestore();
+    }
+    const large = JSON.stringify({ uuid: "large-1", description: "x".repeat(100) });
+    expect((await call(handler, "POST", "/v1/user/create", large)).status).toBe(413);
+    expect(otel.spans().map((span) => span.attributes["user.id"])).toEqual(["once-1", undefined]);
+  });
+
   it("marks a 503 as an error, and measures operations, durations and the store", async () => {
     const handler = createProvisioningHandler({
       store: quotingStore,

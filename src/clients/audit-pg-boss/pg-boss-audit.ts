@@ -2,10 +2,14 @@
 // the workers that deliver (through the shared attempt loop of delivery-failure.ts) and keep dead
 // letters, and the listing of dead letters.
 import type { Db, Job, JobResult, PgBoss } from "pg-boss";
-import { type AuditEvent, decodeAuditEvent, encodeAuditEvent } from "../audit/audit-event.ts";
+import {
+  type AuditEvent,
+  auditEventEncoder,
+  decodeAuditEvent,
+  deliverAuditEvent,
+} from "../audit/audit-event.ts";
 import { resolveBaseUrl } from "../integration-api/base-url.ts";
 import { atLeastOne, type IntegrationApiOptions } from "../integration-api/client-options.ts";
-import { deliverUntilSettled } from "../integration-api/delivery-failure.ts";
 import { isConfigurationError, isHttpError } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
 import { type Capabilities, capabilitiesOf } from "../sdk-api/api-selection.ts";
@@ -103,7 +107,6 @@ interface DeadEvent extends QueuedEvent {
   deadAt: string;
 }
 
-const eventPath = "/audit/v1/event";
 // pg-boss deletes a job still queued after its retention: no outage may last that long.
 const tenYearsSeconds = 10 * 365 * 24 * 3600;
 
@@ -138,12 +141,9 @@ export async function createPgBossAudit<Action extends string = string>(
 ): Promise<PgBossAudit<Action>> {
   const { boss } = options;
   const api = createIntegrationApi(options);
-  const { retry } = api.options;
   const queue = options.queue ?? "platform-integration.audit";
   const deadLetterQueue = `${queue}.dead`;
-  const actions =
-    options.actions === undefined ? undefined : new Set<string>(Object.values(options.actions));
-  const maxEventBytes = atLeastOne("maxEventBytes", options.maxEventBytes, 16 * 1024);
+  const encode = auditEventEncoder(options);
   const heartbeatSeconds = atLeastOne("heartbeatSeconds", options.heartbeatSeconds, 30);
   const { logger } = api.options;
   const onError =
@@ -179,10 +179,7 @@ export async function createPgBossAudit<Action extends string = string>(
    */
   async function deliver(job: Job<QueuedEvent>): Promise<JobResult> {
     const { body } = job.data;
-    const settled = await deliverUntilSettled(
-      () => api.request("POST", eventPath, { json: body, retry: false, signal: job.signal }),
-      { policy: retry, signal: job.signal, onRetry: onError },
-    );
+    const settled = await deliverAuditEvent(api, body, { signal: job.signal, onRetry: onError });
     if (settled.outcome === "delivered") return { id: job.id, status: "completed" };
     if (settled.outcome === "refused") {
       return await deadLetter(job, settled.error, settled.attempts);
@@ -226,7 +223,7 @@ export async function createPgBossAudit<Action extends string = string>(
     deadLetterQueue,
 
     async record(event, recordOptions = {}) {
-      const { body } = encodeAuditEvent(event, actions, maxEventBytes);
+      const { body } = encode(event);
       const data: QueuedEvent = { body };
       const { db } = recordOptions;
       const id = await boss.send(queue, data, db === undefined ? {} : { db });

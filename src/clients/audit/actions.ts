@@ -1,3 +1,5 @@
+// The catalogue of audit actions: defineAuditActions checks the names once, and the type of a
+// catalogue's actions lets record() accept those alone.
 /** The action names of a catalogue made with {@link defineAuditActions}, as a union of literals. */
 export type AuditActionOf<Catalogue extends Readonly<Record<string, string>>> =
   Catalogue[keyof Catalogue];

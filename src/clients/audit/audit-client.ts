@@ -1,14 +1,14 @@
 // The Audit client: its options, the composition of its queue, sender and report, the process
 // exit hooks that flush or spool what is left, and the client's methods (record, send, flush,
-// close, stats).
+// close, stats); with its two other forms, chosen at construction: the sink client (events go to
+// the application's own function) and the client of a newer install without one (events dropped).
 
 import { baseUrlVariable } from "../integration-api/base-url.ts";
 import { atLeastOne, duration, normalizeOptions } from "../integration-api/client-options.ts";
 import { UnsupportedOperationError } from "../integration-api/errors.ts";
 import { createIntegrationApi } from "../integration-api/http.ts";
 import { capabilitiesOf, sdkBaseUrlVariable, selectApi } from "../sdk-api/api-selection.ts";
-import type { AuditEvent } from "./audit-event.ts";
-import { encodeAuditEvent } from "./audit-event.ts";
+import { type AuditEvent, auditEventEncoder } from "./audit-event.ts";
 import { AuditQueue } from "./audit-queue.ts";
 import type {
   AuditClient,
@@ -17,6 +17,7 @@ import type {
   AuditStats,
   FlushOptions,
 } from "./audit-types.ts";
+import { BoundedBuffer, type BufferEntry } from "./buffer.ts";
 import { DeliveryReport } from "./delivery-report.ts";
 import { type ExitParticipant, unwatchExit, watchExit } from "./exit-hooks.ts";
 import { callHook, reportDeliveryError, warnDrop } from "./hooks.ts";
@@ -55,20 +56,11 @@ export function createAuditClient<Action extends string = string>(
   if (options.sink !== undefined) return createSinkAuditClient(options, newerInstall);
   if (newerInstall) return createNoAuditClient(options);
   const api = createIntegrationApi(options);
-  const actions =
-    options.actions === undefined ? undefined : new Set<string>(Object.values(options.actions));
-  const maxEventBytes = atLeastOne("maxEventBytes", options.maxEventBytes, 16 * 1024);
-  const flushTimeoutMs = duration("flushTimeoutMs", options.flushTimeoutMs, 10_000, true);
-  const { logger } = api.options;
-  const report = new DeliveryReport<Action>({
-    onDrop: options.onDrop ?? ((drop: AuditDrop) => warnDrop(logger, drop)),
-    onError: options.onError ?? ((error: unknown) => reportDeliveryError(logger, error)),
-  });
+  const { encode, flushTimeoutMs, report } = commonParts(options, api.options.logger);
   let closed = false;
 
   const queue = new AuditQueue({
-    maxItems: atLeastOne("maxQueueEvents", options.maxQueueEvents, 10_000),
-    maxBytes: atLeastOne("maxQueueBytes", options.maxQueueBytes, 8 * 1024 * 1024),
+    ...queueBounds(options),
     spool: options.spool,
     onBusy() {
       watchExit(exitParticipant);
@@ -85,7 +77,6 @@ export function createAuditClient<Action extends string = string>(
   });
   const sender = new AuditSender<Action>({
     api,
-    policy: api.options.retry,
     concurrency: atLeastOne("concurrency", options.concurrency, 4),
     queue,
     report,
@@ -108,10 +99,6 @@ export function createAuditClient<Action extends string = string>(
   };
   // With a spool, the exit hook writes what waits for a commit, whether the buffer is busy or not.
   if (queue.spooled) watchExit(exitParticipant);
-
-  function encode(event: Parameters<AuditClient<Action>["record"]>[0]) {
-    return encodeAuditEvent(event, actions, maxEventBytes);
-  }
 
   async function flush({ timeoutMs, signal }: FlushOptions = {}): Promise<boolean> {
     const limit = duration("timeoutMs", timeoutMs, flushTimeoutMs, true);
@@ -185,22 +172,30 @@ export function createAuditClient<Action extends string = string>(
   return client;
 }
 
-/** The options every audit client reads the same way, whatever it delivers to. */
-function commonParts<Action extends string>(options: AuditClientOptions<Action>) {
-  if (options.sink !== undefined && typeof options.sink !== "function") {
-    throw new TypeError("The sink option must be a function.");
-  }
-  // Validates the shared options (logger, time-outs...) as the API client does.
-  const { logger } = normalizeOptions(options);
-  const actions =
-    options.actions === undefined ? undefined : new Set<string>(Object.values(options.actions));
-  const maxEventBytes = atLeastOne("maxEventBytes", options.maxEventBytes, 16 * 1024);
+/**
+ * The options every audit client reads the same way, whatever it delivers to. `logger` is the
+ * one the API client resolved; without an API client, the shared options (logger, time-outs...)
+ * are validated here as it would.
+ */
+function commonParts<Action extends string>(
+  options: AuditClientOptions<Action>,
+  logger = normalizeOptions(options).logger,
+) {
+  const encode = auditEventEncoder(options);
   const flushTimeoutMs = duration("flushTimeoutMs", options.flushTimeoutMs, 10_000, true);
   const report = new DeliveryReport<Action>({
     onDrop: options.onDrop ?? ((drop: AuditDrop) => warnDrop(logger, drop)),
     onError: options.onError ?? ((error: unknown) => reportDeliveryError(logger, error)),
   });
-  return { logger, actions, maxEventBytes, flushTimeoutMs, report };
+  return { logger, encode, flushTimeoutMs, report };
+}
+
+/** The most events, and bytes of them, a client holds unsettled: the queue's, or the sink's. */
+function queueBounds(options: Pick<AuditClientOptions, "maxQueueEvents" | "maxQueueBytes">) {
+  return {
+    maxItems: atLeastOne("maxQueueEvents", options.maxQueueEvents, 10_000),
+    maxBytes: atLeastOne("maxQueueBytes", options.maxQueueBytes, 8 * 1024 * 1024),
+  };
 }
 
 const noAuditApi = `${baseUrlVariable} is not set (nor the baseUrl option), so this is one of the platform's newer install methods, which run no Audit API (${sdkBaseUrlVariable}, when set, names their in-cluster service, which has none)`;
@@ -210,7 +205,7 @@ const noAuditAdvice = `On a newer install, pass createAuditClient a sink functio
 function createNoAuditClient<Action extends string>(
   options: AuditClientOptions<Action>,
 ): AuditClient<Action> {
-  const { logger, actions, maxEventBytes, report } = commonParts(options);
+  const { logger, encode, report } = commonParts(options);
   const unsupported = new UnsupportedOperationError({
     api: "sdk",
     operation: "audit.record",
@@ -227,12 +222,12 @@ function createNoAuditClient<Action extends string>(
   return {
     capabilities: capabilitiesOf("sdk"),
     record(event) {
-      encodeAuditEvent(event, actions, maxEventBytes);
+      encode(event);
       report.dropLater("configuration", event, unsupported);
     },
     persisted: async () => false,
     async send(event) {
-      encodeAuditEvent(event, actions, maxEventBytes);
+      encode(event);
       throw unsupported;
     },
     flush: async () => true,
@@ -252,14 +247,18 @@ function createSinkAuditClient<Action extends string>(
   options: AuditClientOptions<Action>,
   newerInstall: boolean,
 ): AuditClient<Action> {
-  const { actions, maxEventBytes, flushTimeoutMs, report } = commonParts(options);
-  const maxItems = atLeastOne("maxQueueEvents", options.maxQueueEvents, 10_000);
-  const maxBytes = atLeastOne("maxQueueBytes", options.maxQueueBytes, 8 * 1024 * 1024);
+  if (typeof options.sink !== "function") {
+    throw new TypeError("The sink option must be a function.");
+  }
+  const { encode, flushTimeoutMs, report } = commonParts(options);
   const sink = options.sink as (event: AuditEvent<Action>) => void | Promise<void>;
-  // Each event handed to the sink and not settled yet, with its size; removed once settled or
-  // reported as dropped, so that each event is counted once.
-  const pending = new Map<Promise<void>, { event: AuditEvent<Action>; bytes: number }>();
-  let pendingBytes = 0;
+  // Each event handed to the sink and not settled yet is in flight in this buffer, bounded as the
+  // queue is; it leaves once settled or reported as dropped, so that each event is counted once.
+  const handed = new BoundedBuffer<AuditEvent<Action>>({
+    ...queueBounds(options),
+    onBusy: () => watchExit(exitParticipant),
+    onIdle: () => unwatchExit(exitParticipant),
+  });
   let closed = false;
 
   const exitParticipant: ExitParticipant = {
@@ -271,20 +270,9 @@ function createSinkAuditClient<Action extends string>(
     },
   };
 
-  function settle(delivery: Promise<void>): boolean {
-    const held = pending.get(delivery);
-    if (held === undefined) return false;
-    pending.delete(delivery);
-    pendingBytes -= held.bytes;
-    if (pending.size === 0) unwatchExit(exitParticipant);
-    return true;
-  }
-
   /** Drops every event the sink still holds; a later settling of one counts nothing. */
   function giveUp(reason: "closed" | "exit") {
-    const events = [...pending.values()].map((held) => held.event);
-    for (const delivery of [...pending.keys()]) settle(delivery);
-    report.drop(reason, events);
+    report.drop(reason, handed.drainInFlight());
   }
 
   function deliver(event: AuditEvent<Action>): Promise<void> {
@@ -293,48 +281,31 @@ function createSinkAuditClient<Action extends string>(
 
   async function flush({ timeoutMs, signal }: FlushOptions = {}): Promise<boolean> {
     const limit = duration("timeoutMs", timeoutMs, flushTimeoutMs, true);
-    const settled = (async () => {
-      while (pending.size > 0) await Promise.allSettled([...pending.keys()]);
-      return true;
-    })();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const stop = new Promise<boolean>((resolve) => {
-      if (Number.isFinite(limit)) timer = setTimeout(() => resolve(false), limit);
-      signal?.addEventListener("abort", () => resolve(false), { once: true });
-    });
-    try {
-      return await Promise.race([settled, stop]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return handed.whenIdle({ timeoutMs: limit, signal });
   }
 
   const client: AuditClient<Action> = {
     capabilities: capabilitiesOf(newerInstall ? "sdk" : "integration"),
     record(event) {
       // Validated as for the API: an event the API would refuse is refused here too.
-      const { bytes } = encodeAuditEvent(event, actions, maxEventBytes);
+      const { bytes } = encode(event);
       if (closed) return report.dropLater("closed", event);
-      if (pending.size >= maxItems || pendingBytes + bytes > maxBytes) {
-        return report.dropLater("overflow", event);
-      }
-      const handed = deliver(event);
-      const delivery: Promise<void> = handed.then(
+      if (!handed.offer(event, bytes)) return report.dropLater("overflow", event);
+      // Handed over at once: the entry just offered, the only one ever queued, goes into flight.
+      const entry = handed.take() as BufferEntry<AuditEvent<Action>>;
+      const delivery = deliver(event).then(
         () => {
-          if (settle(delivery)) report.delivered();
+          if (handed.settle(entry)) report.delivered();
         },
         (error: unknown) => {
-          if (settle(delivery)) report.drop("rejected", [event], error);
+          if (handed.settle(entry)) report.drop("rejected", [event], error);
         },
       );
-      pending.set(delivery, { event, bytes });
-      pendingBytes += bytes;
-      watchExit(exitParticipant);
       if (options.waitUntil !== undefined) callHook(options.waitUntil, delivery);
     },
     persisted: async () => false,
     async send(event) {
-      encodeAuditEvent(event, actions, maxEventBytes);
+      encode(event);
       await deliver(event);
       report.delivered();
     },
@@ -345,7 +316,7 @@ function createSinkAuditClient<Action extends string>(
       if (!finished) giveUp("closed");
       return finished;
     },
-    stats: () => ({ ...queuelessStats(report, pending.size), bytes: pendingBytes }),
+    stats: () => ({ ...queuelessStats(report, handed.inFlight), bytes: handed.bytes }),
   };
   return client;
 }

@@ -1,12 +1,11 @@
-import * as z from "zod/mini";
-import { wireNamesOf } from "../../internal/wire-names.ts";
-import { type RecordShape, wireRecord } from "../integration-api/wire-record.ts";
-
 // The audit event (POST /audit/v1/event), defined once: five optional strings, sent under the
 // snake_case of these names. The client writes it on the hot path of `record()` with the wire
 // names alone, types checked by hand with messages of their own (audit-event.ts), so the
 // `./audit` entry does not bundle zod; the fake Audit API reads it with the zod record below,
 // built from the same list and the same naming rule.
+import * as z from "zod/mini";
+import { wireNamesOf } from "../../internal/wire-names.ts";
+import { type RecordShape, wireRecord } from "../integration-api/wire-record.ts";
 
 /** The event's fields, in the order they are sent. */
 export const auditEventFields = ["name", "title", "description", "ipAddress", "action"] as const;

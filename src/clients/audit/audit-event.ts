@@ -1,8 +1,18 @@
+// The audit event as the Audit API receives it, one home for the in-memory client and the
+// pg-boss one (its only import from this folder): the event's type, its admission (checks, the
+// catalogue, the size cap: `auditEventEncoder`), its JSON both ways, and its route with the
+// delivery loop every background sender runs (`deliverAuditEvent`).
+import { atLeastOne } from "../integration-api/client-options.ts";
+import { type DeliveryOutcome, deliverUntilSettled } from "../integration-api/delivery-failure.ts";
+import type { IntegrationApi } from "../integration-api/http.ts";
 import {
   type AuditEventField,
   auditEventFields,
   auditEventWireNames,
 } from "./audit-event-schema.ts";
+
+/** The Audit API's route: every event is a POST of its JSON there. */
+export const auditEventPath = "/audit/v1/event";
 
 /**
  * One entry of the platform's audit log (POST /audit/v1/event), in camelCase; it is sent with the
@@ -79,6 +89,44 @@ export function encodeAuditEvent(
     );
   }
   return { body, bytes };
+}
+
+/** What decides which events a client admits: its catalogue of actions and its largest event. */
+export interface AuditEventRules {
+  /** The catalogue from `defineAuditActions`: events must then use one of its actions. */
+  actions?: Readonly<Record<string, string>> | undefined;
+  /** The largest event, in bytes of JSON. Default 16 KiB. */
+  maxEventBytes?: number | undefined;
+}
+
+/**
+ * Reads a client's event rules once and returns the check-and-serialize its `record()` calls:
+ * {@link encodeAuditEvent} under that catalogue and size cap.
+ *
+ * @throws TypeError when `maxEventBytes` is not a whole number of at least 1.
+ */
+export function auditEventEncoder(
+  rules: AuditEventRules,
+): (event: AuditEvent) => EncodedAuditEvent {
+  const actions =
+    rules.actions === undefined ? undefined : new Set<string>(Object.values(rules.actions));
+  const maxBytes = atLeastOne("maxEventBytes", rules.maxEventBytes, 16 * 1024);
+  return (event) => encodeAuditEvent(event, actions, maxBytes);
+}
+
+/**
+ * Sends an event's JSON until it is settled, under the API's retry policy: the one delivery of
+ * the in-memory client's slots and of the pg-boss workers (see `deliverUntilSettled`).
+ */
+export function deliverAuditEvent(
+  api: IntegrationApi,
+  body: string,
+  { signal, onRetry }: { signal: AbortSignal; onRetry: (error: unknown) => void },
+): Promise<DeliveryOutcome> {
+  return deliverUntilSettled(
+    () => api.request("POST", auditEventPath, { json: body, retry: false, signal }),
+    { policy: api.options.retry, signal, onRetry },
+  );
 }
 
 /** An event back from its wire JSON, for drop reports. */

@@ -1,3 +1,5 @@
+// The Audit client's public types: its options, its drop reasons (with their one list), its
+// stats and its methods. No code but the list of reasons.
 import type { CallOptions, IntegrationApiOptions } from "../integration-api/client-options.ts";
 import type { Capabilities } from "../sdk-api/api-selection.ts";
 import type { AuditEvent } from "./audit-event.ts";

@@ -1,3 +1,6 @@
+// The bounded first-in first-out buffer under the audit queue (audit-queue.ts extends it): its
+// bounds by count and bytes over queued and in-flight entries, its busy and idle transitions,
+// and the waits for idle that flush() and close() use.
 import { maxTimerMs } from "../integration-api/timers.ts";
 import { RingQueue } from "./ring-queue.ts";
 
@@ -103,20 +106,34 @@ export class BoundedBuffer<Item> {
   }
 
   /**
-   * Releases an in-flight entry (delivered or dropped), waking idle waiters if it was the last.
-   * `refill` runs once the entry's room is free and before that check: what it offers keeps the
-   * buffer from looking idle.
+   * Releases an in-flight entry (delivered or dropped), waking idle waiters if it was the last;
+   * false, changing nothing, when it was not in flight (settled or drained already). `refill`
+   * runs once the entry's room is free and before that check: what it offers keeps the buffer
+   * from looking idle.
    */
-  settle(entry: BufferEntry<Item>, refill?: () => void): void {
-    if (!this.#inFlight.delete(entry)) return;
+  settle(entry: BufferEntry<Item>, refill?: () => void): boolean {
+    if (!this.#inFlight.delete(entry)) return false;
     this.#bytes -= entry.bytes;
     refill?.();
     this.#checkIdle();
+    return true;
   }
 
   /** Removes and returns every queued entry (not those in flight), oldest first, releasing them. */
   drainQueued(): Item[] {
     const entries = this.#queue.drain();
+    for (const entry of entries) this.#bytes -= entry.bytes;
+    this.#checkIdle();
+    return entries.map((entry) => entry.item);
+  }
+
+  /**
+   * Removes and returns every in-flight entry's item, releasing them: work given up on, whose
+   * later settling then changes nothing.
+   */
+  drainInFlight(): Item[] {
+    const entries = [...this.#inFlight];
+    this.#inFlight.clear();
     for (const entry of entries) this.#bytes -= entry.bytes;
     this.#checkIdle();
     return entries.map((entry) => entry.item);

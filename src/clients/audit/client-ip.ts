@@ -1,3 +1,5 @@
+// The client's address for an audit event's ipAddress: read from the socket, or from the one
+// forwarding header the trusted proxies in front write.
 import {
   formatIp,
   type IpGroups,

@@ -1,3 +1,5 @@
+// The process's exit, for every audit client that holds events: one pair of process listeners,
+// and the clients registered while they are busy.
 /** A client with events in its queue, told when the process is about to exit. */
 export interface ExitParticipant {
   /** The event loop emptied (Node's beforeExit): asynchronous work may still run. */

@@ -1,3 +1,5 @@
+// The application's hooks as the Audit client calls them: a throwing hook stops nothing, and the
+// default onDrop and onError say what happened on the client's logger.
 import type { Logger } from "../../internal/logger.ts";
 import { isConfigurationError } from "../integration-api/errors.ts";
 import type { AuditDrop } from "./audit-types.ts";

@@ -1,3 +1,5 @@
+// The ./audit entry: the Audit client, its actions catalogue, the client address reader and the
+// spool's public names.
 export * from "../integration-api/public.ts";
 export { type AuditActionOf, defineAuditActions } from "./actions.ts";
 export { createAuditClient } from "./audit-client.ts";

@@ -2,19 +2,15 @@
 // send each until it is settled, and the stop that a configuration error or close() puts to them.
 
 import type { CallOptions } from "../integration-api/client-options.ts";
-import { deliverUntilSettled } from "../integration-api/delivery-failure.ts";
 import type { ConfigurationError } from "../integration-api/errors.ts";
 import type { IntegrationApi } from "../integration-api/http.ts";
-import type { RetryPolicy } from "../integration-api/retry-policy.ts";
+import { auditEventPath, deliverAuditEvent } from "./audit-event.ts";
 import type { AuditQueue } from "./audit-queue.ts";
 import type { DeliveryReport } from "./delivery-report.ts";
-
-const eventPath = "/audit/v1/event";
 
 /** What an {@link AuditSender} sends with, takes from and reports to. */
 export interface AuditSenderOptions<Action extends string> {
   api: IntegrationApi;
-  policy: RetryPolicy;
   concurrency: number;
   queue: AuditQueue;
   report: DeliveryReport<Action>;
@@ -59,7 +55,7 @@ export class AuditSender<Action extends string> {
 
   /** Sends one event, once, outside the queue: `send()` of the client. */
   async sendOnce(body: string, callOptions: CallOptions): Promise<void> {
-    await this.#options.api.request("POST", eventPath, {
+    await this.#options.api.request("POST", auditEventPath, {
       ...callOptions,
       json: body,
       retry: false,
@@ -83,25 +79,22 @@ export class AuditSender<Action extends string> {
 
   /** One delivery slot: takes events until none is left, sending each until it is settled. */
   async #runSlot(): Promise<void> {
-    const { api, policy, queue, report } = this.#options;
+    const { api, queue, report } = this.#options;
     const { signal } = this.#stop;
     const onRetry = (error: unknown) => report.retried(error);
     let entry = this.#next();
     while (entry !== undefined) {
       const { body } = entry.item;
-      const settled = await deliverUntilSettled(
-        () => api.request("POST", eventPath, { json: body, retry: false, signal }),
-        { policy, signal, onRetry },
-      );
+      const settled = await deliverAuditEvent(api, body, { signal, onRetry });
       if (settled.outcome === "stopped") {
         this.#block(settled.error);
         queue.requeue(entry);
         break;
       }
       if (settled.outcome === "aborted") {
-        // With a spool the event stays on disk, for the next process.
+        // Let go of, not released: with a spool the event stays on disk, for the next process.
         if (!queue.spooled) report.dropBodies("closed", [body], settled.error);
-        queue.abandon(entry);
+        queue.settle(entry);
       } else {
         if (settled.outcome === "delivered") report.delivered();
         else report.dropBodies(settled.redirect ? "redirected" : "rejected", [body], settled.error);

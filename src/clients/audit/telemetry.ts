@@ -1,3 +1,4 @@
+// The Audit client's OpenTelemetry metrics, read from stats() when the SDK collects.
 import type { BatchObservableResult } from "@opentelemetry/api";
 import { onOpenTelemetry, scopeOf } from "../../internal/telemetry.ts";
 import type { AuditDropReason, AuditStats } from "./audit-types.ts";

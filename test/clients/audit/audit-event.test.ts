@@ -1,9 +1,13 @@
 import { describe, expect, it } from "vitest";
 import {
+  auditEventEncoder,
+  auditEventPath,
   decodeAuditEvent,
+  deliverAuditEvent,
   encodeAuditEvent,
   utf8Length,
 } from "../../../src/clients/audit/audit-event.ts";
+import { createIntegrationApi } from "../../../src/clients/integration-api/http.ts";
 
 describe("audit event encoding", () => {
   it("round-trips an event through its wire JSON", () => {
@@ -77,5 +81,52 @@ describe("audit event encoding", () => {
     expect(encode({ action: "a", description: null })).toThrow(
       new TypeError("The audit event's description must be a string, got null."),
     );
+  });
+});
+
+// The admission and the route that the in-memory client and the pg-boss one share.
+describe("an audit client's event rules", () => {
+  // Wrong implementations caught: another default cap than 16 KiB, the catalogue ignored, a
+  // zero cap taken.
+  it("admits events of at most 16 KiB of JSON by default, from the catalogue when there is one", () => {
+    const encode = auditEventEncoder({});
+    const wrapper = encode({ action: "a" }).bytes;
+    const fill = (bytes: number) => ({
+      action: "a",
+      description: "x".repeat(bytes - wrapper - 17),
+    });
+    expect(encode(fill(16 * 1024)).bytes).toBe(16 * 1024);
+    expect(() => encode(fill(16 * 1024 + 1))).toThrow(RangeError);
+    const catalogued = auditEventEncoder({ actions: { login: "user.login" }, maxEventBytes: 64 });
+    expect(JSON.parse(catalogued({ action: "user.login" }).body)).toEqual({ action: "user.login" });
+    expect(() => catalogued({ action: "user.logout" })).toThrow(/not in the client's catalogue/);
+    expect(() => auditEventEncoder({ maxEventBytes: 0 })).toThrow(
+      /maxEventBytes must be at least 1/,
+    );
+  });
+
+  // Wrong implementations caught: another route, the body re-serialized, the API's own retries
+  // left on under the delivery loop (a 503 would then be sent more than once per attempt).
+  it("delivers an event's JSON as one POST to /audit/v1/event per attempt", async () => {
+    const seen: string[] = [];
+    const answers = [503, 204];
+    const api = createIntegrationApi({
+      baseUrl: "http://127.0.0.1:9",
+      retry: { limit: 3, baseDelayMs: 1, maxDelayMs: 1 },
+      fetch: async (request: Request) => {
+        seen.push(`${request.method} ${new URL(request.url).pathname} ${await request.text()}`);
+        return new Response(null, { status: answers.shift() ?? 500 });
+      },
+    });
+    const body = '{"action":"a"}';
+    const retried: unknown[] = [];
+    const settled = await deliverAuditEvent(api, body, {
+      signal: new AbortController().signal,
+      onRetry: (error) => retried.push(error),
+    });
+    expect(settled).toEqual({ outcome: "delivered" });
+    expect(auditEventPath).toBe("/audit/v1/event");
+    expect(seen).toEqual([`POST /audit/v1/event ${body}`, `POST /audit/v1/event ${body}`]);
+    expect(retried).toHaveLength(1);
   });
 });

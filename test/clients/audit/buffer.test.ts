@@ -140,4 +140,25 @@ describe("BoundedBuffer", () => {
     buffer.settle(entry);
     expect(await buffer.whenIdle({ timeoutMs: 0 })).toBe(true);
   });
+
+  // Catches: a drain that leaves the bytes counted, forgets the idle transition, or lets a late
+  // settle of a drained entry count (the sink client reports each event once).
+  it("drains what is in flight: its items returned, a later settle of one changes nothing", async () => {
+    const { buffer, events } = makeBuffer();
+    buffer.offer("a", 10);
+    buffer.offer("b", 20);
+    const first = buffer.take();
+    const second = buffer.take();
+    const idle = buffer.whenIdle({ timeoutMs: Number.POSITIVE_INFINITY });
+    expect(buffer.drainInFlight()).toEqual(["a", "b"]);
+    expect([buffer.inFlight, buffer.bytes, events]).toEqual([0, 0, ["busy", "idle"]]);
+    expect(await idle).toBe(true);
+    expect(first && buffer.settle(first)).toBe(false);
+    expect(buffer.bytes).toBe(0);
+    buffer.offer("c", 5);
+    const third = buffer.take();
+    expect(third && buffer.settle(third)).toBe(true);
+    expect(second && buffer.settle(second)).toBe(false);
+    expect(events).toEqual(["busy", "idle", "busy", "idle"]);
+  });
 });

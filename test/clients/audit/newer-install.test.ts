@@ -131,6 +131,17 @@ describe("createAuditClient({ sink })", () => {
     expect(audit.stats()).toMatchObject({ inFlight: 0, delivered: 0, dropped: 1 });
   });
 
+  // Catches: the sink client's own wait (its own copy of the buffer's) that listened for an
+  // abort the signal had already made, and so waited for the sink or the whole time-out.
+  it("flush() with an aborted signal answers false at once while the sink holds an event", async () => {
+    const audit = createAuditClient({ sink: () => new Promise<void>(() => {}) });
+    audit.record({ action: "a" });
+    const flushed = audit.flush({ signal: AbortSignal.abort(), timeoutMs: 60_000 });
+    const later = new Promise((resolve) => setImmediate(resolve, "still waiting"));
+    expect(await Promise.race([flushed, later])).toBe(false);
+    expect(audit.stats()).toMatchObject({ inFlight: 1, bytes: 14 });
+  });
+
   it("holds at most maxQueueEvents and maxQueueBytes unsettled: more are dropped as overflow", async () => {
     const drops: AuditDrop[] = [];
     const audit = createAuditClient({

@@ -1,3 +1,5 @@
+// The Node builtins the spool writes with (file system, path, host name, pid, CRC-32), reached at
+// run time so that a Workers bundle of ./audit never follows them.
 import type * as Fs from "node:fs";
 import type * as Os from "node:os";
 import type * as Path from "node:path";

@@ -1,3 +1,6 @@
+// The spool's segment files (see Segments): which exist, the cursor that reads them back in
+// order, the acknowledgements kept beside each, and the deletion of a segment once all of it is
+// delivered. The bytes inside a segment are record-format.ts's; the commit cycle is spool.ts's.
 import type { SpoolBuiltins } from "./node-builtins.ts";
 import { decodeRecord, hasSegmentMagic, segmentMagic } from "./record-format.ts";
 

@@ -1,3 +1,5 @@
+// One process per spool directory: the lock file, taken exclusively, refreshed while held and
+// taken over from a process that is gone; SpoolLockedError when a live one holds it.
 import type { SpoolBuiltins } from "./node-builtins.ts";
 
 /**

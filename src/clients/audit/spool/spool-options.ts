@@ -1,3 +1,4 @@
+// The audit client's spool option: its public type, its defaults and its validation, once.
 import { atLeastOne, duration } from "../../integration-api/client-options.ts";
 
 /** The object form of the audit client's `spool` option. */
