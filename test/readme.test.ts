@@ -150,7 +150,7 @@ describe("README", () => {
 
   it("names, in the table of the APIs' differences, each field the newer API's current version may lack", () => {
     const source = readFileSync(
-      new URL("../src/clients/version/version-records.ts", import.meta.url),
+      new URL("../src/clients/version/read-version.ts", import.meta.url),
       "utf8",
     );
     const sdk = source.slice(source.indexOf("export interface SdkCurrentVersion {"));

@@ -1,5 +1,5 @@
 import type { JsonObject } from "type-fest";
-import { consoleOptionParameter, startupStatusRecord } from "../clients/console/console-schema.ts";
+import { consoleOptionParameter, startupStatusRecord } from "../clients/console/console-record.ts";
 import { type FakeRoute, jsonError, readJsonObjectBody, text } from "./fake-responses.ts";
 
 /** A start-up status as the fake's Status API received it (`startupStatusRecord`). */

@@ -5,7 +5,7 @@ import {
   identitySourceRecord,
   identitySourcesRecord,
   identityUserRecord,
-} from "../clients/identity/identity-schema.ts";
+} from "../clients/identity/identity-record.ts";
 import {
   decodeSegment,
   type FakeRoute,

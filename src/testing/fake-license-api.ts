@@ -3,7 +3,7 @@ import {
   licenseFieldRecord,
   licenseFieldValueRecord,
   licenseRecord,
-} from "../clients/license/license-schema.ts";
+} from "../clients/license/license-record.ts";
 import { decodeSegment, type FakeRoute, json, jsonError } from "./fake-responses.ts";
 
 /** A license field as the fake serves it in `fields[]`. */

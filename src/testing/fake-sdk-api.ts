@@ -18,7 +18,7 @@ import {
   sdkMockReleaseSchema,
   sdkSupportBundleSchema,
   sdkUpdatesSchema,
-} from "../clients/sdk-api/sdk-records.ts";
+} from "../clients/sdk-api/sdk-schemas.ts";
 import { jsonEqual } from "../internal/json-equal.ts";
 import type { FakeFailure } from "./fake-integration-api.ts";
 import { decodeSegment } from "./fake-responses.ts";

@@ -1,4 +1,4 @@
-import { currentVersionRecord, versionUpdateRecord } from "../clients/version/version-schema.ts";
+import { currentVersionRecord, versionUpdateRecord } from "../clients/version/version-record.ts";
 import { type FakeRoute, json, jsonError } from "./fake-responses.ts";
 
 /**

@@ -40,7 +40,7 @@ import {
   sdkMockDataSchema,
   sdkSupportBundleSchema,
   unreadTimes,
-} from "../sdk-api/sdk-records.ts";
+} from "../sdk-api/sdk-schemas.ts";
 
 /** Options of {@link createAppClient}. */
 export interface AppClientOptions extends IntegrationApiOptions {

@@ -3,7 +3,7 @@ import type { CallOptions, IntegrationApiOptions } from "../integration-api/clie
 import { ConfigurationError, ResponseShapeError } from "../integration-api/errors.ts";
 import { createIntegrationApi, type IntegrationApi } from "../integration-api/http.ts";
 import { type Capabilities, capabilitiesOf } from "../sdk-api/api-selection.ts";
-import { consoleOptionParameter, startupStatusWireNames } from "./console-schema.ts";
+import { consoleOptionParameter, startupStatusWireNames } from "./console-record.ts";
 
 /** Options of {@link createConsoleClient}. */
 export type ConsoleClientOptions = IntegrationApiOptions;
@@ -83,7 +83,7 @@ export function createConsoleClient(options?: ConsoleClientOptions): ConsoleClie
   };
 }
 
-/** The start-up status in its wire form (console-schema.ts); no severity for progress text. */
+/** The start-up status in its wire form (console-record.ts); no severity for progress text. */
 function startupStatus(message: string, severity: StartupSeverity | undefined) {
   const { message: messageName, severity: severityName } = startupStatusWireNames;
   return severity === undefined

@@ -9,7 +9,7 @@ import {
   readExists,
   readSources,
   readUser,
-} from "./identity-records.ts";
+} from "./read-identity.ts";
 
 /** Options of {@link createIdentityClient}. */
 export interface IdentityClientOptions extends IntegrationApiOptions {

@@ -12,4 +12,4 @@ export type {
   IdentityGroup,
   IdentitySource,
   IdentityUser,
-} from "./identity-records.ts";
+} from "./read-identity.ts";

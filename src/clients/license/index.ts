@@ -1,7 +1,7 @@
 export * from "../integration-api/public.ts";
 export { Timestamp } from "../integration-api/timestamp.ts";
 export type { ApiOption, Capabilities } from "../sdk-api/api-selection.ts";
-export type { SdkLicenseFlags } from "../sdk-api/sdk-records.ts";
+export type { SdkLicenseFlags } from "../sdk-api/sdk-schemas.ts";
 export {
   createLicenseClient,
   type LicenseClient,
@@ -19,7 +19,7 @@ export type {
   LicenseValue,
   SdkLicense,
   SdkLicenseFieldValue,
-} from "./license-records.ts";
+} from "./read-license.ts";
 export {
   type LicenseFieldVerdict,
   type SignedLicenseField,

@@ -23,7 +23,7 @@ import {
   readLicense,
   type SdkLicense,
   type SdkLicenseFieldValue,
-} from "./license-records.ts";
+} from "./read-license.ts";
 import { readKotsLicense, readSdkLicense, readSdkLicenseField } from "./sdk-api-license.ts";
 
 /** Options of {@link createLicenseClient}. */

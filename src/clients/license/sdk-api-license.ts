@@ -12,13 +12,13 @@ import {
   sdkLicenseFieldsSchema,
   sdkLicenseFlagNames,
   sdkLicenseInfoSchema,
-} from "../sdk-api/sdk-records.ts";
+} from "../sdk-api/sdk-schemas.ts";
 import type {
   KotsLicense,
   LicenseField,
   SdkLicense,
   SdkLicenseFieldValue,
-} from "./license-records.ts";
+} from "./read-license.ts";
 import { valueTypeProblem } from "./value-type.ts";
 
 /** The entries of GET /api/v1/license/fields (or of the info's `entitlements`) as fields. */

@@ -9,7 +9,7 @@ import {
 } from "../integration-api/errors.ts";
 import type { ApiResponse, IntegrationApi, RequestOptions } from "../integration-api/http.ts";
 import { parseJsonBody } from "../integration-api/json-body.ts";
-import { sdkReadOnlySchema } from "./sdk-records.ts";
+import { sdkReadOnlySchema } from "./sdk-schemas.ts";
 
 /** How the newer service marks an answer; each client result carries the flags it can have. */
 export interface AnswerFlags {

@@ -19,4 +19,4 @@ export type {
   SdkVersionUpdate,
   VersionUpdate,
   VersionUpdateList,
-} from "./version-records.ts";
+} from "./read-version.ts";

@@ -4,14 +4,14 @@ import { ResponseShapeError } from "../integration-api/errors.ts";
 import type { ApiResponse } from "../integration-api/http.ts";
 import { isJsonObject, parseJsonBody } from "../integration-api/json-body.ts";
 import { decodeBody, readFlags } from "../sdk-api/sdk-answers.ts";
-import { sdkAppInfoSchema, sdkUpdateSchema, unreadTimes } from "../sdk-api/sdk-records.ts";
+import { sdkAppInfoSchema, sdkUpdateSchema, unreadTimes } from "../sdk-api/sdk-schemas.ts";
 import {
   type InvalidVersionUpdate,
   type SdkCurrentVersion,
   type SdkVersionUpdate,
   toUpdateList,
   type VersionUpdateList,
-} from "./version-records.ts";
+} from "./read-version.ts";
 
 /** GET /api/v1/app/info read as the running version. */
 export function readSdkCurrentVersion(response: ApiResponse): SdkCurrentVersion {

@@ -21,7 +21,7 @@ import {
   type SdkVersionUpdate,
   type VersionUpdate,
   type VersionUpdateList,
-} from "./version-records.ts";
+} from "./read-version.ts";
 
 /** Options of {@link createVersionClient}. */
 export interface VersionClientOptions extends IntegrationApiOptions {

@@ -6,11 +6,11 @@ import {
   readExists,
   readSources,
   readUser,
-} from "../../../src/clients/identity/identity-records.ts";
+} from "../../../src/clients/identity/read-identity.ts";
 import { ResponseShapeError } from "../../../src/clients/integration-api/errors.ts";
 import type { ApiResponse } from "../../../src/clients/integration-api/http.ts";
-import { readFieldValue, readLicense } from "../../../src/clients/license/license-records.ts";
-import { readCurrentVersion, readUpdates } from "../../../src/clients/version/version-records.ts";
+import { readFieldValue, readLicense } from "../../../src/clients/license/read-license.ts";
+import { readCurrentVersion, readUpdates } from "../../../src/clients/version/read-version.ts";
 
 const response = (body: string): ApiResponse => ({
   method: "GET",

@@ -7,7 +7,7 @@ import { createVersionClient as clientOfTheOldSchema } from "../../../src/client
 import { serveForEachTest } from "../../support/serve-fetch-handler.ts";
 
 const serve = serveForEachTest();
-const schemaModule = "../../../src/clients/version/version-schema.ts";
+const schemaModule = "../../../src/clients/version/version-record.ts";
 
 afterEach(() => {
   vi.doUnmock(schemaModule);
@@ -19,7 +19,7 @@ async function withRenamedSchema() {
   vi.doMock(schemaModule, async () => {
     const { wireRecord } = await import("../../../src/clients/integration-api/wire-record.ts");
     const original =
-      await vi.importActual<typeof import("../../../src/clients/version/version-schema.ts")>(
+      await vi.importActual<typeof import("../../../src/clients/version/version-record.ts")>(
         schemaModule,
       );
     const names = { releaseNotes: "notes" };

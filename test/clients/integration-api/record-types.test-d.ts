@@ -6,12 +6,12 @@ import { expectTypeOf, it } from "vitest";
 import type * as z from "zod/mini";
 import type { AuditEventField } from "../../../src/clients/audit/audit-event-schema.ts";
 import type { AuditEvent } from "../../../src/clients/audit/index.ts";
-import type { startupStatusRecord } from "../../../src/clients/console/console-schema.ts";
+import type { startupStatusRecord } from "../../../src/clients/console/console-record.ts";
 import type {
   IdentityGroup,
   IdentitySource,
   IdentityUser,
-} from "../../../src/clients/identity/identity-records.ts";
+} from "../../../src/clients/identity/read-identity.ts";
 import type { Timestamp } from "../../../src/clients/integration-api/timestamp.ts";
 import type { RecordOf, WireValuesOf } from "../../../src/clients/integration-api/wire-record.ts";
 import type {
@@ -19,13 +19,13 @@ import type {
   LicenseField,
   LicenseFieldValue,
   LicenseValue,
-} from "../../../src/clients/license/license-records.ts";
-import type { licenseValueSchema } from "../../../src/clients/license/license-schema.ts";
+} from "../../../src/clients/license/read-license.ts";
+import type { licenseValueSchema } from "../../../src/clients/license/license-record.ts";
 import type {
   CurrentVersion,
   VersionUpdate,
-} from "../../../src/clients/version/version-records.ts";
-import type { currentVersionRecord } from "../../../src/clients/version/version-schema.ts";
+} from "../../../src/clients/version/read-version.ts";
+import type { currentVersionRecord } from "../../../src/clients/version/version-record.ts";
 import type { FakeAuditEvent } from "../../../src/testing/fake-audit-api.ts";
 import type { FakeStartupStatus } from "../../../src/testing/fake-console-api.ts";
 import type { FakeLicense, FakeLicenseField } from "../../../src/testing/fake-license-api.ts";

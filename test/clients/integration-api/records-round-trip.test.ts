@@ -5,16 +5,16 @@
 import { describe, expect, it } from "vitest";
 import { createAuditClient } from "../../../src/clients/audit/index.ts";
 import { createConsoleClient } from "../../../src/clients/console/index.ts";
-import { identitySourceRecord } from "../../../src/clients/identity/identity-schema.ts";
+import { identitySourceRecord } from "../../../src/clients/identity/identity-record.ts";
 import { createIdentityClient } from "../../../src/clients/identity/index.ts";
 import { Timestamp } from "../../../src/clients/integration-api/timestamp.ts";
 import { createLicenseClient } from "../../../src/clients/license/index.ts";
-import { licenseRecord } from "../../../src/clients/license/license-schema.ts";
+import { licenseRecord } from "../../../src/clients/license/license-record.ts";
 import { createVersionClient } from "../../../src/clients/version/index.ts";
 import {
   currentVersionRecord,
   versionUpdateRecord,
-} from "../../../src/clients/version/version-schema.ts";
+} from "../../../src/clients/version/version-record.ts";
 import { createFakeIntegrationApi } from "../../../src/testing/index.ts";
 import { serveForEachTest } from "../../support/serve-fetch-handler.ts";
 

@@ -173,7 +173,7 @@ describe("the README's signature advice (C1, M6)", () => {
   });
 
   it("M6: the typed expirationTime says it is unverified", () => {
-    const records = read("src/clients/license/license-records.ts");
+    const records = read("src/clients/license/read-license.ts");
     expect(records).toContain("From the field `expires_at` as served, unverified");
   });
 });

@@ -6,7 +6,7 @@ import type {
   SdkLicenseFlags,
   SdkLicenseInfo,
   sdkMockDataSchema,
-} from "../../../src/clients/sdk-api/sdk-records.ts";
+} from "../../../src/clients/sdk-api/sdk-schemas.ts";
 import type { FakeSdkMockData } from "../../../src/testing/fake-sdk-api.ts";
 
 /** Recursively spreads interfaces into plain object types, so that equality compares members. */

@@ -13,7 +13,7 @@ import {
   identitySourcesRecord,
   identityUserRecord,
   type identityUserShape,
-} from "./identity-schema.ts";
+} from "./identity-record.ts";
 
 export type { IdentityAttributes };
 

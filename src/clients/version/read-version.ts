@@ -9,11 +9,11 @@ import {
   type currentVersionShape,
   versionUpdateRecord,
   type versionUpdateShape,
-} from "./version-schema.ts";
+} from "./version-record.ts";
 
 /**
  * The version of the application now running (GET /version/v1/current): the fields of
- * `currentVersionRecord` (version-schema.ts), all required.
+ * `currentVersionRecord` (version-record.ts), all required.
  */
 export interface CurrentVersion extends z.output<z.ZodMiniObject<typeof currentVersionShape>> {
   /** Fields the platform sent beyond the documented ones, under their wire names. */

@@ -2,13 +2,13 @@ import type { JsonObject } from "type-fest";
 import * as z from "zod/mini";
 import { timestampCodec, wireRecord } from "../integration-api/wire-record.ts";
 
-// The License API's records, defined once: the client decodes with them (license-records.ts),
+// The License API's records, defined once: the client decodes with them (read-license.ts),
 // the fake License API encodes with them (src/testing/fake-license-api.ts). Wire names are the
 // snake_case of the names below. The License API is written in Go: an unset optional field may
 // come as `null`, read as absent. The messages are the ends of a ResponseShapeError's.
 //
 // The public records (License, LicenseField, LicenseFieldValue) are declared here, as the zod
-// output of their shapes, and re-exported by license-records.ts: the build shares this module's
+// output of their shapes, and re-exported by read-license.ts: the build shares this module's
 // declarations with ./testing, and an entry's declarations may take from a shared chunk only
 // what the entry exports itself (else a consumer meets TS2742), never a shape or a helper.
 

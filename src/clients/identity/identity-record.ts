@@ -1,14 +1,14 @@
 import * as z from "zod/mini";
 import { type RecordOf, wireRecord } from "../integration-api/wire-record.ts";
 
-// The Identity API's records, defined once: the client decodes with them (identity-records.ts),
+// The Identity API's records, defined once: the client decodes with them (read-identity.ts),
 // the fake Identity API encodes with them (src/testing/fake-identity-api.ts). The API is written
 // in Go: keys match case-insensitively when they do not match exactly, and an unset list or map
 // may come as `null`, read as absent.
 
 const go = { nullAsAbsent: true, caseInsensitive: true } as const;
 
-// Each record's shape is a constant of its own, and the public interfaces (identity-records.ts)
+// Each record's shape is a constant of its own, and the public interfaces (read-identity.ts)
 // are its zod output: the ./identity entry's declarations then name only zod and these shapes,
 // nothing of the internal record helpers, which the build shares with ./testing (TS2742).
 

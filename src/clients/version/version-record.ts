@@ -2,12 +2,12 @@ import * as z from "zod/mini";
 import { timestampCodec, wireRecord } from "../integration-api/wire-record.ts";
 
 // The Version API's records, defined once: the client decodes with them, the fake Version API
-// encodes with them (src/testing/fake-version-api.ts), and the types of version-records.ts are
+// encodes with them (src/testing/fake-version-api.ts), and the types of read-version.ts are
 // their outputs. Wire names are the snake_case of the names below.
 
 const timestamp = timestampCodec();
 
-// Each record's shape is a constant of its own, and the public interfaces (version-records.ts)
+// Each record's shape is a constant of its own, and the public interfaces (read-version.ts)
 // are its zod output: the ./version entry's declarations then name only zod and these shapes,
 // nothing of the internal record helpers, which the build shares with ./testing (TS2742).
 

@@ -4,7 +4,7 @@ import type { ApiResponse } from "../integration-api/http.ts";
 import { readJsonObject } from "../integration-api/json-body.ts";
 import type { Timestamp } from "../integration-api/timestamp.ts";
 import type { FieldProblem } from "../integration-api/wire-record.ts";
-import type { SdkLicenseFlags } from "../sdk-api/sdk-records.ts";
+import type { SdkLicenseFlags } from "../sdk-api/sdk-schemas.ts";
 import {
   type License,
   type LicenseField,
@@ -13,16 +13,16 @@ import {
   licenseFieldRecord,
   licenseFieldValueRecord,
   licenseRecord,
-} from "./license-schema.ts";
+} from "./license-record.ts";
 
-// The records of the License API itself are declared with their schemas (license-schema.ts).
+// The records of the License API itself are declared with their schemas (license-record.ts).
 export type {
   License,
   LicenseField,
   LicenseFieldValue,
   LicenseSignature,
   LicenseValue,
-} from "./license-schema.ts";
+} from "./license-record.ts";
 
 /**
  * The license as the newer in-cluster API serves it (GET /api/v1/license/info, with its fields):
