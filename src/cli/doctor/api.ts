@@ -9,8 +9,8 @@ import {
 } from "../../clients/integration-api/errors.ts";
 import { createIntegrationApi } from "../../clients/integration-api/http.ts";
 import { capabilitiesOf, probeSdkService } from "../../clients/sdk-api/api-selection.ts";
-import { readSdkCurrentVersion, readSdkUpdates } from "../../clients/version/sdk-api-version.ts";
 import { readCurrentVersion, readUpdates } from "../../clients/version/read-version.ts";
+import { readSdkCurrentVersion, readSdkUpdates } from "../../clients/version/sdk-api-version.ts";
 import { trimTrailingSlashes } from "../../internal/url.ts";
 import { connectProvisioning } from "../../platform/provisioning-api-client.ts";
 import { type CheckResult, describeError, oneLine, result } from "./check.ts";

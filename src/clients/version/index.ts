@@ -1,6 +1,14 @@
 export * from "../integration-api/public.ts";
 export { Timestamp } from "../integration-api/timestamp.ts";
 export type { ApiOption, Capabilities } from "../sdk-api/api-selection.ts";
+export type {
+  CurrentVersion,
+  InvalidVersionUpdate,
+  SdkCurrentVersion,
+  SdkVersionUpdate,
+  VersionUpdate,
+  VersionUpdateList,
+} from "./read-version.ts";
 export {
   type ApplyResult,
   type ApplyTarget,
@@ -12,11 +20,3 @@ export {
   type VersionUpdateOf,
   type WatchUpdatesOptions,
 } from "./version-client.ts";
-export type {
-  CurrentVersion,
-  InvalidVersionUpdate,
-  SdkCurrentVersion,
-  SdkVersionUpdate,
-  VersionUpdate,
-  VersionUpdateList,
-} from "./read-version.ts";

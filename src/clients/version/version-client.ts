@@ -12,7 +12,6 @@ import {
   requireCapability,
 } from "../sdk-api/api-selection.ts";
 import { sdkRequest } from "../sdk-api/sdk-answers.ts";
-import { readSdkCurrentVersion, readSdkUpdates } from "./sdk-api-version.ts";
 import {
   type CurrentVersion,
   readCurrentVersion,
@@ -22,6 +21,7 @@ import {
   type VersionUpdate,
   type VersionUpdateList,
 } from "./read-version.ts";
+import { readSdkCurrentVersion, readSdkUpdates } from "./sdk-api-version.ts";
 
 /** Options of {@link createVersionClient}. */
 export interface VersionClientOptions extends IntegrationApiOptions {

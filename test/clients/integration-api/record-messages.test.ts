@@ -2,11 +2,7 @@
 // tables worded them before the records moved to zod schemas (generated from those readers): an
 // application that logs or matches them sees no change.
 import { describe, expect, it } from "vitest";
-import {
-  readExists,
-  readSources,
-  readUser,
-} from "../../../src/clients/identity/read-identity.ts";
+import { readExists, readSources, readUser } from "../../../src/clients/identity/read-identity.ts";
 import { ResponseShapeError } from "../../../src/clients/integration-api/errors.ts";
 import type { ApiResponse } from "../../../src/clients/integration-api/http.ts";
 import { readFieldValue, readLicense } from "../../../src/clients/license/read-license.ts";

@@ -14,17 +14,14 @@ import type {
 } from "../../../src/clients/identity/read-identity.ts";
 import type { Timestamp } from "../../../src/clients/integration-api/timestamp.ts";
 import type { RecordOf, WireValuesOf } from "../../../src/clients/integration-api/wire-record.ts";
+import type { licenseValueSchema } from "../../../src/clients/license/license-record.ts";
 import type {
   License,
   LicenseField,
   LicenseFieldValue,
   LicenseValue,
 } from "../../../src/clients/license/read-license.ts";
-import type { licenseValueSchema } from "../../../src/clients/license/license-record.ts";
-import type {
-  CurrentVersion,
-  VersionUpdate,
-} from "../../../src/clients/version/read-version.ts";
+import type { CurrentVersion, VersionUpdate } from "../../../src/clients/version/read-version.ts";
 import type { currentVersionRecord } from "../../../src/clients/version/version-record.ts";
 import type { FakeAuditEvent } from "../../../src/testing/fake-audit-api.ts";
 import type { FakeStartupStatus } from "../../../src/testing/fake-console-api.ts";
