@@ -19,6 +19,11 @@ const violations: { rule: string; from: string; to: string }[] = [
     to: "src/testing/kit.ts",
   },
   {
+    rule: "fakes-only-for-tests",
+    from: "src/clients/license/imports-fake.ts",
+    to: "src/clients/license/fake.ts",
+  },
+  {
     rule: "client-imports-no-other-client",
     from: "src/clients/version/imports-license.ts",
     to: "src/clients/license/client.ts",

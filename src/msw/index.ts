@@ -1,7 +1,7 @@
 import type { HttpHandler } from "msw";
 import { joinUrl, normalizeApiBaseUrl } from "../internal/url.ts";
 import {
-  createFakeIntegrationApi,
+  buildFakeIntegrationApi,
   type FakeIntegrationApi,
   type FakeIntegrationApiOptions,
 } from "../testing/fake-integration-api.ts";
@@ -31,22 +31,6 @@ export interface IntegrationApiHandlers {
    */
   api: FakeIntegrationApi;
 }
-
-// Every route of the fake Integration API, each answered by the fake itself.
-const routes = [
-  ["get", "/version/v1/current"],
-  ["get", "/version/v1/updates"],
-  ["put", "/version/v1/:sequence"],
-  ["post", "/audit/v1/event"],
-  ["get", "/identity/v1/sources"],
-  ["post", "/identity/v1/login"],
-  ["get", "/identity/v1/user/:username"],
-  ["get", "/identity/v1/user/:username/exists"],
-  ["put", "/status/v1/startup"],
-  ["get", "/license/v1/license"],
-  ["get", "/license/v1/field/:name"],
-  ["get", "/console/v1/option"],
-] as const;
 
 /**
  * msw request handlers for the platform's Integration API (Version, Audit, Identity, Status,
@@ -86,14 +70,17 @@ export function createIntegrationApiHandlers(
   } catch (error) {
     throw new TypeError(`baseUrl ${(error as Error).message}`);
   }
-  const api = createFakeIntegrationApi(fakeOptions);
+  const { api, routes } = buildFakeIntegrationApi(fakeOptions);
   // The fake answers an injected network error with Response.error(), which is what msw's
   // HttpResponse.error() returns: msw fails the request with a network error.
   const resolver = ({ request }: { request: Request }) => api.respond(request);
   return {
     api,
     handlers: [
-      ...routes.map(([method, path]) => msw.http[method](joinUrl(base, path), resolver)),
+      // Each route the fake answers, as the fake names it: the handlers know no endpoint.
+      ...routes.map(({ method, path }) =>
+        msw.http[method.toLowerCase() as Lowercase<typeof method>](joinUrl(base, path), resolver),
+      ),
       // What the Integration API answers there, so that a client's "auto" with this baseUrl
       // (which asks GET /healthz) decides "integration" once, as against the platform.
       msw.http.all(joinUrl(base, "/healthz"), resolver),

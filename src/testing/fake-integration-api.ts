@@ -1,17 +1,28 @@
-import { createFakeAudit, type FakeAuditEvent } from "./fake-audit-api.ts";
+import { createFakeAudit, type FakeAuditEvent } from "../clients/audit/fake.ts";
 import {
   createFakeConsole,
   type FakeConsoleApi,
   type FakeStartupStatus,
-} from "./fake-console-api.ts";
+} from "../clients/console/fake.ts";
 import {
   createFakeIdentity,
   type FakeIdentityApi,
   type FakeIdentityInit,
   type FakeLoginAttempt,
-} from "./fake-identity-api.ts";
-import { createFakeLicense, type FakeLicense, type FakeLicenseApi } from "./fake-license-api.ts";
-import { type FakeRoute, jsonError } from "./fake-responses.ts";
+} from "../clients/identity/fake.ts";
+import {
+  createFailureQueue,
+  type FakeFailure,
+  type FakeRoute,
+  fetchThrough,
+  jsonError,
+  matchRoutes,
+} from "../clients/integration-api/fake-answers.ts";
+import {
+  createFakeLicense,
+  type FakeLicense,
+  type FakeLicenseApi,
+} from "../clients/license/fake.ts";
 import {
   createFakeVersion,
   type FakeCurrentVersion,
@@ -19,15 +30,13 @@ import {
   type FakeUpdate,
   type FakeUpdateInit,
   type FakeVersionOptions,
-} from "./fake-version-api.ts";
+} from "../clients/version/fake.ts";
 
-/**
- * How an injected failure answers: an HTTP error status (with optional headers, e.g. Retry-After),
- * or a network error (the connection drops before any answer).
- */
-export type FakeFailure =
-  | { status: number; headers?: Record<string, string> }
-  | { networkError: true };
+// The fake Integration API: each client folder's fake (its routes and state, built from that
+// client's records) composed behind one router, which adds what is the platform's and no
+// record's: unknown paths and methods, injected failures, the Accept check.
+
+export type { FakeFailure } from "../clients/integration-api/fake-answers.ts";
 
 /** The fake's starting state and hooks; see {@link createFakeIntegrationApi}. */
 export interface FakeIntegrationApiOptions extends FakeVersionOptions {
@@ -91,15 +100,10 @@ export interface FakeIntegrationApi {
   reset(): void;
 }
 
-interface QueuedFailure {
-  failure: FakeFailure;
-  remaining: number;
-}
-
 /**
  * Creates a fake of the platform's Integration API (spec sections 4.2 and 4.3, and the Identity,
- * Status, License and Console APIs of the platform's docs: see the fake-identity-api,
- * fake-console-api and fake-license-api modules) as plain state and
+ * Status, License and Console APIs of the platform's docs: see each client folder's `fake.ts`)
+ * as plain state and
  * a Web `Request` to `Response` handler, with the platform's wire formats: snake_case fields,
  * timestamps with seven fractional digits, the updates as a bare JSON array, `201` with an empty
  * text/plain body for an audit event, `400` when an Accept header is present but allows no JSON
@@ -126,35 +130,28 @@ interface QueuedFailure {
 export function createFakeIntegrationApi(
   options: FakeIntegrationApiOptions = {},
 ): FakeIntegrationApi {
-  let failures: QueuedFailure[] = [];
+  return buildFakeIntegrationApi(options).api;
+}
+
+/**
+ * {@link createFakeIntegrationApi}, with the routes it answers: the msw handlers are built from
+ * them. Internal: not exported by `platform-integration/testing`.
+ */
+export function buildFakeIntegrationApi(options: FakeIntegrationApiOptions = {}): {
+  api: FakeIntegrationApi;
+  routes: readonly FakeRoute[];
+} {
+  const failures = createFailureQueue();
   const versionFake = createFakeVersion(options);
   const auditFake = createFakeAudit(options.onAuditEvent);
   const identityFake = createFakeIdentity(options.identity, options.onLogin);
   const consoleFake = createFakeConsole(options.consoleOptions, options.onStartupStatus);
   const licenseFake = createFakeLicense(options.license);
-
-  const routes: FakeRoute[] = [
-    ...versionFake.routes,
-    ...auditFake.routes,
-    ...identityFake.routes,
-    ...consoleFake.routes,
-    ...licenseFake.routes,
-  ];
-
-  const takeFailure = (): FakeFailure | undefined => {
-    const next = failures[0];
-    if (next === undefined) return undefined;
-    next.remaining -= 1;
-    if (next.remaining === 0) failures.shift();
-    return next.failure;
-  };
+  const fakes = [versionFake, auditFake, identityFake, consoleFake, licenseFake];
+  const routes: FakeRoute[] = fakes.flatMap((fake) => fake.routes);
 
   const respond = async (request: Request): Promise<Response> => {
-    const { pathname } = new URL(request.url);
-    const matches = routes.flatMap((route) => {
-      const match = route.path.exec(pathname);
-      return match ? [{ route, segment: match[1] ?? "" }] : [];
-    });
+    const matches = matchRoutes(routes, new URL(request.url).pathname);
     if (matches.length === 0) {
       return jsonError(
         404,
@@ -169,7 +166,7 @@ export function createFakeIntegrationApi(
         allow,
       });
     }
-    const failure = takeFailure();
+    const failure = failures.take();
     if (failure !== undefined) {
       if ("networkError" in failure) return Response.error();
       return jsonError(
@@ -189,17 +186,9 @@ export function createFakeIntegrationApi(
     return chosen.route.answer(request, chosen.segment);
   };
 
-  return {
+  const api: FakeIntegrationApi = {
     respond,
-    async fetch(input, init) {
-      const response = await respond(new Request(input, init));
-      if (response.type === "error") {
-        throw new TypeError("fetch failed", {
-          cause: new Error("A network error was injected with failNext()."),
-        });
-      }
-      return response;
-    },
+    fetch: fetchThrough(respond),
     get current() {
       return versionFake.api.current;
     },
@@ -215,29 +204,13 @@ export function createFakeIntegrationApi(
     console: consoleFake.api,
     license: licenseFake.api,
     apply: versionFake.api.apply,
-    failNext(count, failure) {
-      if (!Number.isSafeInteger(count) || count < 1) {
-        throw new RangeError(`failNext: count must be a positive integer, got ${count}.`);
-      }
-      if (
-        !("networkError" in failure) &&
-        !(Number.isInteger(failure.status) && failure.status >= 400 && failure.status <= 599)
-      ) {
-        throw new RangeError(
-          `failNext: status must be an error status (400 to 599), got ${failure.status}.`,
-        );
-      }
-      failures.push({ failure, remaining: count });
-    },
+    failNext: failures.push,
     reset() {
-      failures = [];
-      versionFake.reset();
-      auditFake.reset();
-      identityFake.reset();
-      consoleFake.reset();
-      licenseFake.reset();
+      failures.clear();
+      for (const fake of fakes) fake.reset();
     },
   };
+  return { api, routes };
 }
 
 /** True when the Accept header is absent or allows JSON (q=0 excludes a range). */

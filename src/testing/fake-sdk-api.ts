@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import { decodeSegment } from "../clients/integration-api/fake-answers.ts";
 import { Timestamp } from "../clients/integration-api/timestamp.ts";
 import {
   kotsLicenseSchema,
@@ -21,7 +22,6 @@ import {
 } from "../clients/sdk-api/sdk-schemas.ts";
 import { jsonEqual } from "../internal/json-equal.ts";
 import type { FakeFailure } from "./fake-integration-api.ts";
-import { decodeSegment } from "./fake-responses.ts";
 
 /** A release as the fake's newer API serves it (app info's `currentRelease`, history). */
 export interface FakeSdkRelease {

@@ -1,3 +1,27 @@
+export type { FakeAuditEvent } from "../clients/audit/fake.ts";
+export type { FakeConsoleApi, FakeStartupStatus } from "../clients/console/fake.ts";
+export {
+  type FakeIdentityApi,
+  type FakeIdentityGroup,
+  type FakeIdentityInit,
+  type FakeIdentitySource,
+  type FakeIdentityUser,
+  type FakeLoginAttempt,
+  fakeIdentityDefaults,
+} from "../clients/identity/fake.ts";
+export {
+  type FakeLicense,
+  type FakeLicenseApi,
+  type FakeLicenseField,
+  fakeLicenseDefault,
+} from "../clients/license/fake.ts";
+export type {
+  FakeCurrentVersion,
+  FakeCurrentVersionInit,
+  FakeUpdate,
+  FakeUpdateInit,
+  FakeVersionOptions,
+} from "../clients/version/fake.ts";
 export type {
   FetchHandler,
   ProvisioningAnswer,
@@ -20,29 +44,12 @@ export {
   type LeftBehind,
   runConformance,
 } from "./conformance.ts";
-export type { FakeAuditEvent } from "./fake-audit-api.ts";
-export type { FakeConsoleApi, FakeStartupStatus } from "./fake-console-api.ts";
-export {
-  type FakeIdentityApi,
-  type FakeIdentityGroup,
-  type FakeIdentityInit,
-  type FakeIdentitySource,
-  type FakeIdentityUser,
-  type FakeLoginAttempt,
-  fakeIdentityDefaults,
-} from "./fake-identity-api.ts";
 export {
   createFakeIntegrationApi,
   type FakeFailure,
   type FakeIntegrationApi,
   type FakeIntegrationApiOptions,
 } from "./fake-integration-api.ts";
-export {
-  type FakeLicense,
-  type FakeLicenseApi,
-  type FakeLicenseField,
-  fakeLicenseDefault,
-} from "./fake-license-api.ts";
 export {
   createFakeSdkApi,
   type FakeSdkApi,
@@ -60,13 +67,6 @@ export {
   fakeSdkLicenseDefault,
   fakeSdkMockDataDefault,
 } from "./fake-sdk-api.ts";
-export type {
-  FakeCurrentVersion,
-  FakeCurrentVersionInit,
-  FakeUpdate,
-  FakeUpdateInit,
-  FakeVersionOptions,
-} from "./fake-version-api.ts";
 export { type Fault, type FaultyClient, withFaults } from "./faults.ts";
 export {
   createPlatformSimulator,

@@ -1,15 +1,15 @@
 import { writeFile } from "node:fs/promises";
 import { resolve as resolvePath } from "node:path";
-import type { FakeAuditEvent } from "../../testing/fake-audit-api.ts";
-import { type FakeIdentityUser, fakeIdentityDefaults } from "../../testing/fake-identity-api.ts";
+import type { FakeAuditEvent } from "../../clients/audit/fake.ts";
+import { type FakeIdentityUser, fakeIdentityDefaults } from "../../clients/identity/fake.ts";
+import { type FakeLicenseField, fakeLicenseDefault } from "../../clients/license/fake.ts";
+import type { FakeUpdateInit } from "../../clients/version/fake.ts";
 import { createFakeIntegrationApi } from "../../testing/fake-integration-api.ts";
-import { type FakeLicenseField, fakeLicenseDefault } from "../../testing/fake-license-api.ts";
 import {
   createFakeSdkApi,
   type FakeSdkMode,
   fakeSdkLicenseDefault,
 } from "../../testing/fake-sdk-api.ts";
-import type { FakeUpdateInit } from "../../testing/fake-version-api.ts";
 import { integerOption, parseCommandArgs } from "../args.ts";
 import { type Command, type CommandIo, UsageError } from "../command.ts";
 import { createSelfSignedCertificate } from "../self-signed-certificate.ts";

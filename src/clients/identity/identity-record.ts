@@ -2,7 +2,7 @@ import * as z from "zod/mini";
 import { type RecordOf, wireRecord } from "../integration-api/wire-record.ts";
 
 // The Identity API's records, defined once: the client decodes with them (read-identity.ts),
-// the fake Identity API encodes with them (src/testing/fake-identity-api.ts). The API is written
+// the fake Identity API encodes with them (src/clients/identity/fake.ts). The API is written
 // in Go: keys match case-insensitively when they do not match exactly, and an unset list or map
 // may come as `null`, read as absent.
 

@@ -3,7 +3,7 @@ import * as z from "zod/mini";
 import { timestampCodec, wireRecord } from "../integration-api/wire-record.ts";
 
 // The License API's records, defined once: the client decodes with them (read-license.ts),
-// the fake License API encodes with them (src/testing/fake-license-api.ts). Wire names are the
+// the fake License API encodes with them (src/clients/license/fake.ts). Wire names are the
 // snake_case of the names below. The License API is written in Go: an unset optional field may
 // come as `null`, read as absent. The messages are the ends of a ResponseShapeError's.
 //

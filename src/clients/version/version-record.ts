@@ -2,7 +2,7 @@ import * as z from "zod/mini";
 import { timestampCodec, wireRecord } from "../integration-api/wire-record.ts";
 
 // The Version API's records, defined once: the client decodes with them, the fake Version API
-// encodes with them (src/testing/fake-version-api.ts), and the types of read-version.ts are
+// encodes with them (src/clients/version/fake.ts), and the types of read-version.ts are
 // their outputs. Wire names are the snake_case of the names below.
 
 const timestamp = timestampCodec();

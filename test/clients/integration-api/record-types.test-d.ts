@@ -23,10 +23,10 @@ import type {
 } from "../../../src/clients/license/read-license.ts";
 import type { CurrentVersion, VersionUpdate } from "../../../src/clients/version/read-version.ts";
 import type { currentVersionRecord } from "../../../src/clients/version/version-record.ts";
-import type { FakeAuditEvent } from "../../../src/testing/fake-audit-api.ts";
-import type { FakeStartupStatus } from "../../../src/testing/fake-console-api.ts";
-import type { FakeLicense, FakeLicenseField } from "../../../src/testing/fake-license-api.ts";
-import type { FakeCurrentVersion } from "../../../src/testing/fake-version-api.ts";
+import type { FakeAuditEvent } from "../../../src/clients/audit/fake.ts";
+import type { FakeStartupStatus } from "../../../src/clients/console/fake.ts";
+import type { FakeLicense, FakeLicenseField } from "../../../src/clients/license/fake.ts";
+import type { FakeCurrentVersion } from "../../../src/clients/version/fake.ts";
 
 /** Spreads an interface into a plain object type, so that Same compares members. */
 type Flat<T> = { [Key in keyof T]: T[Key] };

@@ -1,6 +1,11 @@
 import type { JsonObject } from "type-fest";
-import { consoleOptionParameter, startupStatusRecord } from "../clients/console/console-record.ts";
-import { type FakeRoute, jsonError, readJsonObjectBody, text } from "./fake-responses.ts";
+import {
+  type FakeRoute,
+  jsonError,
+  readJsonObjectBody,
+  text,
+} from "../integration-api/fake-answers.ts";
+import { consoleOptionParameter, startupStatusRecord } from "./console-record.ts";
 
 /** A start-up status as the fake's Status API received it (`startupStatusRecord`). */
 export interface FakeStartupStatus {
@@ -37,7 +42,7 @@ export function createFakeConsole(
   const routes: FakeRoute[] = [
     {
       method: "PUT",
-      path: /^\/status\/v1\/startup$/,
+      path: "/status/v1/startup",
       answer: async (request) => {
         const body = await readJsonObjectBody(request);
         if (body instanceof Response) return body;
@@ -57,7 +62,7 @@ export function createFakeConsole(
     },
     {
       method: "GET",
-      path: /^\/console\/v1\/option$/,
+      path: "/console/v1/option",
       answer: (request) => {
         const name = new URL(request.url).searchParams.get(consoleOptionParameter);
         if (name === null || name === "") {

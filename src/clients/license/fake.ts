@@ -1,10 +1,6 @@
-import type { WireValuesOf } from "../clients/integration-api/wire-record.ts";
-import {
-  licenseFieldRecord,
-  licenseFieldValueRecord,
-  licenseRecord,
-} from "../clients/license/license-record.ts";
-import { decodeSegment, type FakeRoute, json, jsonError } from "./fake-responses.ts";
+import { decodeSegment, type FakeRoute, json, jsonError } from "../integration-api/fake-answers.ts";
+import type { WireValuesOf } from "../integration-api/wire-record.ts";
+import { licenseFieldRecord, licenseFieldValueRecord, licenseRecord } from "./license-record.ts";
 
 /** A license field as the fake serves it in `fields[]`. */
 export interface FakeLicenseField {
@@ -62,12 +58,12 @@ export function createFakeLicense(initialLicense: FakeLicense | undefined): {
   const routes: FakeRoute[] = [
     {
       method: "GET",
-      path: /^\/license\/v1\/license$/,
+      path: "/license/v1/license",
       answer: () => json(200, toWire(license)),
     },
     {
       method: "GET",
-      path: /^\/license\/v1\/field\/([^/]+)$/,
+      path: "/license/v1/field/:name",
       answer: (_request, segment) => {
         const name = decodeSegment(segment);
         const found = license.fields.find((candidate) => candidate.field === name);

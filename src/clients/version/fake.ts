@@ -1,5 +1,5 @@
-import { currentVersionRecord, versionUpdateRecord } from "../clients/version/version-record.ts";
-import { type FakeRoute, json, jsonError } from "./fake-responses.ts";
+import { type FakeRoute, json, jsonError } from "../integration-api/fake-answers.ts";
+import { currentVersionRecord, versionUpdateRecord } from "./version-record.ts";
 
 /**
  * The running release as the fake's Version API reports it: the client's `CurrentVersion` with
@@ -92,12 +92,12 @@ export function createFakeVersion(options: FakeVersionOptions): {
   const routes: FakeRoute[] = [
     {
       method: "GET",
-      path: /^\/version\/v1\/current$/,
+      path: "/version/v1/current",
       answer: () => json(200, currentVersionRecord.toWire(current)),
     },
     {
       method: "GET",
-      path: /^\/version\/v1\/updates$/,
+      path: "/version/v1/updates",
       answer: () =>
         json(
           200,
@@ -106,7 +106,7 @@ export function createFakeVersion(options: FakeVersionOptions): {
     },
     {
       method: "PUT",
-      path: /^\/version\/v1\/([^/]+)$/,
+      path: "/version/v1/:sequence",
       answer: (_request, segment) => {
         const sequence = /^\d+$/.test(segment) ? Number(segment) : Number.NaN;
         if (!Number.isSafeInteger(sequence)) {

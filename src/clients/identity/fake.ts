@@ -1,19 +1,19 @@
 import * as z from "zod/mini";
 import {
-  identityExistsSchema,
-  identityGroupRecord,
-  identitySourceRecord,
-  identitySourcesRecord,
-  identityUserRecord,
-} from "../clients/identity/identity-record.ts";
-import {
   decodeSegment,
   type FakeRoute,
   json,
   jsonError,
   readJsonObjectBody,
   text,
-} from "./fake-responses.ts";
+} from "../integration-api/fake-answers.ts";
+import {
+  identityExistsSchema,
+  identityGroupRecord,
+  identitySourceRecord,
+  identitySourcesRecord,
+  identityUserRecord,
+} from "./identity-record.ts";
 
 /** A directory (LDAP source) the fake Identity API authenticates against. */
 export interface FakeIdentitySource {
@@ -177,7 +177,7 @@ export function createFakeIdentity(
   const routes: FakeRoute[] = [
     {
       method: "GET",
-      path: /^\/identity\/v1\/sources$/,
+      path: "/identity/v1/sources",
       answer: () =>
         json(
           200,
@@ -189,7 +189,7 @@ export function createFakeIdentity(
     },
     {
       method: "POST",
-      path: /^\/identity\/v1\/login$/,
+      path: "/identity/v1/login",
       answer: async (request) => {
         const source = chooseSource(request);
         if (source instanceof Response) return source;
@@ -215,7 +215,7 @@ export function createFakeIdentity(
     },
     {
       method: "GET",
-      path: /^\/identity\/v1\/user\/([^/]+)\/exists$/,
+      path: "/identity/v1/user/:username/exists",
       answer: (request, segment) =>
         lookUp(request, segment, (user) =>
           text(200, z.encode(identityExistsSchema, user !== undefined)),
@@ -223,7 +223,7 @@ export function createFakeIdentity(
     },
     {
       method: "GET",
-      path: /^\/identity\/v1\/user\/([^/]+)$/,
+      path: "/identity/v1/user/:username",
       answer: (request, segment) =>
         lookUp(request, segment, (user) =>
           user === undefined ? jsonError(404, "user_not_found", "No such user.") : toWire(user),

@@ -1,7 +1,7 @@
 import type { JsonObject } from "type-fest";
-import { auditEventRecord } from "../clients/audit/audit-event-schema.ts";
-import type { RecordOf } from "../clients/integration-api/wire-record.ts";
-import { type FakeRoute, jsonError, readJsonObjectBody } from "./fake-responses.ts";
+import { type FakeRoute, jsonError, readJsonObjectBody } from "../integration-api/fake-answers.ts";
+import type { RecordOf } from "../integration-api/wire-record.ts";
+import { auditEventRecord } from "./audit-event-schema.ts";
 
 /**
  * An audit event as the fake received it, in camelCase (`auditEventRecord`, the schema the
@@ -55,7 +55,7 @@ export function createFakeAudit(onAuditEvent?: (event: FakeAuditEvent) => void):
   };
 
   return {
-    routes: [{ method: "POST", path: /^\/audit\/v1\/event$/, answer: recordAuditEvent }],
+    routes: [{ method: "POST", path: "/audit/v1/event", answer: recordAuditEvent }],
     get events() {
       return structuredClone(auditEvents);
     },
