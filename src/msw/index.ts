@@ -6,7 +6,7 @@ import {
   type FakeIntegrationApiOptions,
 } from "../testing/fake-integration-api.ts";
 import {
-  createFakeSdkApi,
+  buildFakeSdkApi,
   type FakeSdkApi,
   type FakeSdkApiOptions,
 } from "../testing/fake-sdk-api.ts";
@@ -105,29 +105,6 @@ export interface SdkApiHandlers {
   api: FakeSdkApi;
 }
 
-// Every route of the newer API's fake (the admin console's license endpoint included).
-const sdkRoutes = [
-  ["get", "/healthz"],
-  ["get", "/api/v1/app/info"],
-  ["get", "/api/v1/app/status"],
-  ["get", "/api/v1/app/updates"],
-  ["get", "/api/v1/app/history"],
-  ["post", "/api/v1/app/custom-metrics"],
-  ["patch", "/api/v1/app/custom-metrics"],
-  ["delete", "/api/v1/app/custom-metrics/:key"],
-  ["post", "/api/v1/app/instance-tags"],
-  ["get", "/api/v1/license/info"],
-  ["get", "/api/v1/license/fields"],
-  ["get", "/api/v1/license/fields/:name"],
-  ["post", "/api/v1/supportbundle"],
-  ["post", "/api/v1/supportbundle/metadata"],
-  ["patch", "/api/v1/supportbundle/metadata"],
-  ["get", "/api/v1/integration/status"],
-  ["get", "/api/v1/integration/mock-data"],
-  ["post", "/api/v1/integration/mock-data"],
-  ["get", "/license/v1/license"],
-] as const;
-
 /**
  * msw request handlers for the platform's newer in-cluster API (the SDK service) and the admin
  * console's compatibility license endpoint, over a fake state (see `createFakeSdkApi` in
@@ -152,13 +129,12 @@ export function createSdkApiHandlers(options: SdkApiHandlersOptions = {}): SdkAp
   } catch (error) {
     throw new TypeError(`baseUrl ${(error as Error).message}`);
   }
-  const api = createFakeSdkApi(fakeOptions);
+  const { api, servicePaths } = buildFakeSdkApi(fakeOptions);
   const resolver = ({ request }: { request: Request }) => api.respond(request);
   return {
     api,
-    // Every method reaches the fake, which answers an unlisted one 405 as the service does.
-    handlers: [...new Set(sdkRoutes.map(([, path]) => path))].map((path) =>
-      msw.http.all(joinUrl(base, path), resolver),
-    ),
+    // Each path the fake serves, as it names them; every method reaches the fake, which answers
+    // an unlisted one 405 as the service does.
+    handlers: servicePaths.map((path) => msw.http.all(joinUrl(base, path), resolver)),
   };
 }

@@ -1,3 +1,6 @@
+// The License API's fake: its routes and state, each answer encoded by the record the client
+// decodes it with (license-record.ts). The newer API's license is fake-sdk-api.ts.
+
 import { decodeSegment, type FakeRoute, json, jsonError } from "../integration-api/fake-answers.ts";
 import type { WireValuesOf } from "../integration-api/wire-record.ts";
 import { licenseFieldRecord, licenseFieldValueRecord, licenseRecord } from "./license-record.ts";
@@ -98,7 +101,7 @@ function toWire(license: FakeLicense) {
       licenseFieldRecord.toWire({
         field: field.field,
         title: field.title ?? field.field,
-        type: field.type ?? typeOf(field.value),
+        type: field.type ?? fakeFieldType(field.value),
         value: field.value,
         hideFromCustomer: field.hideFromCustomer ?? false,
       }),
@@ -106,7 +109,24 @@ function toWire(license: FakeLicense) {
   });
 }
 
-function typeOf(value: FakeLicenseField["value"]): string {
+/** The type a fake gives a field that names none: "Integer", "Boolean" or "String". */
+export function fakeFieldType(value: FakeLicenseField["value"]): string {
   if (Number.isInteger(value)) return "Integer";
   return typeof value === "boolean" ? "Boolean" : "String";
+}
+
+/**
+ * A field from `name=value` text (`mock-api --license-field`): an integer is a number, `true`
+ * or `false` a boolean, anything else text; undefined when the text is not `name=value`.
+ */
+export function fakeLicenseFieldFromText(entry: string): FakeLicenseField | undefined {
+  const equals = entry.indexOf("=");
+  if (equals < 1) return undefined;
+  const text = entry.slice(equals + 1);
+  const value = /^-?\d{1,15}$/.test(text)
+    ? Number(text)
+    : text === "true" || text === "false"
+      ? text === "true"
+      : text;
+  return { field: entry.slice(0, equals), value };
 }

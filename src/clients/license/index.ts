@@ -1,7 +1,6 @@
 export * from "../integration-api/public.ts";
 export { Timestamp } from "../integration-api/timestamp.ts";
 export type { ApiOption, Capabilities } from "../sdk-api/api-selection.ts";
-export type { SdkLicenseFlags } from "../sdk-api/sdk-schemas.ts";
 export {
   createLicenseClient,
   type LicenseClient,
@@ -20,6 +19,7 @@ export type {
   SdkLicense,
   SdkLicenseFieldValue,
 } from "./read-license.ts";
+export type { SdkLicenseFlags } from "./sdk-license-schemas.ts";
 export {
   type LicenseFieldVerdict,
   type SignedLicenseField,

@@ -21,10 +21,12 @@ const lenientText = z.codec(z.unknown(), z.optional(z.string()), {
 });
 
 /**
- * A license field's value. The platform sends an Integer field as a JSON number in the license
- * but as a string from the field endpoint; use `LicenseField.type` to read it.
+ * A license field's value, on every API: text, a number or a boolean. The Integration API
+ * sends an Integer field as a JSON number in the license but as a string from the field
+ * endpoint (use `LicenseField.type` to read it), and `null` for a field without a value, which
+ * the newer API leaves out: each record says which it takes.
  */
-export const licenseValueSchema = z.nullable(z.union([z.string(), z.number(), z.boolean()]));
+export const licenseValueSchema = z.union([z.string(), z.number(), z.boolean()]);
 
 /**
  * A license field's value. The platform sends an Integer field as a JSON number in the license
@@ -45,7 +47,7 @@ const licenseFieldShape = {
   title: lenientText,
   /** The declared type: "Integer", "String", "Boolean"...; read as "" when absent or not a string. */
   type: lenientText,
-  value: licenseValueSchema,
+  value: z.nullable(licenseValueSchema),
   /** Whether the console hides the field from the customer. */
   hideFromCustomer: z._default(z.boolean(), false),
 };
@@ -110,7 +112,7 @@ export interface License extends z.output<z.ZodMiniObject<typeof licenseShape>> 
 const licenseFieldValueShape = {
   field: z.string(),
   /** As the platform sent it: an Integer field's value arrives as a string ("99"). */
-  value: licenseValueSchema,
+  value: z.nullable(licenseValueSchema),
 };
 
 /** One field by name (GET /license/v1/field/:name): `{"field":"max_queues","value":"99"}`. */

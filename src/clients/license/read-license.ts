@@ -4,7 +4,6 @@ import type { ApiResponse } from "../integration-api/http.ts";
 import { readJsonObject } from "../integration-api/json-body.ts";
 import type { Timestamp } from "../integration-api/timestamp.ts";
 import type { FieldProblem } from "../integration-api/wire-record.ts";
-import type { SdkLicenseFlags } from "../sdk-api/sdk-schemas.ts";
 import {
   type License,
   type LicenseField,
@@ -14,6 +13,7 @@ import {
   licenseFieldValueRecord,
   licenseRecord,
 } from "./license-record.ts";
+import type { SdkLicenseFlags } from "./sdk-license-schemas.ts";
 
 // The records of the License API itself are declared with their schemas (license-record.ts).
 export type {

@@ -4,6 +4,12 @@ import type { ApiResponse } from "../integration-api/http.ts";
 import { readJsonObject } from "../integration-api/json-body.ts";
 import { Timestamp } from "../integration-api/timestamp.ts";
 import { decodeBody, readFlags } from "../sdk-api/sdk-answers.ts";
+import type {
+  KotsLicense,
+  LicenseField,
+  SdkLicense,
+  SdkLicenseFieldValue,
+} from "./read-license.ts";
 import {
   kotsLicenseSchema,
   type SdkLicenseField,
@@ -12,13 +18,7 @@ import {
   sdkLicenseFieldsSchema,
   sdkLicenseFlagNames,
   sdkLicenseInfoSchema,
-} from "../sdk-api/sdk-schemas.ts";
-import type {
-  KotsLicense,
-  LicenseField,
-  SdkLicense,
-  SdkLicenseFieldValue,
-} from "./read-license.ts";
+} from "./sdk-license-schemas.ts";
 import { valueTypeProblem } from "./value-type.ts";
 
 /** The entries of GET /api/v1/license/fields (or of the info's `entitlements`) as fields. */

@@ -5,8 +5,10 @@ import type { JsonObject } from "type-fest";
 import { expectTypeOf, it } from "vitest";
 import type * as z from "zod/mini";
 import type { AuditEventField } from "../../../src/clients/audit/audit-event-schema.ts";
+import type { FakeAuditEvent } from "../../../src/clients/audit/fake.ts";
 import type { AuditEvent } from "../../../src/clients/audit/index.ts";
 import type { startupStatusRecord } from "../../../src/clients/console/console-record.ts";
+import type { FakeStartupStatus } from "../../../src/clients/console/fake.ts";
 import type {
   IdentityGroup,
   IdentitySource,
@@ -14,6 +16,7 @@ import type {
 } from "../../../src/clients/identity/read-identity.ts";
 import type { Timestamp } from "../../../src/clients/integration-api/timestamp.ts";
 import type { RecordOf, WireValuesOf } from "../../../src/clients/integration-api/wire-record.ts";
+import type { FakeLicense, FakeLicenseField } from "../../../src/clients/license/fake.ts";
 import type { licenseValueSchema } from "../../../src/clients/license/license-record.ts";
 import type {
   License,
@@ -21,12 +24,9 @@ import type {
   LicenseFieldValue,
   LicenseValue,
 } from "../../../src/clients/license/read-license.ts";
+import type { FakeCurrentVersion } from "../../../src/clients/version/fake.ts";
 import type { CurrentVersion, VersionUpdate } from "../../../src/clients/version/read-version.ts";
 import type { currentVersionRecord } from "../../../src/clients/version/version-record.ts";
-import type { FakeAuditEvent } from "../../../src/clients/audit/fake.ts";
-import type { FakeStartupStatus } from "../../../src/clients/console/fake.ts";
-import type { FakeLicense, FakeLicenseField } from "../../../src/clients/license/fake.ts";
-import type { FakeCurrentVersion } from "../../../src/clients/version/fake.ts";
 
 /** Spreads an interface into a plain object type, so that Same compares members. */
 type Flat<T> = { [Key in keyof T]: T[Key] };
@@ -131,7 +131,8 @@ it("keeps every record's public type as it was written by hand", () => {
 // The public types spelled out for their readers (TypeDoc shows them, not the schema's internal
 // helpers) stay the schema's: a field changed in the schema fails here.
 it("spells out the same types as the schemas derive", () => {
-  expectTypeOf<LicenseValue>().toEqualTypeOf<z.output<typeof licenseValueSchema>>();
+  // One schema for the value on every API; null is the Integration API's "no value".
+  expectTypeOf<LicenseValue>().toEqualTypeOf<z.output<typeof licenseValueSchema> | null>();
   expectTypeOf<Flat<FakeCurrentVersion>>().toEqualTypeOf<
     Flat<WireValuesOf<typeof currentVersionRecord.shape>>
   >();

@@ -3,7 +3,7 @@ import { createLicenseClient, type SdkLicense } from "../../../src/clients/licen
 import type {
   SdkLicenseFlags,
   sdkLicenseFlagNames,
-} from "../../../src/clients/sdk-api/sdk-schemas.ts";
+} from "../../../src/clients/license/sdk-license-schemas.ts";
 import { createFakeSdkApi, fakeSdkLicenseDefault } from "../../../src/testing/fake-sdk-api.ts";
 
 const baseUrl = "http://replicated.test:3000";

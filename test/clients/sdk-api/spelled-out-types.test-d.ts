@@ -5,8 +5,8 @@ import type * as z from "zod/mini";
 import type {
   SdkLicenseFlags,
   SdkLicenseInfo,
-  sdkMockDataSchema,
-} from "../../../src/clients/sdk-api/sdk-schemas.ts";
+} from "../../../src/clients/license/sdk-license-schemas.ts";
+import type { sdkMockDataSchema } from "../../../src/clients/sdk-api/sdk-schemas.ts";
 import type { FakeSdkMockData } from "../../../src/testing/fake-sdk-api.ts";
 
 /** Recursively spreads interfaces into plain object types, so that equality compares members. */
