@@ -54,6 +54,7 @@ export {
   createFakeSdkApi,
   type FakeSdkApi,
   type FakeSdkApiOptions,
+  type FakeSdkAppOptions,
   type FakeSdkLicense,
   type FakeSdkLicenseField,
   type FakeSdkMockAppStatus,

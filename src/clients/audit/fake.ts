@@ -1,3 +1,6 @@
+// The Audit API's fake: its route and the events received, read by the record the platform
+// reads them with (audit-event-schema.ts).
+
 import type { JsonObject } from "type-fest";
 import { type FakeRoute, jsonError, readJsonObjectBody } from "../integration-api/fake-answers.ts";
 import type { RecordOf } from "../integration-api/wire-record.ts";
@@ -63,4 +66,16 @@ export function createFakeAudit(onAuditEvent?: (event: FakeAuditEvent) => void):
       auditEvents = [];
     },
   };
+}
+
+/**
+ * An event's fields for a line of output, the action first, then the documented fields and
+ * those it kept in `extra`, each as `[name, value]`; the action is undefined when it has none.
+ */
+export function fakeAuditEventFields(event: FakeAuditEvent): {
+  action: string | undefined;
+  fields: [string, unknown][];
+} {
+  const { extra, action, ...documented } = event;
+  return { action, fields: [...Object.entries(documented), ...Object.entries(extra ?? {})] };
 }

@@ -1,3 +1,6 @@
+// The Status and Console APIs' fake: its routes, the start-up statuses received and the console
+// options served, read and written by the records of console-record.ts.
+
 import type { JsonObject } from "type-fest";
 import {
   type FakeRoute,

@@ -1,3 +1,6 @@
+// The Identity API's fake: its directory, routes and logins, each answer encoded by the record
+// the client decodes it with (identity-record.ts).
+
 import * as z from "zod/mini";
 import {
   decodeSegment,
@@ -249,6 +252,16 @@ export function createFakeIdentity(
       attempts = [];
     },
   };
+}
+
+/**
+ * A user from `name:password` text (`mock-api --user`), split at the first colon (a password may
+ * contain colons); undefined unless both are non-empty.
+ */
+export function fakeIdentityUserFromText(entry: string): FakeIdentityUser | undefined {
+  const colon = entry.indexOf(":");
+  if (colon < 1 || colon === entry.length - 1) return undefined;
+  return { username: entry.slice(0, colon), password: entry.slice(colon + 1) };
 }
 
 function toDirectory(init: FakeIdentityInit): Directory {

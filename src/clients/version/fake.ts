@@ -1,3 +1,6 @@
+// The Version API's fake: its routes and state, each answer encoded by the record the client
+// decodes it with (version-record.ts).
+
 import { type FakeRoute, json, jsonError } from "../integration-api/fake-answers.ts";
 import { currentVersionRecord, versionUpdateRecord } from "./version-record.ts";
 
@@ -151,6 +154,23 @@ export function createFakeVersion(options: FakeVersionOptions): {
       updates = initialUpdates;
     },
   };
+}
+
+/**
+ * A running release labelled `version` (release sequence 1) and `count` pending updates whose
+ * labels follow it: 1.0.0 is followed by 1.0.1, 1.0.2; "beta" by beta.1 (`mock-api --updates`).
+ */
+export function fakeReleasesAfter(
+  version: string,
+  count: number,
+): { current: FakeCurrentVersionInit; updates: FakeUpdateInit[] } {
+  const trailing = /^(.*?)(\d+)$/.exec(version);
+  const updates = Array.from({ length: count }, (_, index) => {
+    const step = index + 1;
+    const label = trailing ? `${trailing[1]}${Number(trailing[2]) + step}` : `${version}.${step}`;
+    return { version: label, releaseSequence: 1 + step, releaseNotes: `Release notes of ${label}` };
+  });
+  return { current: { version, releaseSequence: 1 }, updates };
 }
 
 /** Writes a date as the platform does: ISO 8601 UTC with seven fractional digits. */

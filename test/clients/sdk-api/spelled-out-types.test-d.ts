@@ -7,7 +7,11 @@ import type {
   SdkLicenseInfo,
 } from "../../../src/clients/license/sdk-license-schemas.ts";
 import type { sdkMockDataSchema } from "../../../src/clients/sdk-api/sdk-schemas.ts";
-import type { FakeSdkMockData } from "../../../src/testing/fake-sdk-api.ts";
+import type {
+  FakeSdkApiOptions,
+  FakeSdkAppOptions,
+  FakeSdkMockData,
+} from "../../../src/testing/index.ts";
 
 /** Recursively spreads interfaces into plain object types, so that equality compares members. */
 type Deep<T> = T extends (infer Item)[]
@@ -25,4 +29,9 @@ it("SdkLicenseFlags is the schema's seven flags", () => {
 
 it("FakeSdkMockData is what the mock-data schema takes", () => {
   expectTypeOf<Deep<FakeSdkMockData>>().toEqualTypeOf<Deep<z.input<typeof sdkMockDataSchema>>>();
+});
+
+it("FakeSdkAppOptions is the app's part of FakeSdkApiOptions, exported for its readers", () => {
+  type AppPart = Pick<FakeSdkApiOptions, keyof FakeSdkAppOptions>;
+  expectTypeOf<Deep<AppPart>>().toEqualTypeOf<Deep<FakeSdkAppOptions>>();
 });
