@@ -1,17 +1,10 @@
-import type * as z from "zod/mini";
 import { pathSegment } from "../../internal/url.ts";
 import {
   type CallOptions,
   type IntegrationApiOptions,
   normalizeOptions,
 } from "../integration-api/client-options.ts";
-import {
-  isHttpError,
-  type PlatformApiKind,
-  UnsupportedOperationError,
-} from "../integration-api/errors.ts";
-import { parseJsonBody } from "../integration-api/json-body.ts";
-import type { Timestamp } from "../integration-api/timestamp.ts";
+import { isHttpError, type PlatformApiKind } from "../integration-api/errors.ts";
 import {
   type ApiOption,
   type Capabilities,
@@ -22,25 +15,32 @@ import {
 } from "../sdk-api/api-selection.ts";
 import {
   decodeBody,
-  type ReadFlags,
   type SdkEndpoint,
   sdkRequest,
   type WriteResult,
   writeResult,
 } from "../sdk-api/sdk-answers.ts";
+import { sdkIntegrationStatusSchema, sdkSupportBundleSchema } from "../sdk-api/sdk-schemas.ts";
+import { checkMetrics, checkStrings, metricsNotSent, postOnlyOnKots } from "./app-checks.ts";
 import {
-  readReleaseTime,
-  type SdkMockData,
-  type SdkMockRelease,
-  type SdkRelease,
-  sdkAppInfoSchema,
-  sdkAppStatusSchema,
-  sdkHistorySchema,
-  sdkIntegrationStatusSchema,
-  sdkMockDataSchema,
-  sdkSupportBundleSchema,
-  unreadTimes,
-} from "../sdk-api/sdk-schemas.ts";
+  type AppHistory,
+  type AppInfo,
+  type AppStatus,
+  type CustomMetrics,
+  fromMockDataInit,
+  type IntegrationMockData,
+  type IntegrationMockDataInit,
+  type IntegrationStatus,
+  readAppHistory,
+  readAppInfo,
+  readAppStatus,
+  readMockData,
+  type SupportBundleUpload,
+} from "./read-app.ts";
+
+// The app client: the newer in-cluster API's own calls (app info, status, history, custom
+// metrics, instance tags, support bundles, integration mode), its interface and its requests.
+// Its records and their readers are read-app.ts; what it checks before sending, app-checks.ts.
 
 /** Options of {@link createAppClient}. */
 export interface AppClientOptions extends IntegrationApiOptions {
@@ -55,157 +55,10 @@ export interface AppClientOptions extends IntegrationApiOptions {
   api?: ApiOption | undefined;
 }
 
-/** A release of the application (the app info's current release, an item of the history). */
-export interface AppRelease {
-  /** `versionLabel`. */
-  version: string;
-  releaseNotes: string;
-  /** `createdAt`. */
-  releaseDate?: Timestamp;
-  /** `deployedAt`: set for Helm installs only. */
-  installDate?: Timestamp;
-  helmReleaseName?: string;
-  helmReleaseRevision?: number;
-  helmReleaseNamespace?: string;
-  /**
-   * `createdAt` and `deployedAt` as the text the service sent, under those names, when it is
-   * not RFC 3339 (the service treats them as opaque text); the `Timestamp` is then absent.
-   */
-  extra?: Record<string, string>;
-}
-
-/** GET /api/v1/app/info. */
-export interface AppInfo extends ReadFlags {
-  instanceId: string;
-  appSlug: string;
-  appName: string;
-  /** "ready", "updating", "degraded", "unavailable", "missing"; "" before the first status. */
-  appStatus: string;
-  /** `oci://registry…/app/channel/chart`, when known. */
-  helmChartUrl?: string;
-  currentRelease: AppRelease;
-  channelId: string;
-  channelName: string;
-  /** Absent when the registry did not inject it. */
-  channelSequence?: number;
-  /** Absent when the registry did not inject it. */
-  releaseSequence?: number;
-}
-
-/** One Kubernetes resource the application's status is computed from. */
-export interface ResourceState {
-  kind: string;
-  name: string;
-  namespace: string;
-  state: string;
-}
-
-/** GET /api/v1/app/status: the status the platform computes from the app's Kubernetes resources. */
-export interface AppStatus extends ReadFlags {
-  appSlug: string;
-  /** "ready", "updating", "degraded", "unavailable", "missing". */
-  state: string;
-  resourceStates: ResourceState[];
-  updatedAt?: Timestamp;
-  sequence: number;
-  /** `updatedAt` as the text the service sent, when it is not RFC 3339 (then no `updatedAt`). */
-  extra?: Record<string, string>;
-}
-
-/** GET /api/v1/app/history: the releases deployed, newest Helm revision first. */
-export interface AppHistory extends ReadFlags {
-  releases: AppRelease[];
-}
-
-/** Custom metrics: names to numbers, strings or booleans (the service refuses anything else). */
-export type CustomMetrics = Record<string, string | number | boolean>;
-
 /** Options of `setInstanceTags()`. */
 export interface InstanceTagOptions extends CallOptions {
   /** Overwrite tags set in the Vendor Portal (default false: conflicting tags are kept). */
   force?: boolean | undefined;
-}
-
-/** What a support bundle upload resolves to. */
-export interface SupportBundleUpload {
-  bundleId: string;
-  slug: string;
-}
-
-/** GET /api/v1/integration/status. */
-export interface IntegrationStatus {
-  /**
-   * Integration mode is on: a development license with integration enabled, so app info,
-   * status, updates and history serve the mock data. False for any other license (the service
-   * answers 403 to them).
-   */
-  enabled: boolean;
-}
-
-/** A release of integration mode's mock data: a release with its channel and sequences. */
-export interface MockRelease extends AppRelease {
-  channelId: string;
-  channelName: string;
-  channelSequence: number;
-  releaseSequence: number;
-}
-
-/** v2 mock data's status: what `status()` then serves. */
-export interface MockAppStatus {
-  appSlug: string;
-  state: string;
-  resourceStates: ResourceState[];
-  /** Absent when the data gives none (the service then serves Go's zero time). */
-  updatedAt?: Timestamp;
-  sequence: number;
-}
-
-/**
- * Integration mode's mock data (GET /api/v1/integration/mock-data). `v1` has a status string
- * and `status()` fails (500); `v2` a status object.
- */
-export interface IntegrationMockData {
-  version: "v1" | "v2";
-  appStatus: string | MockAppStatus;
-  helmChartUrl?: string;
-  currentRelease?: MockRelease;
-  /** As given: the service serves them in this order from `history()`. */
-  deployedReleases: MockRelease[];
-  /** What `updates()` serves, in this order. */
-  availableReleases: MockRelease[];
-}
-
-/** A release to put in the mock data: only `version` is required. */
-export interface MockReleaseInit {
-  version: string;
-  releaseNotes?: string;
-  releaseDate?: Date | string;
-  installDate?: Date | string;
-  helmReleaseName?: string;
-  helmReleaseRevision?: number;
-  helmReleaseNamespace?: string;
-  channelId?: string;
-  channelName?: string;
-  channelSequence?: number;
-  releaseSequence?: number;
-}
-
-/** What `setMockData()` takes: v2 unless `version` says v1, which needs a status string. */
-export interface IntegrationMockDataInit {
-  version?: "v1" | "v2";
-  appStatus?:
-    | string
-    | {
-        state: string;
-        resourceStates?: ResourceState[];
-        updatedAt?: Date | string;
-        sequence?: number;
-        appSlug?: string;
-      };
-  helmChartUrl?: string;
-  currentRelease?: MockReleaseInit;
-  deployedReleases?: MockReleaseInit[];
-  availableReleases?: MockReleaseInit[];
 }
 
 /** The newer in-cluster API's own calls, which have no Integration API twin. */
@@ -352,10 +205,6 @@ export function createAppClient(options: AppClientOptions = {}): AppClient {
   type Rest<T> = T extends [unknown, unknown, ...infer Tail] ? Tail : never;
   const request = (...args: Rest<Parameters<typeof sdkRequest>>) =>
     sdkRequest(select().api, select().kind, ...args);
-  const flags = (headers: Headers): ReadFlags => ({
-    fromCache: headers.get("x-replicated-served-from-cache") === "true",
-    mockData: headers.get("x-replicated-mock-data") === "true",
-  });
   const get = async (path: string, endpoint: SdkEndpoint, call: CallOptions) =>
     request("GET", path, endpoint, {
       ...call,
@@ -389,54 +238,17 @@ export function createAppClient(options: AppClientOptions = {}): AppClient {
 
     async info(call = {}) {
       requireCapability(select().kind, "appStatus", endpoints.info.operation);
-      const response = await get("/api/v1/app/info", endpoints.info, call);
-      const info = decodeBody(response, sdkAppInfoSchema);
-      return {
-        instanceId: info.instanceID,
-        appSlug: info.appSlug,
-        appName: info.appName,
-        appStatus: info.appStatus,
-        ...(info.helmChartURL === undefined ? {} : { helmChartUrl: info.helmChartURL }),
-        currentRelease: toRelease(
-          info.currentRelease,
-          (parseJsonBody(response) as { currentRelease?: unknown }).currentRelease,
-        ),
-        channelId: info.channelID,
-        channelName: info.channelName,
-        ...(info.channelSequence === undefined ? {} : { channelSequence: info.channelSequence }),
-        ...(info.releaseSequence === undefined ? {} : { releaseSequence: info.releaseSequence }),
-        ...flags(response.headers),
-      };
+      return readAppInfo(await get("/api/v1/app/info", endpoints.info, call));
     },
 
     async status(call = {}) {
       requireCapability(select().kind, "appStatus", endpoints.status.operation);
-      const response = await get("/api/v1/app/status", endpoints.status, call);
-      const { appStatus } = decodeBody(response, sdkAppStatusSchema);
-      const unread = unreadTimes((parseJsonBody(response) as { appStatus?: unknown }).appStatus, [
-        "updatedAt",
-      ]);
-      return {
-        appSlug: appStatus.appSlug,
-        state: appStatus.state,
-        resourceStates: appStatus.resourceStates ?? [],
-        ...(appStatus.updatedAt === undefined ? {} : { updatedAt: appStatus.updatedAt }),
-        sequence: appStatus.sequence,
-        ...(unread === undefined ? {} : { extra: unread }),
-        ...flags(response.headers),
-      };
+      return readAppStatus(await get("/api/v1/app/status", endpoints.status, call));
     },
 
     async history(call = {}) {
       requireCapability(select().kind, "history", endpoints.history.operation);
-      const response = await get("/api/v1/app/history", endpoints.history, call);
-      const { releases } = decodeBody(response, sdkHistorySchema);
-      const wire = (parseJsonBody(response) as { releases?: unknown }).releases;
-      const raw = Array.isArray(wire) ? wire : [];
-      return {
-        releases: (releases ?? []).map((release, index) => toRelease(release, raw[index])),
-        ...flags(response.headers),
-      };
+      return readAppHistory(await get("/api/v1/app/history", endpoints.history, call));
     },
 
     async setCustomMetrics(data, call = {}) {
@@ -516,7 +328,7 @@ export function createAppClient(options: AppClientOptions = {}): AppClient {
     async mockData(call = {}) {
       requireCapability(select().kind, "appStatus", endpoints.mockData.operation);
       const response = await get("/api/v1/integration/mock-data", endpoints.mockData, call);
-      return toMockData(decodeBody(response, sdkMockDataSchema));
+      return readMockData(response);
     },
 
     async setMockData(data, call = {}) {
@@ -529,182 +341,4 @@ export function createAppClient(options: AppClientOptions = {}): AppClient {
       });
     },
   };
-}
-
-function toMockData(data: SdkMockData): IntegrationMockData {
-  const release = (item: SdkMockRelease): MockRelease => ({
-    // A Release with the mock data's zero values as absent, as the app endpoints serve it.
-    ...toRelease(
-      {
-        versionLabel: item.versionLabel,
-        releaseNotes: item.releaseNotes,
-        createdAt: readReleaseTime(item.createdAt),
-        deployedAt: readReleaseTime(item.deployedAt),
-        helmReleaseName: item.helmReleaseName || undefined,
-        helmReleaseRevision: item.helmReleaseRevision || undefined,
-        helmReleaseNamespace: item.helmReleaseNamespace || undefined,
-      },
-      // Text that is no time is kept in `extra`, as the app endpoints' readers keep it.
-      { createdAt: item.createdAt, deployedAt: item.deployedAt },
-    ),
-    channelId: item.channelID,
-    channelName: item.channelName,
-    channelSequence: item.channelSequence,
-    releaseSequence: item.releaseSequence,
-  });
-  const list = (items: SdkMockRelease[] | null | undefined) => (items ?? []).map(release);
-  const { appStatus } = data;
-  let status: IntegrationMockData["appStatus"] = "";
-  if (typeof appStatus === "string") status = appStatus;
-  else if (appStatus !== undefined) {
-    const updatedAt = readReleaseTime(appStatus.updatedAt);
-    status = {
-      appSlug: appStatus.appSlug,
-      state: appStatus.state,
-      resourceStates: appStatus.resourceStates ?? [],
-      ...(updatedAt === undefined ? {} : { updatedAt }),
-      sequence: appStatus.sequence,
-    };
-  }
-  return {
-    version: data.version ?? "v1",
-    appStatus: status,
-    ...(data.helmChartURL ? { helmChartUrl: data.helmChartURL } : {}),
-    ...(data.currentRelease === undefined ? {} : { currentRelease: release(data.currentRelease) }),
-    deployedReleases: list(data.deployedReleases),
-    availableReleases: list(data.availableReleases),
-  };
-}
-
-/** The wire form of the mock data: the service's names, dates as RFC 3339 text. */
-function fromMockDataInit(init: IntegrationMockDataInit): z.input<typeof sdkMockDataSchema> {
-  const version = init.version ?? "v2";
-  const { appStatus } = init;
-  if (version === "v1" ? typeof appStatus === "object" : typeof appStatus === "string") {
-    throw new TypeError(
-      `setMockData(): ${version} mock data takes appStatus as ${version === "v1" ? "a state string" : "an object with a state"}.`,
-    );
-  }
-  const date = (value: Date | string | undefined) =>
-    value === undefined ? "" : typeof value === "string" ? value : value.toISOString();
-  const release = (item: MockReleaseInit) => ({
-    versionLabel: item.version,
-    releaseNotes: item.releaseNotes ?? "",
-    createdAt: date(item.releaseDate),
-    deployedAt: date(item.installDate),
-    helmReleaseName: item.helmReleaseName ?? "",
-    helmReleaseRevision: item.helmReleaseRevision ?? 0,
-    helmReleaseNamespace: item.helmReleaseNamespace ?? "",
-    channelID: item.channelId ?? "",
-    channelName: item.channelName ?? "",
-    channelSequence: item.channelSequence ?? 0,
-    releaseSequence: item.releaseSequence ?? 0,
-  });
-  return {
-    version,
-    ...(appStatus === undefined
-      ? {}
-      : typeof appStatus === "string"
-        ? { appStatus }
-        : {
-            appStatus: {
-              appSlug: appStatus.appSlug ?? "",
-              resourceStates: appStatus.resourceStates ?? [],
-              // Go's zero time: the service's own for a status without one.
-              updatedAt:
-                appStatus.updatedAt === undefined
-                  ? "0001-01-01T00:00:00Z"
-                  : date(appStatus.updatedAt),
-              state: appStatus.state,
-              sequence: appStatus.sequence ?? 0,
-            },
-          }),
-    ...(init.helmChartUrl === undefined ? {} : { helmChartURL: init.helmChartUrl }),
-    ...(init.currentRelease === undefined ? {} : { currentRelease: release(init.currentRelease) }),
-    ...(init.deployedReleases === undefined
-      ? {}
-      : { deployedReleases: init.deployedReleases.map(release) }),
-    ...(init.availableReleases === undefined
-      ? {}
-      : { availableReleases: init.availableReleases.map(release) }),
-  };
-}
-
-/** The admin console takes custom metrics by POST only: the whole set each time. */
-function postOnlyOnKots(kind: PlatformApiKind, operation: string): void {
-  if (kind !== "kots") return;
-  throw new UnsupportedOperationError({
-    api: kind,
-    operation,
-    alternative:
-      "The admin console takes custom metrics by POST only: send the whole set with setCustomMetrics().",
-  });
-}
-
-/**
- * The custom-metrics endpoints answer 400 with an empty body when the metrics could not be
- * passed on (their other 400s carry a message): in the service's source, a failed send to the
- * vendor (usually its uplink, which passes; possibly the vendor's refusal, which does not) or
- * an air-gap report that could not be written. Mostly transient, so retried like a 5xx; the
- * message says only what is known.
- */
-function metricsNotSent(status: number, body: string): string | undefined {
-  if (status !== 400 || body.trim() !== "") return undefined;
-  return "The custom metrics could not be passed on (a 400 with an empty body): in the platform's SDK service that means its send to the vendor failed (most often its uplink, which passes; possibly the vendor refusing them, as for a revoked license, which does not), or in an air gap that its report could not be written. Retried under the client's retry settings; if it persists, read the service's log. Whether it kept its own copy is not known, so the next successful call sends the whole set again.";
-}
-
-function toRelease(release: SdkRelease, wire: unknown): AppRelease {
-  const unread = unreadTimes(wire, ["createdAt", "deployedAt"]);
-  return {
-    version: release.versionLabel,
-    releaseNotes: release.releaseNotes,
-    ...(release.createdAt === undefined ? {} : { releaseDate: release.createdAt }),
-    ...(release.deployedAt === undefined ? {} : { installDate: release.deployedAt }),
-    ...(release.helmReleaseName === undefined ? {} : { helmReleaseName: release.helmReleaseName }),
-    ...(release.helmReleaseRevision === undefined
-      ? {}
-      : { helmReleaseRevision: release.helmReleaseRevision }),
-    ...(release.helmReleaseNamespace === undefined
-      ? {}
-      : { helmReleaseNamespace: release.helmReleaseNamespace }),
-    ...(unread === undefined ? {} : { extra: unread }),
-  };
-}
-
-function plainEntries(data: unknown, method: string): [string, unknown][] {
-  if (typeof data !== "object" || data === null || Array.isArray(data)) {
-    throw new TypeError(`${method}() takes an object of names to values.`);
-  }
-  return Object.entries(data);
-}
-
-/** The service refuses empty data and null, array or object values: say so before sending. */
-function checkMetrics(data: CustomMetrics, method: string): CustomMetrics {
-  const entries = plainEntries(data, method);
-  if (entries.length === 0) throw new TypeError(`${method}() needs at least one metric.`);
-  for (const [name, value] of entries) {
-    const scalar =
-      typeof value === "string" ||
-      typeof value === "boolean" ||
-      (typeof value === "number" && Number.isFinite(value));
-    if (!scalar) {
-      throw new TypeError(
-        `${method}(): the metric ${JSON.stringify(name)} must be a string, a finite number or a boolean, got ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}.`,
-      );
-    }
-  }
-  return Object.fromEntries(entries) as CustomMetrics;
-}
-
-function checkStrings(
-  data: Record<string, string>,
-  method: string,
-  what: string,
-): Record<string, string> {
-  const entries = plainEntries(data, method);
-  const wrong = entries.find(([, value]) => typeof value !== "string");
-  if (wrong !== undefined) {
-    throw new TypeError(`${method}(): the ${what} ${JSON.stringify(wrong[0])} must be a string.`);
-  }
-  return Object.fromEntries(entries) as Record<string, string>;
 }
