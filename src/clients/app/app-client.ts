@@ -1,15 +1,11 @@
 import { pathSegment } from "../../internal/url.ts";
-import {
-  type CallOptions,
-  type IntegrationApiOptions,
-  normalizeOptions,
-} from "../integration-api/client-options.ts";
+import type { CallOptions, IntegrationApiOptions } from "../integration-api/client-options.ts";
 import { isHttpError, type PlatformApiKind } from "../integration-api/errors.ts";
+import { openApiSelection } from "../sdk-api/api-client.ts";
 import {
   type ApiOption,
   type Capabilities,
   capabilitiesOf,
-  createApiSelection,
   decidedOrThrow,
   requireCapability,
 } from "../sdk-api/api-selection.ts";
@@ -198,9 +194,7 @@ const endpoints = {
  * ```
  */
 export function createAppClient(options: AppClientOptions = {}): AppClient {
-  const { api: option, ...rest } = options;
-  normalizeOptions(rest);
-  const selection = createApiSelection(option, rest, true);
+  const selection = openApiSelection(options, true);
   const select = () => decidedOrThrow(selection, "app");
   type Rest<T> = T extends [unknown, unknown, ...infer Tail] ? Tail : never;
   const request = (...args: Rest<Parameters<typeof sdkRequest>>) =>

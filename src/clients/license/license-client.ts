@@ -1,19 +1,9 @@
 import { pathSegment } from "../../internal/url.ts";
-import {
-  type CallOptions,
-  type IntegrationApiOptions,
-  normalizeOptions,
-} from "../integration-api/client-options.ts";
+import type { CallOptions, IntegrationApiOptions } from "../integration-api/client-options.ts";
 import { isHttpError, type PlatformApiKind } from "../integration-api/errors.ts";
 import { readJsonObject } from "../integration-api/json-body.ts";
-import {
-  type ApiOption,
-  type Capabilities,
-  capabilitiesOf,
-  createApiSelection,
-  decidedOrThrow,
-  requireCapability,
-} from "../sdk-api/api-selection.ts";
+import { type ApiMembers, openApiSelection, withApiMembers } from "../sdk-api/api-client.ts";
+import { type ApiOption, type Capabilities, requireCapability } from "../sdk-api/api-selection.ts";
 import { sdkRequest } from "../sdk-api/sdk-answers.ts";
 import {
   type KotsLicense,
@@ -102,9 +92,7 @@ export function createLicenseClient<Api extends PlatformApiKind>(
 ): LicenseClient<Api>;
 export function createLicenseClient(options?: LicenseClientOptions): LicenseClient;
 export function createLicenseClient(options: LicenseClientOptions = {}): LicenseClient {
-  const { api: option, ...rest } = options;
-  normalizeOptions(rest);
-  const selection = createApiSelection(option, rest);
+  const selection = openApiSelection(options);
 
   async function license(call: CallOptions = {}) {
     const { kind, api } = await selection.select(call);
@@ -127,17 +115,7 @@ export function createLicenseClient(options: LicenseClientOptions = {}): License
     return readSdkLicense(info, withFields);
   }
 
-  const client: LicenseClientOf<PlatformApiKind> = {
-    get api() {
-      return decidedOrThrow(selection, "license").kind;
-    },
-    get capabilities() {
-      return capabilitiesOf(decidedOrThrow(selection, "license").kind);
-    },
-    async detectApi(call = {}) {
-      return (await selection.select(call)).kind;
-    },
-    serviceVersion: (call) => selection.serviceVersion(call),
+  const client = withApiMembers(selection, "license", {
     license,
 
     async field(name, call = {}) {
@@ -166,6 +144,6 @@ export function createLicenseClient(options: LicenseClientOptions = {}): License
         throw error;
       }
     },
-  };
+  } satisfies Omit<LicenseClientOf<PlatformApiKind>, keyof ApiMembers>);
   return client as LicenseClient;
 }

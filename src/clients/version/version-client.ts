@@ -1,16 +1,10 @@
 import type { JsonValue } from "type-fest";
 import type { CallOptions, IntegrationApiOptions } from "../integration-api/client-options.ts";
-import { duration, normalizeOptions } from "../integration-api/client-options.ts";
+import { duration } from "../integration-api/client-options.ts";
 import { isConfigurationError, type PlatformApiKind } from "../integration-api/errors.ts";
 import { sleep } from "../integration-api/timers.ts";
-import {
-  type ApiOption,
-  type Capabilities,
-  capabilitiesOf,
-  createApiSelection,
-  decidedOrThrow,
-  requireCapability,
-} from "../sdk-api/api-selection.ts";
+import { type ApiMembers, openApiSelection, withApiMembers } from "../sdk-api/api-client.ts";
+import { type ApiOption, type Capabilities, requireCapability } from "../sdk-api/api-selection.ts";
 import { sdkRequest } from "../sdk-api/sdk-answers.ts";
 import {
   type CurrentVersion,
@@ -154,9 +148,7 @@ export function createVersionClient<Api extends PlatformApiKind>(
 ): VersionClient<Api>;
 export function createVersionClient(options?: VersionClientOptions): VersionClient;
 export function createVersionClient(options: VersionClientOptions = {}): VersionClient {
-  const { api: option, ...rest } = options;
-  normalizeOptions(rest);
-  const selection = createApiSelection(option, rest);
+  const selection = openApiSelection(options);
 
   async function updates(
     call: CallOptions = {},
@@ -172,18 +164,7 @@ export function createVersionClient(options: VersionClientOptions = {}): Version
     );
   }
 
-  const client: VersionClientOf<PlatformApiKind> = {
-    get api() {
-      return decidedOrThrow(selection, "version").kind;
-    },
-    get capabilities() {
-      return capabilitiesOf(decidedOrThrow(selection, "version").kind);
-    },
-    async detectApi(call = {}) {
-      return (await selection.select(call)).kind;
-    },
-    serviceVersion: (call) => selection.serviceVersion(call),
-
+  const client = withApiMembers(selection, "version", {
     async current(call = {}) {
       const { kind, api } = await selection.select(call);
       requireCapability(kind, "currentVersion", "version.current");
@@ -239,7 +220,7 @@ export function createVersionClient(options: VersionClientOptions = {}): Version
         await sleep(interval, signal);
       }
     },
-  };
+  } satisfies Omit<VersionClientOf<PlatformApiKind>, keyof ApiMembers>);
   return client as VersionClient;
 }
 
