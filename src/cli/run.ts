@@ -1,4 +1,4 @@
-import { sdkVersion } from "../internal/sdk-version.ts";
+import { packageVersion } from "../internal/package-version.ts";
 import { type Command, type CommandIo, UsageError } from "./command.ts";
 import { commands as allCommands } from "./commands/index.ts";
 
@@ -21,7 +21,7 @@ export async function run(
     return 0;
   }
   if (name === "--version" || name === "-v") {
-    io.stdout.write(`${sdkVersion}\n`);
+    io.stdout.write(`${packageVersion}\n`);
     return 0;
   }
   if (name === undefined) {
@@ -42,7 +42,7 @@ export async function run(
   }
   // The global option keeps its meaning after a command too: no command takes --version.
   if (options.includes("--version")) {
-    io.stdout.write(`${sdkVersion}\n`);
+    io.stdout.write(`${packageVersion}\n`);
     return 0;
   }
   const { outputClosed } = io;

@@ -1,5 +1,5 @@
 import type * as OpenTelemetry from "@opentelemetry/api";
-import { sdkVersion } from "./sdk-version.ts";
+import { packageVersion } from "./package-version.ts";
 
 /** The `@opentelemetry/api` module: an optional peer dependency, never imported statically. */
 export type OpenTelemetryApi = typeof OpenTelemetry;
@@ -114,8 +114,8 @@ export function scopeOf(api: OpenTelemetryApi): {
   meter: OpenTelemetry.Meter;
 } {
   return {
-    tracer: api.trace.getTracer(instrumentationScope, sdkVersion),
-    meter: api.metrics.getMeter(instrumentationScope, sdkVersion),
+    tracer: api.trace.getTracer(instrumentationScope, packageVersion),
+    meter: api.metrics.getMeter(instrumentationScope, packageVersion),
   };
 }
 

@@ -83,14 +83,14 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     const version = await checkVersionApi(settings);
     const notFound = version[0]?.status === "fail" && version[0].details?.status === 404;
     // A 404 may mean the newer in-cluster API answers here instead: say so, and check it.
-    const sdkVersion = notFound ? await probeSdkApi(settings) : undefined;
-    if (sdkVersion === undefined) {
+    const serviceVersion = notFound ? await probeSdkApi(settings) : undefined;
+    if (serviceVersion === undefined) {
       add(...version);
       if (version[0]?.status === "pass") add(apiResult("integration"));
     } else {
       options.onProgress("calling the newer API");
       newerApi = true;
-      add(...(await checkSdkVersionApi(settings)), apiResult("sdk", sdkVersion));
+      add(...(await checkSdkVersionApi(settings)), apiResult("sdk", serviceVersion));
     }
   } else {
     add(skipped("version", "Version API answers", apiSkip));

@@ -1,7 +1,7 @@
 import { isCertificateProblem } from "../../internal/certificate-problem.ts";
 import { readFailureCause } from "../../internal/failure-cause.ts";
+import { packageVersion } from "../../internal/package-version.ts";
 import { readCappedText } from "../../internal/read-capped-text.ts";
-import { sdkVersion } from "../../internal/sdk-version.ts";
 import { joinUrl } from "../../internal/url.ts";
 import { resolveBaseUrl } from "./base-url.ts";
 import {
@@ -74,7 +74,7 @@ export interface IntegrationApi {
   ): Promise<ApiResponse>;
 }
 
-const userAgent = `platform-integration/${sdkVersion}`;
+const userAgent = `platform-integration/${packageVersion}`;
 const jsonHeaders = { accept: "application/json", "user-agent": userAgent };
 const jsonBodyHeaders = { ...jsonHeaders, "content-type": "application/json" };
 

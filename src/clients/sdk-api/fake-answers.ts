@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import type { FakeRoute } from "../integration-api/fake-answers.ts";
+import { type FakeRoute, json } from "../integration-api/fake-answers.ts";
 import { Timestamp } from "../integration-api/timestamp.ts";
 
 // The newer API's fakes' shared pieces, record-free: the route's service-side traits (a write,
@@ -112,17 +112,8 @@ export function olderThan(version: string, since: string | undefined): boolean {
   return false;
 }
 
-/** A JSON answer as the service writes it. */
-export function goJson(
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { "content-type": "application/json", ...headers },
-  });
-}
+/** A JSON answer as the service writes it: the Integration API's fake's, the same bytes. */
+export const goJson = json;
 
 /** A text answer as the service (and gorilla/mux) writes it. */
 export function goText(status: number, body: string): Response {

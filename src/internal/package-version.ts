@@ -3,4 +3,5 @@
  * (Bun or Deno reading them through the repository's tsconfig paths, a test runner without the
  * define) the global does not exist: "source" then, rather than a ReferenceError at import.
  */
-export const sdkVersion: string = typeof __SDK_VERSION__ === "string" ? __SDK_VERSION__ : "source";
+export const packageVersion: string =
+  typeof __SDK_VERSION__ === "string" ? __SDK_VERSION__ : "source";
