@@ -149,15 +149,14 @@ export function buildFakeIntegrationApi(options: FakeIntegrationApiOptions = {})
   const licenseFake = createFakeLicense(options.license);
   const fakes = [versionFake, auditFake, identityFake, consoleFake, licenseFake];
   const routes: FakeRoute[] = fakes.flatMap((fake) => fake.routes);
+  // Each API's prefix, as its routes name it: "/version/v1, ..., /license/v1 and /console/v1".
+  const prefixes = [...new Set(routes.map(({ path }) => path.split("/").slice(0, 3).join("/")))];
+  const served = `${prefixes.slice(0, -1).join(", ")} and ${prefixes.at(-1)}`;
 
   const respond = async (request: Request): Promise<Response> => {
     const matches = matchRoutes(routes, new URL(request.url).pathname);
     if (matches.length === 0) {
-      return jsonError(
-        404,
-        "not_found",
-        "No such endpoint: the fake serves /version/v1, /audit/v1, /identity/v1, /status/v1, /license/v1 and /console/v1.",
-      );
+      return jsonError(404, "not_found", `No such endpoint: the fake serves ${served}.`);
     }
     const chosen = matches.find(({ route }) => route.method === request.method);
     if (chosen === undefined) {

@@ -4,11 +4,7 @@ import { createFakeMockData, type FakeSdkMockData } from "../clients/app/fake-mo
 import { createFakeSdkWrites, type FakeSupportBundle } from "../clients/app/fake-writes.ts";
 import { type FakeFailure, fetchThrough } from "../clients/integration-api/fake-answers.ts";
 import { createFakeSdkLicense, type FakeSdkLicense } from "../clients/license/fake-sdk-api.ts";
-import {
-  devLicense,
-  type FakeSdkMode,
-  type SdkFakeContext,
-} from "../clients/sdk-api/fake-answers.ts";
+import type { FakeSdkMode, SdkFakeContext } from "../clients/sdk-api/fake-answers.ts";
 import { controlRoute, createFakeSdkRouter, type FakeSdkWrite } from "./fake-sdk-router.ts";
 
 // The fake of the platform's newer in-cluster API: each client folder's part (the app's
@@ -132,7 +128,7 @@ export function buildFakeSdkApi(options: FakeSdkApiOptions = {}): {
     now,
     created: now(),
     mode: () => router.mode(),
-    license: () => license.current,
+    license: () => license.facts(),
   };
   const license = createFakeSdkLicense(context, options.license);
   const mockData = createFakeMockData(context, options.mockData);
@@ -142,14 +138,11 @@ export function buildFakeSdkApi(options: FakeSdkApiOptions = {}): {
     initialMode: options,
     now,
     routes: () => routes,
-    devLicense: () => devLicense(context),
+    devLicense: () => license.facts().development,
   });
   const parts = [app, license, writes, mockData];
   const serviceRoutes = parts.flatMap((part) => part.routes);
-  const routes = [
-    ...serviceRoutes,
-    controlRoute(router, (licenseType) => license.set({ ...license.current, licenseType })),
-  ];
+  const routes = [...serviceRoutes, controlRoute(router, license.setType)];
   const servicePaths = [...new Set(["/healthz", ...serviceRoutes.map(({ path }) => path)])];
 
   const api: FakeSdkApi = {

@@ -10,7 +10,7 @@ export type FakeMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 export interface FakeRoute {
   method: FakeMethod;
   /**
-   * The path, msw-style: `/license/v1/field/:name`. Its one `:parameter`, if any, matches one
+   * The path, msw-style: `/items/:name`. Its one `:parameter`, if any, matches one
    * path segment, passed (still percent-encoded) to `answer` as `segment`.
    */
   path: string;

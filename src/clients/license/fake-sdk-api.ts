@@ -3,6 +3,7 @@ import { Timestamp } from "../integration-api/timestamp.ts";
 import {
   encoded,
   goJson,
+  type LicenseFacts,
   type SdkFakeContext,
   type SdkFakeRoute,
   staleHeaders,
@@ -101,6 +102,10 @@ export function createFakeSdkLicense(
 ): {
   routes: SdkFakeRoute[];
   readonly current: FakeSdkLicense;
+  /** What the app's answers read from the license. */
+  facts(): LicenseFacts;
+  /** Sets the license's type (the fake's control route): integration mode needs "dev". */
+  setType(licenseType: string): void;
   set(license: FakeSdkLicense): void;
   reset(): void;
 } {
@@ -164,6 +169,15 @@ export function createFakeSdkLicense(
     },
     set(next) {
       license = structuredClone(next);
+    },
+    facts: () => ({
+      // The service's own default is a development license.
+      development: (license.licenseType ?? "dev") === "dev",
+      appSlug: license.appSlug,
+      channelName: license.channelName,
+    }),
+    setType(licenseType) {
+      license = { ...license, licenseType };
     },
     reset() {
       license = initial();

@@ -63,18 +63,22 @@ export interface SdkFakeContext {
   readonly created: Date;
   /** The mode switches now in force. */
   mode(): Readonly<Required<FakeSdkMode>>;
-  /** What the app's answers take from the license: `"dev"` enables integration mode. */
-  license(): { appSlug?: string; channelName?: string; licenseType?: string };
+  /** What the app's answers take from the license (the license's fake says). */
+  license(): LicenseFacts;
 }
 
-/** The license is a development one (the service's own default is `"dev"`). */
-export function devLicense(context: SdkFakeContext): boolean {
-  return (context.license().licenseType ?? "dev") === "dev";
+/** What the rest of the newer API's fake reads from the license. */
+export interface LicenseFacts {
+  /** A development license: integration mode and its routes need one. */
+  development: boolean;
+  /** The app info's defaults for its own fields. */
+  appSlug: string | undefined;
+  channelName: string | undefined;
 }
 
 /** Integration mode is on and the license allows it. */
 export function integrationOn(context: SdkFakeContext): boolean {
-  return context.mode().integrationMode && devLicense(context);
+  return context.mode().integrationMode && context.license().development;
 }
 
 /** The header of an answer served from the service's last copy, when the mode says so. */
