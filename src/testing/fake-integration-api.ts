@@ -149,7 +149,7 @@ export function buildFakeIntegrationApi(options: FakeIntegrationApiOptions = {})
   const licenseFake = createFakeLicense(options.license);
   const fakes = [versionFake, auditFake, identityFake, consoleFake, licenseFake];
   const routes: FakeRoute[] = fakes.flatMap((fake) => fake.routes);
-  // Each API's prefix, as its routes name it: "/version/v1, ..., /license/v1 and /console/v1".
+  // Each API's prefix, as its routes name it, for the answer to an unknown path.
   const prefixes = [...new Set(routes.map(({ path }) => path.split("/").slice(0, 3).join("/")))];
   const served = `${prefixes.slice(0, -1).join(", ")} and ${prefixes.at(-1)}`;
 
