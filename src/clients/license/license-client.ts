@@ -5,10 +5,9 @@ import { readJsonObject } from "../integration-api/json-body.ts";
 import { type ApiMembers, openApiSelection, withApiMembers } from "../sdk-api/api-client.ts";
 import { type ApiOption, type Capabilities, requireCapability } from "../sdk-api/api-selection.ts";
 import { sdkRequest } from "../sdk-api/sdk-answers.ts";
+import type { License, LicenseFieldValue } from "./license-record.ts";
 import {
   type KotsLicense,
-  type License,
-  type LicenseFieldValue,
   readFieldValue,
   readLicense,
   type SdkLicense,

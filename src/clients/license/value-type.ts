@@ -1,4 +1,4 @@
-import type { LicenseValue } from "./read-license.ts";
+import type { LicenseValue } from "./license-record.ts";
 
 // The field types whose JSON value has one type, by lower-case name: the vendor spells them
 // "Integer", a hand-written or broken answer may not, and the check must not depend on it. A Map,

@@ -1,4 +1,4 @@
-import type { LicenseSignature, LicenseValue } from "./read-license.ts";
+import type { LicenseSignature, LicenseValue } from "./license-record.ts";
 import { valueTypeProblem } from "./value-type.ts";
 
 /** What {@link verifyLicenseField} concludes. */
