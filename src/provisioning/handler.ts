@@ -7,8 +7,8 @@ import { resolveBodyLimit } from "./http/body-limit.ts";
 import { createFetchEntry } from "./http/fetch-entry.ts";
 import { createHandlerObserver } from "./observe.ts";
 import { createOperations } from "./operations.ts";
-import { createRouter, normalizeBasePath, type Route } from "./routes.ts";
-import type { ProvisioningOperation, ProvisioningRequest, ProvisioningResponse } from "./types.ts";
+import { createRouter, normalizeBasePath, operationOf, type Route } from "./routes.ts";
+import type { ProvisioningRequest, ProvisioningResponse } from "./types.ts";
 import { UnreadableParsedBody } from "./wire.ts";
 
 const notAllowed = (allow: string) =>
@@ -199,8 +199,4 @@ function resetServed(options: ProvisioningHandlerOptions): boolean {
 
 function withoutBody(response: ProvisioningResponse): ProvisioningResponse {
   return response.body === undefined ? response : { ...response, body: undefined };
-}
-
-function operationOf(found: Route, method: string): ProvisioningOperation {
-  return found.name === "user" || method === "DELETE" ? "delete" : found.name;
 }
