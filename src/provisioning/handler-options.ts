@@ -1,5 +1,9 @@
 import type { Logger } from "../internal/logger.ts";
-import type { QuarantinedUser, QuarantineEvent, QuarantineRetry } from "../users/quarantine.ts";
+import type {
+  QuarantinedUser,
+  QuarantineEvent,
+  QuarantineRetry,
+} from "../users/quarantine-types.ts";
 import type { UserPatch } from "../users/user-record.ts";
 import type { UserStore } from "../users/user-store.ts";
 import type { Authorize } from "./authorize.ts";

@@ -4,7 +4,8 @@
 import { type Logger, resolveLogger } from "../internal/logger.ts";
 import { heldOver } from "../users/held-over.ts";
 import { KeyedLock } from "../users/keyed-lock.ts";
-import { createQuarantine, type Quarantine } from "../users/quarantine.ts";
+import { createQuarantine } from "../users/quarantine.ts";
+import type { Quarantine } from "../users/quarantine-types.ts";
 import { isUserConflict } from "../users/user-conflict-error.ts";
 import type { UpsertResult, UserPatch } from "../users/user-record.ts";
 import type { UserStore } from "../users/user-store.ts";
