@@ -1,3 +1,5 @@
+// The Provisioning API handler's public shape: its options (store, hooks, guards, limits,
+// quarantine) and the handler it returns.
 import type { Logger } from "../internal/logger.ts";
 import type {
   QuarantinedUser,

@@ -1,3 +1,5 @@
+// The Provisioning API handler: routes a plain-data request, reads its body and answers it
+// through the operations, observed; its Web edge is `handler.fetch` (http/fetch-entry.ts).
 import { asLogger, type Logger, resolveLogger } from "../internal/logger.ts";
 import { createParserInFrontReport, readPatches } from "./body.ts";
 import { errorResponse } from "./errors.ts";

@@ -1,3 +1,5 @@
+// platform-integration/provisioning: the Provisioning API handler and, from src/users, the user
+// record, UserStore, MemoryUserStore, the store rules and the quarantine's public types.
 export type { LogFields, Logger } from "../internal/logger.ts";
 export { MemoryUserStore, type MemoryUserStoreOptions } from "../users/memory-user-store.ts";
 export type {

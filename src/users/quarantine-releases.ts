@@ -1,6 +1,5 @@
-// The quarantine's releases: each woken user is tried in its own turn and never waits for one
-// (a release asked for while its turn is held runs when the holder finishes), a release that
-// fails leaves the user due, and one request's settle is bounded.
+// The quarantine's releases: each woken user tried in its own turn (deferred while the turn is
+// held), a failed release left due, and one request's settle bounded.
 import type { KeyedLock } from "./keyed-lock.ts";
 import type { QuarantineHooks } from "./quarantine-hooks.ts";
 import type { QuarantineMethods, QuarantineStep } from "./quarantine-store.ts";

@@ -1,7 +1,5 @@
-// The quarantine step of a store whose writes are synchronous (MemoryUserStore, SqliteUserStore):
-// one home for the order of a step: apply the pending record with the patch merged last, or, on a
-// conflict, clear the stored user's moved values, keep the record and name whom the step wakes.
-// (PostgresUserStore's step awaits each query inside its transaction, so it has its own.)
+// The quarantine steps of the stores whose writes are synchronous (MemoryUserStore, SqliteUserStore):
+// write or release (apply, or keep on a conflict) and delete, each naming whom it wakes.
 
 import { mergeUser } from "./merge-user.ts";
 import {
@@ -43,7 +41,12 @@ export interface StepStorage {
   waiters(freed: AwaitedValue[], self: string, passed?: AwaitedValue[]): string[];
 }
 
-/** One quarantine step (`writeQuarantined`, or `releaseQuarantined` without a patch). */
+/**
+ * One quarantine step (`writeQuarantined`, or `releaseQuarantined` without a patch): applies the
+ * pending record with the patch merged last, or, on a conflict, clears the stored user's moved
+ * values and keeps the record. (PostgresUserStore's step awaits each query inside its
+ * transaction, so it has its own.)
+ */
 export function quarantineStep(
   storage: StepStorage,
   operation: "create" | "modify",

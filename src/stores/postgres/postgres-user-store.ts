@@ -1,5 +1,5 @@
-// A UserStore on PostgreSQL through a pool the application passes in: the class and its public
-// methods, and its quarantine step. Its names, schema, rows and quarantine tables are siblings.
+// PostgresUserStore, a UserStore on the application's pg pool: the class, its public methods and its
+// quarantine step (names, schema, rows and quarantine tables are siblings).
 // Only pg's types are imported: any pool with pg's `query` and `connect` works, and this module
 // loads without pg.
 import type { Pool, PoolClient } from "pg";

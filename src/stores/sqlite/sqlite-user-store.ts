@@ -1,7 +1,5 @@
-// A UserStore on node:sqlite, with no dependency: the class and its public methods. The schema,
-// the upsert statements, the rows' reading and the quarantine tables are its siblings; from
-// src/users it takes types, the store rules and the quarantine steps, in a chunk shared with
-// `platform-integration/provisioning`.
+// SqliteUserStore, a UserStore on node:sqlite with no dependency: the class and its public methods
+// (its schema, upserts, rows and quarantine tables are siblings; the rest comes from src/users).
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { quarantineDelete, quarantineStep, type StepStorage } from "../../users/quarantine-step.ts";
 import type {
