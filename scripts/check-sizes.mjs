@@ -6,13 +6,14 @@
 // `--list N` also prints every function of N lines or more, largest first, without failing on them.
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import { pathToFileURL } from "node:url";
 import ts from "typescript";
 
 export const maxFunctionLines = 150;
 export const maxFileLines = 450;
 
 /** Every .ts file under `folder`, declaration files left out. */
-function sourcesUnder(folder) {
+export function sourcesUnder(folder) {
   return readdirSync(folder, { recursive: true, encoding: "utf8" })
     .filter((name) => name.endsWith(".ts") && !name.endsWith(".d.ts"))
     .map((name) => join(folder, name))
@@ -51,6 +52,24 @@ export function measure(file) {
   return { nonBlank, functions };
 }
 
+/** What in `files` is over a limit, one line each. */
+export function overLimits(files) {
+  const over = [];
+  for (const file of files) {
+    const name = relative(process.cwd(), file);
+    const { nonBlank, functions } = measure(file);
+    if (nonBlank > maxFileLines) {
+      over.push(`${name}: ${nonBlank} non-blank lines (limit ${maxFileLines})`);
+    }
+    for (const fn of functions) {
+      if (fn.lines > maxFunctionLines) {
+        over.push(`${name}:${fn.line} ${fn.name}: ${fn.lines} lines (limit ${maxFunctionLines})`);
+      }
+    }
+  }
+  return over;
+}
+
 function main(argv) {
   const listAt = argv.indexOf("--list");
   const list = listAt === -1 ? undefined : Number(argv[listAt + 1]);
@@ -58,23 +77,17 @@ function main(argv) {
     (_, index) => listAt === -1 || (index !== listAt && index !== listAt + 1),
   );
   const files = (folders.length > 0 ? folders : ["src"]).flatMap(sourcesUnder);
-  const over = [];
-  const listed = [];
-  for (const file of files) {
-    const name = relative(process.cwd(), file);
-    const { nonBlank, functions } = measure(file);
-    if (nonBlank > maxFileLines)
-      over.push(`${name}: ${nonBlank} non-blank lines (limit ${maxFileLines})`);
-    for (const fn of functions) {
-      if (fn.lines > maxFunctionLines) {
-        over.push(`${name}:${fn.line} ${fn.name}: ${fn.lines} lines (limit ${maxFunctionLines})`);
-      }
-      if (list !== undefined && fn.lines >= list) listed.push({ ...fn, file: name });
+  if (list !== undefined) {
+    const listed = files.flatMap((file) =>
+      measure(file)
+        .functions.filter((fn) => fn.lines >= list)
+        .map((fn) => ({ ...fn, file: relative(process.cwd(), file) })),
+    );
+    for (const fn of listed.sort((a, b) => b.lines - a.lines)) {
+      console.log(`${String(fn.lines).padStart(4)}  ${fn.file}:${fn.line} ${fn.name}`);
     }
   }
-  for (const fn of listed.sort((a, b) => b.lines - a.lines)) {
-    console.log(`${String(fn.lines).padStart(4)}  ${fn.file}:${fn.line} ${fn.name}`);
-  }
+  const over = overLimits(files);
   if (over.length > 0) {
     console.error(`Over the size limits of src/ (docs/design.md):\n  ${over.join("\n  ")}`);
     process.exitCode = 1;
@@ -85,4 +98,4 @@ function main(argv) {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) main(process.argv.slice(2));
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) main(process.argv.slice(2));
