@@ -9,6 +9,7 @@
 /** The folders that `npm run mutate` knows, by name. */
 export const folders = {
   provisioning: "src/provisioning",
+  users: "src/users",
   audit: "src/clients/audit",
   "integration-api": "src/clients/integration-api",
   ip: "src/internal/ip",

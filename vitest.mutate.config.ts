@@ -7,6 +7,9 @@ import base from "./vitest.config.ts";
 const tests: Record<string, string[]> = {
   // The provisioning core, and the Node, Fastify and Koa adapters that serve it.
   provisioning: ["test/provisioning/**/*.test.ts", "test/adapters/**/*.test.ts"],
+  // The users room: its own tests (the store contract on MemoryUserStore among them), and the
+  // handler's, which drive the quarantine, the keyed lock and the held-over records.
+  users: ["test/users/**/*.test.ts", "test/provisioning/**/*.test.ts"],
   // The audit client, its delivery and its spool; and its stats, default logging and metrics
   // (telemetry.ts), which the clients' observability tests pin.
   audit: [

@@ -39,9 +39,19 @@ const violations: { rule: string; from: string; to: string }[] = [
     to: "src/clients/sdk-api/selection.ts",
   },
   {
-    rule: "provisioning-imports-no-adapter",
+    rule: "provisioning-imports-only-users-and-internal",
     from: "src/provisioning/imports-adapter.ts",
     to: "src/adapters/server.ts",
+  },
+  {
+    rule: "provisioning-imports-only-users-and-internal",
+    from: "src/provisioning/imports-client.ts",
+    to: "src/clients/version/client.ts",
+  },
+  {
+    rule: "stores-import-only-users-and-internal",
+    from: "src/stores/sqlite/imports-platform.ts",
+    to: "src/platform/engine.ts",
   },
   {
     rule: "users-imports-no-protocol",

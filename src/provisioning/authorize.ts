@@ -1,3 +1,5 @@
+// Guards of the Provisioning API's requests: the `authorize` option's type, a shared-secret
+// header compared in constant time, and an allow-list of peer addresses.
 import { inRange, parseIp, parseRanges } from "../internal/ip/ip-address.ts";
 import type { GuardedRequest } from "./types.ts";
 

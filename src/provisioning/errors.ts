@@ -1,3 +1,5 @@
+// The Provisioning API's error answers: their codes, statuses and JSON body, and the
+// ProvisioningError a transform or hook throws to choose its own answer.
 import type { ProvisioningResponse } from "./types.ts";
 
 /**

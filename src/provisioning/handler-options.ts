@@ -1,5 +1,11 @@
+// The Provisioning API handler's public shape: its options (store, hooks, guards, limits,
+// quarantine) and the handler it returns.
 import type { Logger } from "../internal/logger.ts";
-import type { QuarantinedUser, QuarantineEvent, QuarantineRetry } from "../users/quarantine.ts";
+import type {
+  QuarantinedUser,
+  QuarantineEvent,
+  QuarantineRetry,
+} from "../users/quarantine-types.ts";
 import type { UserPatch } from "../users/user-record.ts";
 import type { UserStore } from "../users/user-store.ts";
 import type { Authorize } from "./authorize.ts";

@@ -1,3 +1,5 @@
+// The Provisioning API handler: routes a plain-data request, reads its body and answers it
+// through the operations, observed; its Web edge is `handler.fetch` (http/fetch-entry.ts).
 import { asLogger, type Logger, resolveLogger } from "../internal/logger.ts";
 import { createParserInFrontReport, readPatches } from "./body.ts";
 import { errorResponse } from "./errors.ts";
@@ -7,8 +9,8 @@ import { resolveBodyLimit } from "./http/body-limit.ts";
 import { createFetchEntry } from "./http/fetch-entry.ts";
 import { createHandlerObserver } from "./observe.ts";
 import { createOperations } from "./operations.ts";
-import { createRouter, normalizeBasePath, type Route } from "./routes.ts";
-import type { ProvisioningOperation, ProvisioningRequest, ProvisioningResponse } from "./types.ts";
+import { createRouter, normalizeBasePath, operationOf, type Route } from "./routes.ts";
+import type { ProvisioningRequest, ProvisioningResponse } from "./types.ts";
 import { UnreadableParsedBody } from "./wire.ts";
 
 const notAllowed = (allow: string) =>
@@ -199,8 +201,4 @@ function resetServed(options: ProvisioningHandlerOptions): boolean {
 
 function withoutBody(response: ProvisioningResponse): ProvisioningResponse {
   return response.body === undefined ? response : { ...response, body: undefined };
-}
-
-function operationOf(found: Route, method: string): ProvisioningOperation {
-  return found.name === "user" || method === "DELETE" ? "delete" : found.name;
 }

@@ -1,3 +1,5 @@
+// Reading a request's headers in whichever form the adapter has them (a record, Node's raw
+// list, a Web Headers), and telling a browser's request.
 import type { GuardedRequest, HeaderRecord, ProvisioningRequest, RequestHeaders } from "./types.ts";
 
 /** Whether headers came as a flat `[name, value, ...]` list (Node's `req.rawHeaders`). */

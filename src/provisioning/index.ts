@@ -1,17 +1,19 @@
+// platform-integration/provisioning: the Provisioning API handler and, from src/users, the user
+// record, UserStore, MemoryUserStore, the store rules and the quarantine's public types.
 export type { LogFields, Logger } from "../internal/logger.ts";
 export { MemoryUserStore, type MemoryUserStoreOptions } from "../users/memory-user-store.ts";
-export type {
-  QuarantinedUser,
-  QuarantineEvent,
-  QuarantineRetry,
-  QuarantineStats,
-} from "../users/quarantine.ts";
 export type {
   AwaitedValue,
   PendingUser,
   QuarantineMethods,
   QuarantineStep,
 } from "../users/quarantine-store.ts";
+export type {
+  QuarantinedUser,
+  QuarantineEvent,
+  QuarantineRetry,
+  QuarantineStats,
+} from "../users/quarantine-types.ts";
 export {
   type OnDelete,
   type StoreRulesOptions,

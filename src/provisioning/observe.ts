@@ -11,7 +11,7 @@ import {
   withSpan,
 } from "../internal/telemetry.ts";
 import type { UserStore } from "../users/user-store.ts";
-import type { Route } from "./routes.ts";
+import { operationOf, type Route } from "./routes.ts";
 import { type CountedOperation, createStatsCounter, type ProvisioningStats } from "./stats.ts";
 import type { ProvisioningRequest, ProvisioningResponse } from "./types.ts";
 
@@ -87,7 +87,7 @@ export function createHandlerObserver(
     run: () => Promise<ProvisioningResponse>,
   ): Promise<ProvisioningResponse> {
     counter.start();
-    const operation = operationOf(found, request.method);
+    const operation = countedOperation(found, request.method);
     const tools = instruments();
     requestTools = tools;
     if (tools === undefined) {
@@ -166,9 +166,8 @@ export function createHandlerObserver(
   return { observe, stats: counter.snapshot, store: timedStore };
 }
 
-function operationOf(found: Route | undefined, method: string): CountedOperation {
-  if (found === undefined) return "other";
-  return found.name === "user" || method === "DELETE" ? "delete" : found.name;
+function countedOperation(found: Route | undefined, method: string): CountedOperation {
+  return found === undefined ? "other" : operationOf(found, method);
 }
 
 function pathOf(target: string): string {

@@ -2,9 +2,10 @@
 // the per-uuid lock, the transform, the store, the hooks, and the mapping of their errors to
 // answers (a store's to 503, a hook's to 500, a ProvisioningError's to its own status).
 import { type Logger, resolveLogger } from "../internal/logger.ts";
-import { heldOver } from "../users/held-over.ts";
+import { type Held, heldOver } from "../users/held-over.ts";
 import { KeyedLock } from "../users/keyed-lock.ts";
-import { createQuarantine, type Quarantine } from "../users/quarantine.ts";
+import { createQuarantine } from "../users/quarantine.ts";
+import type { Quarantine } from "../users/quarantine-types.ts";
 import { isUserConflict } from "../users/user-conflict-error.ts";
 import type { UpsertResult, UserPatch } from "../users/user-record.ts";
 import type { UserStore } from "../users/user-store.ts";
@@ -60,15 +61,31 @@ export interface Operations {
   ): ProvisioningResponse;
 }
 
+/** What the operations share: the handler's store and hooks, the lanes, the quarantine or not. */
+interface Context {
+  store: UserStore;
+  transform: ProvisioningHandlerOptions["transform"];
+  onChange: ProvisioningHandlerOptions["onChange"];
+  onReset: ProvisioningHandlerOptions["onReset"];
+  lanes: KeyedLock;
+  unreported: UnreportedCreations;
+  quarantine: Quarantine | undefined;
+  /** With the quarantine off: the conflict hint, and the pending records the store still holds. */
+  hint: ReturnType<typeof createConflictHint> | undefined;
+  held: Held | undefined;
+  fail: Operations["fail"];
+}
+
 /** The operations over the handler's store and hooks. */
 export function createOperations(
   options: ProvisioningHandlerOptions & { quarantineStore?: UserStore },
 ): Operations {
   const { store, transform, onChange, onReset } = options;
   const logger = resolveLogger(options.logger);
-  const { onError } = options;
   const lanes = new KeyedLock();
   const unreported = new UnreportedCreations();
+  const failWith: Operations["fail"] = (error, context, sensitive, log = logger) =>
+    fail(log, options.onError, error, context, sensitive);
   // The quarantine reads and releases through the store as given: its own calls are not requests.
   const quarantine =
     options.quarantine === true
@@ -78,172 +95,202 @@ export function createOperations(
           logger,
           onChange,
           onQuarantine: options.onQuarantine,
-          report: (error, context, patch) => void fail(error, context, { patch }),
+          report: (error, context, patch) => void failWith(error, context, { patch }),
         })
       : undefined;
   const hint = quarantine === undefined ? createConflictHint(logger) : undefined;
   const held =
     quarantine === undefined ? heldOver(options.quarantineStore ?? store, logger) : undefined;
 
-  function fail(
-    error: unknown,
-    context: ProvisioningErrorContext,
-    sensitive?: Sensitive,
-    log: Logger = logger,
-  ): ProvisioningResponse {
-    if (error instanceof ProvisioningError) return errorResponse(error.code, error.message);
-    try {
-      if (onError === undefined) reportError(log, error, context, sensitive);
-      else onError(error, context);
-    } catch (hookError) {
-      reportError(log, hookError, context, sensitive);
-    }
-    return context.status === 503 ? storeUnavailable : internalError;
-  }
+  const context: Context = {
+    store,
+    transform,
+    onChange,
+    onReset,
+    lanes,
+    unreported,
+    quarantine,
+    hint,
+    held,
+    fail: failWith,
+  };
+  return {
+    ping: (log) => ping(context, log),
+    upsert: (patches, operation, log) => upsert(context, patches, operation, log),
+    remove: (segment, log) => remove(context, segment, log),
+    reset: (log) => reset(context, log),
+    fail: context.fail,
+    quarantine,
+  };
+}
 
-  async function ping(log?: Logger): Promise<ProvisioningResponse> {
-    try {
-      return store.ready === undefined || (await store.ready()) ? noContent : notReady;
-    } catch (error) {
-      return fail(error, { operation: "ping", uuid: undefined, status: 503 }, undefined, log);
-    }
+/** The answer to an error (see {@link Operations.fail}); `log` is where the default report goes. */
+function fail(
+  log: Logger,
+  onError: ProvisioningHandlerOptions["onError"],
+  error: unknown,
+  context: ProvisioningErrorContext,
+  sensitive?: Sensitive,
+): ProvisioningResponse {
+  if (error instanceof ProvisioningError) return errorResponse(error.code, error.message);
+  try {
+    if (onError === undefined) reportError(log, error, context, sensitive);
+    else onError(error, context);
+  } catch (hookError) {
+    reportError(log, hookError, context, sensitive);
   }
+  return context.status === 503 ? storeUnavailable : internalError;
+}
 
-  // One function from lock to store to hook, without nested async calls: this is the hot path.
-  async function upsert(
-    patches: readonly UserPatch[],
-    operation: "create" | "modify",
-    log?: Logger,
-  ): Promise<ProvisioningResponse> {
-    // The pending users this request's writes woke, released once it has written them all.
-    const wakes: string[] = [];
-    try {
-      for (let index = 0; index < patches.length; index++) {
-        const patch = patches[index] as UserPatch;
-        const uuid = patch.uuid;
-        const turn = lanes.acquire(uuid);
-        if (turn !== undefined) await turn;
-        try {
-          let change = patch;
-          if (transform !== undefined) {
-            try {
-              change = await transform(patch, { operation });
-              // The user's turn is taken by uuid: a transform must not write another user.
-              if (change.uuid !== uuid) {
-                throw new TypeError("transform changed the uuid of a patch");
-              }
-            } catch (error) {
-              return fail(error, { operation, uuid, status: 500 }, { patch }, log);
-            }
-          }
-          let result: UpsertResult;
+async function ping(context: Context, log?: Logger): Promise<ProvisioningResponse> {
+  const { store, fail } = context;
+  try {
+    return store.ready === undefined || (await store.ready()) ? noContent : notReady;
+  } catch (error) {
+    return fail(error, { operation: "ping", uuid: undefined, status: 503 }, undefined, log);
+  }
+}
+
+// One function from lock to store to hook, without nested async calls: this is the hot path.
+async function upsert(
+  context: Context,
+  patches: readonly UserPatch[],
+  operation: "create" | "modify",
+  log?: Logger,
+): Promise<ProvisioningResponse> {
+  const { lanes, transform, quarantine, held, hint, store, onChange, unreported, fail } = context;
+  // The pending users this request's writes woke, released once it has written them all.
+  const wakes: string[] = [];
+  try {
+    for (let index = 0; index < patches.length; index++) {
+      const patch = patches[index] as UserPatch;
+      const uuid = patch.uuid;
+      const turn = lanes.acquire(uuid);
+      if (turn !== undefined) await turn;
+      try {
+        let change = patch;
+        if (transform !== undefined) {
           try {
-            if (quarantine === undefined) {
-              // A plain upsert, unless the store may hold a pending record for the uuid.
-              const step = held?.may(uuid) ? await held.write(operation, change) : undefined;
-              if (step === undefined) result = await store.upsert(change);
-              else if (step.outcome === "applied" || step.outcome === "released") {
-                result = step.result;
-              } else continue;
-            } else {
-              const step = await quarantine.write(operation, change, log);
-              if (step.wakes.length > 0) wakes.push(...step.wakes);
-              if (step.outcome !== "applied" && step.outcome !== "released") continue;
-              result = step.result;
+            change = await transform(patch, { operation });
+            // The user's turn is taken by uuid: a transform must not write another user.
+            if (change.uuid !== uuid) {
+              throw new TypeError("transform changed the uuid of a patch");
             }
           } catch (error) {
-            if (quarantine === undefined && isUserConflict(error)) hint?.(uuid, error, log);
-            return fail(error, { operation, uuid, status: 503 }, { patch: change }, log);
-          }
-          if (onChange !== undefined) {
-            const type = unreported.typeOf(uuid, result.created);
-            try {
-              await onChange({ type, uuid, user: result.user });
-            } catch (error) {
-              unreported.settle(uuid, type, result.user, false);
-              return fail(error, { operation, uuid, status: 500 }, { patch }, log);
-            }
-            unreported.settle(uuid, type, result.user, true);
-          }
-        } finally {
-          if (quarantine === undefined) lanes.release(uuid);
-          else {
-            const woken = await quarantine.finish(uuid);
-            if (woken.length > 0) wakes.push(...woken);
+            return fail(error, { operation, uuid, status: 500 }, { patch }, log);
           }
         }
+        let result: UpsertResult;
+        try {
+          if (quarantine === undefined) {
+            // A plain upsert, unless the store may hold a pending record for the uuid.
+            const step = held?.may(uuid) ? await held.write(operation, change) : undefined;
+            if (step === undefined) result = await store.upsert(change);
+            else if (step.outcome === "applied" || step.outcome === "released") {
+              result = step.result;
+            } else continue;
+          } else {
+            const step = await quarantine.write(operation, change, log);
+            if (step.wakes.length > 0) wakes.push(...step.wakes);
+            if (step.outcome !== "applied" && step.outcome !== "released") continue;
+            result = step.result;
+          }
+        } catch (error) {
+          if (quarantine === undefined && isUserConflict(error)) hint?.(uuid, error, log);
+          return fail(error, { operation, uuid, status: 503 }, { patch: change }, log);
+        }
+        if (onChange !== undefined) {
+          const type = unreported.typeOf(uuid, result.created);
+          try {
+            await onChange({ type, uuid, user: result.user });
+          } catch (error) {
+            unreported.settle(uuid, type, result.user, false);
+            return fail(error, { operation, uuid, status: 500 }, { patch }, log);
+          }
+          unreported.settle(uuid, type, result.user, true);
+        }
+      } finally {
+        if (quarantine === undefined) lanes.release(uuid);
+        else {
+          const woken = await quarantine.finish(uuid);
+          if (woken.length > 0) wakes.push(...woken);
+        }
       }
-    } finally {
-      // A write may have freed values pending users wait for: only those are tried.
-      // And users whose release failed before are tried again (a few per request).
-      const settling = quarantine?.settle(wakes);
-      if (settling !== undefined) await settling;
     }
-    return operation === "create" ? created : noContent;
+  } finally {
+    // A write may have freed values pending users wait for: only those are tried.
+    // And users whose release failed before are tried again (a few per request).
+    const settling = quarantine?.settle(wakes);
+    if (settling !== undefined) await settling;
   }
+  return operation === "create" ? created : noContent;
+}
 
-  async function remove(segment: string, log?: Logger): Promise<ProvisioningResponse> {
-    let uuid: string;
+async function remove(
+  context: Context,
+  segment: string,
+  log?: Logger,
+): Promise<ProvisioningResponse> {
+  const { lanes, quarantine, held, store, onChange, unreported, fail } = context;
+  let uuid: string;
+  try {
+    uuid = decodeURIComponent(segment);
+  } catch {
+    return invalidPathUuid;
+  }
+  let wakes: string[] = [];
+  const turn = lanes.acquire(uuid);
+  if (turn !== undefined) await turn;
+  try {
     try {
-      uuid = decodeURIComponent(segment);
-    } catch {
-      return invalidPathUuid;
+      // With the quarantine, the delete and the discard of the pending record are one step.
+      if (quarantine !== undefined) wakes = (await quarantine.remove(uuid)).wakes;
+      else if (!(held?.may(uuid) && (await held.remove(uuid)))) await store.delete(uuid);
+    } catch (error) {
+      return fail(error, { operation: "delete", uuid, status: 503 }, undefined, log);
     }
-    let wakes: string[] = [];
-    const turn = lanes.acquire(uuid);
-    if (turn !== undefined) await turn;
-    try {
+    if (onChange !== undefined) {
+      // A creation the hook never accepted is reported before the user's deletion.
+      const uncreated = unreported.take(uuid);
       try {
-        // With the quarantine, the delete and the discard of the pending record are one step.
-        if (quarantine !== undefined) wakes = (await quarantine.remove(uuid)).wakes;
-        else if (!(held?.may(uuid) && (await held.remove(uuid)))) await store.delete(uuid);
+        if (uncreated !== undefined) await onChange({ type: "created", uuid, user: uncreated });
       } catch (error) {
-        return fail(error, { operation: "delete", uuid, status: 503 }, undefined, log);
+        unreported.restore(uuid, uncreated as NonNullable<typeof uncreated>);
+        return fail(error, { operation: "delete", uuid, status: 500 }, undefined, log);
       }
-      if (onChange !== undefined) {
-        // A creation the hook never accepted is reported before the user's deletion.
-        const uncreated = unreported.take(uuid);
-        try {
-          if (uncreated !== undefined) await onChange({ type: "created", uuid, user: uncreated });
-        } catch (error) {
-          unreported.restore(uuid, uncreated as NonNullable<typeof uncreated>);
-          return fail(error, { operation: "delete", uuid, status: 500 }, undefined, log);
-        }
-        try {
-          await onChange({ type: "deleted", uuid });
-        } catch (error) {
-          return fail(error, { operation: "delete", uuid, status: 500 }, undefined, log);
-        }
+      try {
+        await onChange({ type: "deleted", uuid });
+      } catch (error) {
+        return fail(error, { operation: "delete", uuid, status: 500 }, undefined, log);
       }
-    } finally {
-      if (quarantine === undefined) lanes.release(uuid);
-      else wakes.push(...(await quarantine.finish(uuid)));
-      await quarantine?.settle(wakes);
     }
-    return noContent;
+  } finally {
+    if (quarantine === undefined) lanes.release(uuid);
+    else wakes.push(...(await quarantine.finish(uuid)));
+    await quarantine?.settle(wakes);
   }
+  return noContent;
+}
 
-  async function reset(log?: Logger): Promise<ProvisioningResponse> {
-    try {
-      if (onReset !== undefined) await onReset();
-      else await store.reset?.();
-    } catch (error) {
-      // The store's failure is retriable; the application's own hook failing is a bug.
-      return fail(
-        error,
-        { operation: "reset", uuid: undefined, status: onReset === undefined ? 503 : 500 },
-        undefined,
-        log,
-      );
-    }
-    unreported.clear();
-    try {
-      await onChange?.({ type: "reset" });
-    } catch (error) {
-      return fail(error, { operation: "reset", uuid: undefined, status: 500 }, undefined, log);
-    }
-    return noContent;
+async function reset(context: Context, log?: Logger): Promise<ProvisioningResponse> {
+  const { onReset, store, unreported, onChange, fail } = context;
+  try {
+    if (onReset !== undefined) await onReset();
+    else await store.reset?.();
+  } catch (error) {
+    // The store's failure is retriable; the application's own hook failing is a bug.
+    return fail(
+      error,
+      { operation: "reset", uuid: undefined, status: onReset === undefined ? 503 : 500 },
+      undefined,
+      log,
+    );
   }
-
-  return { ping, upsert, remove, reset, fail, quarantine };
+  unreported.clear();
+  try {
+    await onChange?.({ type: "reset" });
+  } catch (error) {
+    return fail(error, { operation: "reset", uuid: undefined, status: 500 }, undefined, log);
+  }
+  return noContent;
 }

@@ -1,5 +1,6 @@
 // Routing: which operation a request target names, relative to the handler's base path.
 import { trimTrailingSlashes } from "../internal/url.ts";
+import type { ProvisioningOperation } from "./types.ts";
 
 /** A route of the Provisioning API; `user` is `/v1/user/:uuid`. */
 export interface Route {
@@ -27,6 +28,14 @@ function fixedRoute(rest: string, reset: boolean): Route | undefined {
       return reset ? resetRoute : undefined;
   }
   return undefined;
+}
+
+/**
+ * The operation a route and method name: `/v1/user/:uuid` and any DELETE are a delete (the
+ * handler answers 405 to a DELETE of another route, counted and traced as a delete).
+ */
+export function operationOf(found: Route, method: string): ProvisioningOperation {
+  return found.name === "user" || method === "DELETE" ? "delete" : found.name;
 }
 
 /** The base path as the handler keeps it: empty, or a leading slash and no trailing one. */

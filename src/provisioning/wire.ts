@@ -1,3 +1,5 @@
+// The wire form of a user in the Provisioning API: the lenient reading of a create or modify
+// body into patches (unknown fields kept, numbers kept as their text) and its field names.
 import type { JsonValue } from "type-fest";
 import {
   type UserFieldName,

@@ -1,3 +1,4 @@
+// Composing patches: several patches of one user as the one patch that applies them in order.
 import type { JsonValue } from "type-fest";
 import { type UserPatch, userFieldNames } from "./user-record.ts";
 

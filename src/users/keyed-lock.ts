@@ -1,3 +1,5 @@
+// The keyed lock: one turn at a time per key (a user's uuid), keys in parallel.
+
 /**
  * One lock per key: holders of a key take turns in the order they asked, while different keys are
  * held in parallel. A key is forgotten as soon as its last holder releases it, so memory follows

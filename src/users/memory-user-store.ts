@@ -1,12 +1,8 @@
+// MemoryUserStore: the UserStore in Maps, with the store rules, the reads and the quarantine's
+// pending records and their index of awaited values; its steps are quarantine-step.ts's.
+
 import { mergeUser } from "./merge-user.ts";
-import {
-  conflictsOf,
-  freedValues,
-  keptRecord,
-  movedFields,
-  stepPatch,
-  withCleared,
-} from "./pending.ts";
+import { quarantineDelete, quarantineStep, type StepStorage } from "./quarantine-step.ts";
 import type {
   AwaitedValue,
   PendingUser,
@@ -22,7 +18,6 @@ import {
   uniqueConflict,
   uniqueValue,
 } from "./store-rules.ts";
-import { isUserConflict } from "./user-conflict-error.ts";
 import type { UpsertResult, UserPatch, UserRecord } from "./user-record.ts";
 import type { UserReadOptions, UserStore, UserStoreReads } from "./user-store.ts";
 
@@ -48,12 +43,31 @@ export class MemoryUserStore implements UserStore, UserStoreReads, QuarantineMet
   readonly #pending = new Map<string, PendingUser>();
   /** For each awaited (field, value), the pending uuids that wait for it. */
   readonly #awaiting = new Map<string, Set<string>>();
+  /** The quarantine steps' view of this store (quarantine-step.ts). */
+  readonly #storage: StepStorage;
 
   constructor(options: MemoryUserStoreOptions = {}) {
     const rules = storeRules("MemoryUserStore", options);
     this.#unique = rules.unique;
     this.#onDelete = rules.onDelete;
     for (const field of this.#unique) this.#holders.set(field, new Map());
+    // Synchronous, so nothing interleaves with a step in this process.
+    this.#storage = {
+      unique: this.#unique,
+      userOf: (uuid) => this.#users.get(uuid),
+      pendingOf: (uuid) => this.#pending.get(uuid),
+      upsert: (patch) => this.#upsert(patch),
+      remove: (uuid) => this.#delete(uuid),
+      holderOf: (field, value) => this.#holders.get(field)?.get(value),
+      clear: (uuid, _fields, before, cleared) => {
+        this.#release(before);
+        this.#users.set(uuid, cleared);
+        this.#hold(cleared, undefined);
+      },
+      pend: (pending) => this.#pend(pending),
+      unpend: (uuid) => void this.#unpend(uuid),
+      waiters: (freed, self, passed) => this.#waiters(freed, self, passed),
+    };
   }
 
   async upsert(patch: UserPatch): Promise<UpsertResult> {
@@ -120,79 +134,21 @@ export class MemoryUserStore implements UserStore, UserStoreReads, QuarantineMet
     operation: "create" | "modify",
     patch: UserPatch,
   ): Promise<QuarantineStep> {
-    return this.#step(operation, patch.uuid, patch);
+    return detached(quarantineStep(this.#storage, operation, patch.uuid, patch));
   }
 
   async releaseQuarantined(uuid: string): Promise<QuarantineStep> {
-    return this.#step("modify", uuid, undefined);
+    return detached(quarantineStep(this.#storage, "modify", uuid, undefined));
   }
 
   async deleteQuarantined(uuid: string): Promise<QuarantineStep> {
-    const discarded = this.#unpend(uuid);
-    const before = this.#users.get(uuid);
-    const { deleted } = this.#delete(uuid);
-    const freed = freedValues(this.#unique, before, this.#users.get(uuid));
-    const wakes = this.#waiters(freed, uuid, discarded?.awaits);
-    return {
-      outcome: "deleted",
-      deleted,
-      discarded: discarded && structuredClone(discarded),
-      wakes,
-    };
+    return detached(quarantineDelete(this.#storage, uuid));
   }
 
   async listQuarantined({ uuid }: { uuid?: string | undefined } = {}): Promise<PendingUser[]> {
     return [...this.#pending.values()]
       .filter((pending) => uuid === undefined || pending.uuid === uuid)
       .map((pending) => structuredClone(pending));
-  }
-
-  /** One quarantine step; synchronous, so nothing interleaves with it in this process. */
-  #step(
-    operation: "create" | "modify",
-    uuid: string,
-    patch: UserPatch | undefined,
-  ): QuarantineStep {
-    const pending = this.#pending.get(uuid);
-    if (pending === undefined && patch === undefined) return { outcome: "none", wakes: [] };
-    const applied = stepPatch(pending, patch);
-    const before = this.#users.get(uuid);
-    let result: UpsertResult;
-    try {
-      result = this.#upsert(applied);
-    } catch (error) {
-      if (!isUserConflict(error)) throw error;
-      // What the upsert would have stored: a deactivated user starts from the patch alone.
-      const merged = mergeUser(before?.deactivatedAt === undefined ? before : undefined, applied);
-      const awaits = conflictsOf(this.#unique, merged, (field, value) =>
-        this.#holders.get(field)?.get(value),
-      );
-      const cleared = withCleared(before, movedFields(this.#unique, before, merged));
-      if (cleared !== undefined) {
-        this.#release(before as UserRecord);
-        this.#users.set(uuid, cleared);
-        this.#hold(cleared, undefined);
-      }
-      const kept = keptRecord(pending, operation, applied, error, awaits, patch !== undefined);
-      this.#pend(kept);
-      const freed = freedValues(this.#unique, before, cleared ?? before);
-      return {
-        outcome: "kept",
-        pending: structuredClone(kept),
-        conflict: error,
-        cleared: cleared && copy(cleared),
-        wakes: this.#waiters(freed, uuid, pending?.awaits),
-      };
-    }
-    if (pending !== undefined) this.#unpend(uuid);
-    const wakes = this.#waiters(
-      freedValues(this.#unique, before, result.user),
-      uuid,
-      pending?.awaits,
-    );
-    return pending === undefined
-      ? { outcome: "applied", result, wakes }
-      : { outcome: "released", pending: structuredClone(pending), result, wakes };
   }
 
   /**
@@ -296,4 +252,22 @@ function copy(user: UserRecord): UserRecord {
   const result = { ...user };
   if (user.extra !== undefined) result.extra = structuredClone(user.extra);
   return result;
+}
+
+/** A step as it leaves the store: the records it names are copies the caller may change. */
+function detached(step: QuarantineStep): QuarantineStep {
+  switch (step.outcome) {
+    case "kept":
+      return {
+        ...step,
+        pending: structuredClone(step.pending),
+        cleared: step.cleared && copy(step.cleared),
+      };
+    case "released":
+      return { ...step, pending: structuredClone(step.pending) };
+    case "deleted":
+      return { ...step, discarded: step.discarded && structuredClone(step.discarded) };
+    default:
+      return step;
+  }
 }

@@ -1,3 +1,4 @@
+// The merge rule of a patch into a stored user: absent keeps, null clears, extra key by key.
 import type { JsonValue } from "type-fest";
 import { type UserPatch, type UserRecord, userFieldNames } from "./user-record.ts";
 

@@ -1,3 +1,5 @@
+// UserConflictError: a store's refusal of a user for good (a unique value another user holds),
+// which the quarantine keeps and every protocol tells from a store's transient failure.
 import type { UserFieldName } from "./user-record.ts";
 
 /**

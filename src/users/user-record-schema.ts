@@ -1,3 +1,5 @@
+// userRecordSchema: the stored user's zod schema, built from the field list, for stores that
+// keep users as JSON.
 import type { JsonValue } from "type-fest";
 import * as z from "zod/mini";
 import { type UserFieldName, userFieldNames } from "./user-record.ts";

@@ -1,3 +1,5 @@
+// The UserStore contract's interface: the writes every store has, the optional lifecycle and
+// quarantine methods, and the reads (UserStoreReads).
 import type { QuarantineMethods } from "./quarantine-store.ts";
 import type { UpsertResult, UserPatch, UserRecord } from "./user-record.ts";
 

@@ -1,1 +1,2 @@
+// platform-integration/postgres: PostgresUserStore.
 export { PostgresUserStore, type PostgresUserStoreOptions } from "./postgres-user-store.ts";

@@ -1,13 +1,13 @@
-// A UserStore on PostgreSQL through a pool the application passes in. Only pg's types are
-// imported: any pool with pg's `query` and `connect` works, and this module loads without pg.
+// PostgresUserStore, a UserStore on the application's pg pool: the class, its public methods and its
+// quarantine step (names, schema, rows and quarantine tables are siblings).
+// Only pg's types are imported: any pool with pg's `query` and `connect` works, and this module
+// loads without pg.
 import type { Pool, PoolClient } from "pg";
-import { composePatches } from "../../users/compose-patches.ts";
 import { mergeUser } from "../../users/merge-user.ts";
 import {
   freedValues,
   keptRecord,
   movedFields,
-  pendingColumns,
   stepPatch,
   withCleared,
 } from "../../users/pending.ts";
@@ -29,13 +29,23 @@ import {
 import { isUserConflict, type UserConflictError } from "../../users/user-conflict-error.ts";
 import {
   type UpsertResult,
-  type UserFieldName,
   type UserPatch,
   type UserRecord,
-  userFieldNames,
   userWireNames,
 } from "../../users/user-record.ts";
 import type { UserReadOptions, UserStore, UserStoreReads } from "../../users/user-store.ts";
+import { type StoreNames, storeNames } from "./names.ts";
+import { QuarantineTables } from "./quarantine-tables.ts";
+import {
+  columns,
+  type PendingRow,
+  type Row,
+  reactivateStatement,
+  toPending,
+  toUser,
+  upsertStatement,
+} from "./rows.ts";
+import { migrateTables } from "./schema.ts";
 
 /** Options of {@link PostgresUserStore}; `unique` and `onDelete` as for every bundled store. */
 export interface PostgresUserStoreOptions extends StoreRulesOptions {
@@ -54,12 +64,6 @@ export interface PostgresUserStoreOptions extends StoreRulesOptions {
    */
   quarantineTable?: string | undefined;
 }
-
-type Row = { [column: string]: unknown; created?: boolean };
-
-/** userId → user_id: the documented fields keep their wire names as columns. */
-const fields = userFieldNames.map((field) => [field, userWireNames[field]] as const);
-const columns = `uuid, ${fields.map(([, column]) => column).join(", ")}, extra, deactivated_at`;
 
 /**
  * A {@link UserStore} in PostgreSQL, through the application's `pg.Pool` (`pg` is an optional
@@ -84,40 +88,22 @@ const columns = `uuid, ${fields.map(([, column]) => column).join(", ")}, extra, 
  */
 export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineMethods {
   readonly #pool: Pool;
+  readonly #names: StoreNames;
   readonly #table: string;
-  readonly #quarantine: string;
-  readonly #awaits: string;
-  readonly #lockKey: string;
+  readonly #tables: QuarantineTables;
   readonly #upsert: string;
   readonly #reactivate: string;
   readonly #onDelete: OnDelete;
   readonly #unique: UniqueField[];
-  /** The unique indexes' names (unquoted), each with its field. */
-  readonly #indexes: Map<string, UniqueField>;
-  readonly #indexSuffix: string;
 
   constructor(options: PostgresUserStoreOptions) {
-    const { pool, table = "provisioned_users", schema } = options;
     const rules = storeRules("PostgresUserStore", options);
-    this.#pool = pool;
+    this.#pool = options.pool;
     this.#onDelete = rules.onDelete;
     this.#unique = rules.unique;
-    const inSchema = (name: string) =>
-      schema === undefined ? quote(name) : `${quote(schema)}.${quote(name)}`;
-    this.#table = inSchema(table);
-    const hash = fnv1a(this.#table);
-    const quarantine =
-      options.quarantineTable ??
-      (byteLength(`${table}_quarantine`) <= 63 ? `${table}_quarantine` : `pi_quarantine_${hash}`);
-    this.#quarantine = inSchema(quarantine);
-    this.#awaits = inSchema(
-      byteLength(`${quarantine}_awaits`) <= 63 ? `${quarantine}_awaits` : `pi_awaits_${hash}`,
-    );
-    this.#indexSuffix = hash;
-    this.#indexes = new Map(
-      this.#unique.map((field) => [`pi_unique_${userWireNames[field]}_${hash}`, field]),
-    );
-    this.#lockKey = `platform-integration:${this.#table}`;
+    this.#names = storeNames(options, this.#unique);
+    this.#table = this.#names.table;
+    this.#tables = new QuarantineTables(this.#names, this.#unique);
     this.#upsert = upsertStatement(this.#table);
     this.#reactivate = reactivateStatement(this.#table);
   }
@@ -131,96 +117,9 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
    */
   async migrate(): Promise<void> {
     await this.#transaction(async (client) => {
-      await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [this.#lockKey]);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${this.#table} (
-        uuid text PRIMARY KEY,
-        ${fields.map(([, column]) => `${column} text`).join(", ")},
-        extra jsonb,
-        deactivated_at text
-      )`);
-      await client.query(`ALTER TABLE ${this.#table} ADD COLUMN IF NOT EXISTS deactivated_at text`);
-      await this.#migrateQuarantine(client);
-      const { rows } = await client.query<{ name: string; qualified: string }>(
-        `SELECT c.relname AS name, i.indexrelid::regclass::text AS qualified
-        FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-        WHERE i.indrelid = $1::regclass AND c.relname LIKE 'pi\\_unique\\_%'`,
-        [this.#table],
-      );
-      for (const { name, qualified } of rows) {
-        if (!this.#indexes.has(name)) await client.query(`DROP INDEX ${qualified}`);
-      }
-      for (const [name, field] of this.#indexes) {
-        const column = userWireNames[field];
-        const key = field === "email" ? `(lower(${column} COLLATE "C"))` : column;
-        try {
-          await client.query(
-            `CREATE UNIQUE INDEX IF NOT EXISTS ${quote(name)} ON ${this.#table} (${key}) WHERE deactivated_at IS NULL AND ${column} IS NOT NULL`,
-          );
-        } catch (error) {
-          throw new Error(
-            `PostgresUserStore cannot make ${field} unique: two active users already share a value (${(error as Error).message})`,
-            { cause: error },
-          );
-        }
-      }
+      await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [this.#names.lockKey]);
+      await migrateTables(client, this.#names);
     });
-  }
-
-  /**
-   * The quarantine's tables: one pending record per uuid and the index of the values each awaits.
-   * An older version kept one row per message: those are merged into one record per uuid, in
-   * order, awaiting nothing named (the uuid's next message or `retryQuarantined()` tries them).
-   */
-  async #migrateQuarantine(client: PoolClient): Promise<void> {
-    const { rows: old } = await client.query<{ old: boolean }>(
-      `SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1)
-      AND attname = 'id' AND NOT attisdropped) AS old`,
-      [this.#quarantine],
-    );
-    let kept: EntryRow[] = [];
-    if (old[0]?.old === true) {
-      kept = (await client.query<EntryRow>(`SELECT * FROM ${this.#quarantine} ORDER BY id`)).rows;
-      await client.query(`DROP TABLE ${this.#quarantine}`);
-    }
-    await client.query(`CREATE TABLE IF NOT EXISTS ${this.#quarantine} (
-      uuid text PRIMARY KEY,
-      seq bigint GENERATED ALWAYS AS IDENTITY,
-      operation text NOT NULL,
-      patch jsonb NOT NULL,
-      reason text NOT NULL,
-      fields jsonb NOT NULL,
-      awaits jsonb NOT NULL,
-      since timestamptz NOT NULL,
-      attempts integer NOT NULL,
-      messages integer NOT NULL
-    )`);
-    await client.query(`CREATE TABLE IF NOT EXISTS ${this.#awaits} (
-      field text NOT NULL,
-      value text NOT NULL,
-      uuid text NOT NULL,
-      PRIMARY KEY (field, value, uuid)
-    )`);
-    await client.query(
-      `CREATE INDEX IF NOT EXISTS ${quote(`pi_awaits_uuid_${this.#indexSuffix}`)} ON ${this.#awaits} (uuid)`,
-    );
-    const byUuid = new Map<string, EntryRow[]>();
-    for (const row of kept) byUuid.set(row.uuid, [...(byUuid.get(row.uuid) ?? []), row]);
-    for (const [uuid, rows] of byUuid) {
-      const first = rows[0] as EntryRow;
-      await client.query(
-        `INSERT INTO ${this.#quarantine} (uuid, operation, patch, reason, fields, awaits, since, attempts, messages)
-        VALUES ($1, $2, $3, $4, '[]', '[]', $5, $6, $7)`,
-        [
-          uuid,
-          first.operation,
-          JSON.stringify(composePatches(rows.map((row) => row.patch))),
-          first.reason,
-          first.since,
-          first.attempts,
-          rows.length,
-        ],
-      );
-    }
   }
 
   async upsert(patch: UserPatch): Promise<UpsertResult> {
@@ -304,7 +203,9 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
 
   /** Removes every user and every kept message: the re-sync that follows supersedes them. */
   async reset(): Promise<void> {
-    await this.#pool.query(`TRUNCATE ${this.#table}, ${this.#quarantine}, ${this.#awaits}`);
+    await this.#pool.query(
+      `TRUNCATE ${this.#table}, ${this.#names.quarantine}, ${this.#names.awaits}`,
+    );
   }
 
   /** One transaction holding the uuid's advisory lock from its start to its commit. */
@@ -323,13 +224,13 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
   /** One transaction holding the uuid's advisory lock: the delete, the discard and the wakes. */
   async deleteQuarantined(uuid: string): Promise<QuarantineStep> {
     return this.#locked(uuid, async (client): Promise<QuarantineStep> => {
-      const discarded = await this.#pendingOf(client, uuid);
-      if (discarded !== undefined) await this.#unpend(client, uuid);
+      const discarded = await this.#tables.pendingOf(client, uuid);
+      if (discarded !== undefined) await this.#tables.unpend(client, uuid);
       const before = await this.#userOn(client, uuid);
       const { deleted } = await this.#deleteOn(client, uuid);
       const after = deleted ? await this.#userOn(client, uuid) : before;
       const freed = freedValues(this.#unique, before, after);
-      const wakes = await this.#waiters(client, freed, uuid, discarded?.awaits);
+      const wakes = await this.#tables.waiters(client, freed, uuid, discarded?.awaits);
       return { outcome: "deleted", deleted, discarded, wakes };
     });
   }
@@ -337,10 +238,11 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
   async listQuarantined({ uuid }: { uuid?: string | undefined } = {}): Promise<PendingUser[]> {
     const { rows } =
       uuid === undefined
-        ? await this.#pool.query<PendingRow>(`SELECT * FROM ${this.#quarantine} ORDER BY seq`)
-        : await this.#pool.query<PendingRow>(`SELECT * FROM ${this.#quarantine} WHERE uuid = $1`, [
-            uuid,
-          ]);
+        ? await this.#pool.query<PendingRow>(`SELECT * FROM ${this.#names.quarantine} ORDER BY seq`)
+        : await this.#pool.query<PendingRow>(
+            `SELECT * FROM ${this.#names.quarantine} WHERE uuid = $1`,
+            [uuid],
+          );
     return rows.map(toPending);
   }
 
@@ -350,7 +252,7 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
     uuid: string,
     patch: UserPatch | undefined,
   ): Promise<QuarantineStep> {
-    const pending = await this.#pendingOf(client, uuid);
+    const pending = await this.#tables.pendingOf(client, uuid);
     if (pending === undefined && patch === undefined) return { outcome: "none", wakes: [] };
     const applied = stepPatch(pending, patch);
     const before =
@@ -366,7 +268,7 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
       await client.query("ROLLBACK TO SAVEPOINT step");
       // Under the index's lock, a step that frees a value either committed before this check
       // (the value reads free here) or reads this record's awaits after it commits.
-      await this.#lockAwaits(client);
+      await this.#tables.lockAwaits(client);
       const awaits: AwaitedValue[] = [];
       // What the upsert would have stored: a deactivated user starts from the patch alone.
       const merged = mergeUser(before?.deactivatedAt === undefined ? before : undefined, applied);
@@ -391,8 +293,8 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
         );
       }
       const kept = keptRecord(pending, operation, applied, error, awaits, patch !== undefined);
-      await this.#pend(client, kept);
-      const wakes = await this.#waiters(
+      await this.#tables.pend(client, kept);
+      const wakes = await this.#tables.waiters(
         client,
         freedValues(this.#unique, before, cleared ?? before),
         uuid,
@@ -402,9 +304,9 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
       if (awaits.length === 0 && error.field !== undefined) wakes.push(uuid);
       return { outcome: "kept", pending: kept, conflict: error, cleared, wakes };
     }
-    if (pending !== undefined) await this.#unpend(client, uuid);
+    if (pending !== undefined) await this.#tables.unpend(client, uuid);
     const freed = freedValues(this.#unique, before, result.user);
-    const wakes = await this.#waiters(client, freed, uuid, pending?.awaits);
+    const wakes = await this.#tables.waiters(client, freed, uuid, pending?.awaits);
     return pending === undefined
       ? { outcome: "applied", result, wakes }
       : { outcome: "released", pending, result, wakes };
@@ -416,93 +318,6 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
       [uuid],
     );
     return rows[0] && toUser(rows[0]);
-  }
-
-  async #pendingOf(client: PoolClient, uuid: string): Promise<PendingUser | undefined> {
-    const { rows } = await client.query<PendingRow>(
-      `SELECT * FROM ${this.#quarantine} WHERE uuid = $1`,
-      [uuid],
-    );
-    return rows[0] && toPending(rows[0]);
-  }
-
-  async #pend(client: PoolClient, pending: PendingUser): Promise<void> {
-    await client.query(
-      `INSERT INTO ${this.#quarantine} (operation, patch, reason, fields, awaits, since, attempts, messages, uuid)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-      ON CONFLICT (uuid) DO UPDATE SET operation = excluded.operation, patch = excluded.patch,
-        reason = excluded.reason, fields = excluded.fields, awaits = excluded.awaits,
-        attempts = excluded.attempts, messages = excluded.messages`,
-      pendingColumns(pending),
-    );
-    await client.query(`DELETE FROM ${this.#awaits} WHERE uuid = $1`, [pending.uuid]);
-    if (pending.awaits.length > 0) {
-      await client.query(
-        `INSERT INTO ${this.#awaits} (field, value, uuid)
-        SELECT field, value, $3 FROM unnest($1::text[], $2::text[]) AS a(field, value)
-        ON CONFLICT DO NOTHING`,
-        [
-          pending.awaits.map((awaited) => awaited.field),
-          pending.awaits.map((awaited) => awaited.value),
-          pending.uuid,
-        ],
-      );
-    }
-  }
-
-  /** Removes the pending record this step read: its key is the uuid, whose lock the step holds. */
-  async #unpend(client: PoolClient, uuid: string): Promise<void> {
-    await client.query(`DELETE FROM ${this.#quarantine} WHERE uuid = $1`, [uuid]);
-    await client.query(`DELETE FROM ${this.#awaits} WHERE uuid = $1`, [uuid]);
-  }
-
-  /**
-   * For each value of `freed`, and each of `passed` (what the step's uuid awaited) that no active
-   * user holds now, the oldest pending uuid awaiting it but `self`: one per value, since the
-   * first that takes it holds it again; one that does not passes it on in its own step.
-   */
-  async #waiters(
-    client: PoolClient,
-    freed: AwaitedValue[],
-    self: string,
-    passed: AwaitedValue[] = [],
-  ): Promise<string[]> {
-    if (freed.length === 0 && passed.length === 0) return [];
-    await this.#lockAwaits(client);
-    const values = [...freed];
-    for (const awaited of passed) {
-      const field = awaited.field as UniqueField;
-      if (!this.#unique.includes(field)) continue;
-      const column = userWireNames[field];
-      const key = field === "email" ? `lower(${column} COLLATE "C")` : column;
-      const { rowCount } = await client.query(
-        `SELECT 1 FROM ${this.#table} WHERE ${key} = $1 AND deactivated_at IS NULL LIMIT 1`,
-        [awaited.value],
-      );
-      if ((rowCount ?? 0) === 0) values.push(awaited);
-    }
-    if (values.length === 0) return [];
-    const { rows } = await client.query<{ uuid: string; seq: string }>(
-      `SELECT DISTINCT ON (a.field, a.value) a.uuid, q.seq FROM ${this.#awaits} a
-      JOIN ${this.#quarantine} q ON q.uuid = a.uuid
-      JOIN unnest($1::text[], $2::text[]) AS f(field, value)
-        ON f.field = a.field AND f.value = a.value
-      WHERE a.uuid <> $3 ORDER BY a.field, a.value, q.seq`,
-      [values.map((value) => value.field), values.map((value) => value.value), self],
-    );
-    rows.sort((one, other) => Number(BigInt(one.seq) - BigInt(other.seq)));
-    return [...new Set(rows.map((row) => row.uuid))];
-  }
-
-  /**
-   * The lock of the awaited values' index, to the transaction's end. Taken only by a step that
-   * keeps a conflict or frees a value, after its own writes but for clearing its own fields. That
-   * does not rule out deadlocks: the clear, or a step's upsert, can wait in a unique index for a
-   * value another uncommitted step holds, which may wait for this lock. PostgreSQL detects such a
-   * cycle and aborts one step, which {@link PostgresUserStore.#locked} runs again.
-   */
-  async #lockAwaits(client: PoolClient): Promise<void> {
-    await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`${this.#lockKey}:awaits`]);
   }
 
   /**
@@ -517,7 +332,7 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
       try {
         await this.#transaction(async (client) => {
           await client.query("SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))", [
-            this.#lockKey,
+            this.#names.lockKey,
             uuid,
           ]);
           result = await body(client);
@@ -533,7 +348,7 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
   #conflictOf(error: unknown): UserConflictError | undefined {
     const { code, constraint } = (error ?? {}) as { code?: unknown; constraint?: unknown };
     if (code !== "23505" || typeof constraint !== "string") return;
-    const field = this.#indexes.get(constraint);
+    const field = this.#names.indexes.get(constraint);
     return field === undefined ? undefined : uniqueConflict(field, error);
   }
 
@@ -566,124 +381,4 @@ function retriable(error: unknown): boolean {
     cause = (cause as { cause?: unknown } | null)?.cause;
   }
   return false;
-}
-
-/** A row of the quarantine table of an older version: one kept message. */
-type EntryRow = {
-  id: string;
-  uuid: string;
-  operation: PendingUser["operation"];
-  patch: UserPatch;
-  reason: string;
-  field: UserFieldName | null;
-  since: Date;
-  attempts: number;
-};
-
-type PendingRow = {
-  uuid: string;
-  operation: PendingUser["operation"];
-  patch: UserPatch;
-  reason: string;
-  fields: UserFieldName[];
-  awaits: AwaitedValue[];
-  since: Date;
-  attempts: number;
-  messages: number;
-};
-
-function toPending(row: PendingRow): PendingUser {
-  return {
-    uuid: row.uuid,
-    operation: row.operation,
-    patch: row.patch,
-    reason: row.reason,
-    fields: row.fields,
-    awaits: row.awaits,
-    since: new Date(row.since).toISOString(),
-    attempts: row.attempts,
-    messages: row.messages,
-  };
-}
-
-function byteLength(text: string): number {
-  return new TextEncoder().encode(text).length;
-}
-
-/** A short, stable name part for a table: FNV-1a over its quoted name, as 8 hex digits. */
-function fnv1a(text: string): string {
-  let hash = 0x811c9dc5;
-  for (const byte of new TextEncoder().encode(text)) {
-    hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
-  }
-  return hash.toString(16).padStart(8, "0");
-}
-
-/**
- * `name` as one SQL identifier: in double quotes, each double quote doubled. PostgreSQL cuts
- * names at 63 bytes without a word, so a longer one, which could name another table, is refused.
- */
-function quote(name: string): string {
-  if (name === "" || name.includes("\0") || new TextEncoder().encode(name).length > 63) {
-    throw new TypeError(
-      `A table or schema name must be 1 to 63 bytes of UTF-8 without U+0000, not ${JSON.stringify(name)}`,
-    );
-  }
-  return `"${name.replaceAll('"', '""')}"`;
-}
-
-// The merge in one statement, bound to the patch as jsonb ($1): a field whose key is absent keeps
-// its column (`?` tests the key), a JSON null clears it. `extra` merges key by key at the top
-// level: the stored object minus every key the patch names, then the patch's non-null values.
-// (jsonb_strip_nulls would also strip nulls nested inside values, which must stay.)
-// `xmax = 0` holds only for a row this statement inserted. A deactivated row is left alone
-// (the WHERE): no row comes back, and reactivateStatement writes it.
-function upsertStatement(table: string): string {
-  return `INSERT INTO ${table} AS stored (${columns})
-VALUES (
-  $1::jsonb ->> 'uuid',
-  ${fields.map(([field]) => `$1::jsonb ->> '${field}'`).join(",\n  ")},
-  (SELECT jsonb_object_agg(key, value) FROM jsonb_each($1::jsonb -> 'extra')
-    WHERE jsonb_typeof(value) <> 'null'),
-  NULL
-)
-ON CONFLICT (uuid) DO UPDATE SET
-  ${fields
-    .map(
-      ([field, column]) =>
-        `${column} = CASE WHEN $1::jsonb ? '${field}' THEN excluded.${column} ELSE stored.${column} END`,
-    )
-    .join(",\n  ")},
-  extra = nullif(
-    (coalesce(stored.extra, '{}')
-      - ARRAY(SELECT jsonb_object_keys(coalesce($1::jsonb -> 'extra', '{}'))))
-    || coalesce(excluded.extra, '{}'),
-    '{}'),
-  deactivated_at = NULL
-WHERE stored.deactivated_at IS NULL
-RETURNING ${columns}, xmax = 0 AS created`;
-}
-
-// A deactivated user is one the directory deleted: a write of its uuid stores the record it
-// carries, as an insert would (the fields it omits cleared, `extra` its own alone), and reports a
-// creation. Bound to the patch as jsonb ($1), as the upsert is.
-function reactivateStatement(table: string): string {
-  return `UPDATE ${table} SET
-  ${fields.map(([field, column]) => `${column} = $1::jsonb ->> '${field}'`).join(",\n  ")},
-  extra = (SELECT jsonb_object_agg(key, value) FROM jsonb_each($1::jsonb -> 'extra')
-    WHERE jsonb_typeof(value) <> 'null'),
-  deactivated_at = NULL
-WHERE uuid = $1::jsonb ->> 'uuid' AND deactivated_at IS NOT NULL
-RETURNING ${columns}, true AS created`;
-}
-
-function toUser(row: Row): UserRecord {
-  const user: Record<string, unknown> = { uuid: row.uuid };
-  for (const [field, column] of fields) {
-    if (row[column] !== null) user[field] = row[column];
-  }
-  // pg parses jsonb with JSON.parse, which keeps a `__proto__` key as a plain own property.
-  if (row.extra !== null) user.extra = row.extra;
-  if (typeof row.deactivated_at === "string") user.deactivatedAt = row.deactivated_at;
-  return user as unknown as UserRecord;
 }
