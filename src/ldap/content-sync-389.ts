@@ -5,8 +5,8 @@
 // change under the base, and the changed entries are read again here, by entryUUID, with the
 // filter and the attributes the sync needs.
 import type { Client } from "ldapts";
-import type { UserRecord } from "../users/user-record.ts";
 import type { SkippedEntry } from "../sync/source.ts";
+import type { UserRecord } from "../users/user-record.ts";
 import { type DirectoryMapping, mapEntry, toLdapEntry } from "./mapping.ts";
 
 /**
