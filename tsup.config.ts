@@ -44,11 +44,11 @@ export default defineConfig([
   // The bin is an ES module only: `npx` and the `bin` field run it as one, so a CommonJS copy of
   // the CLI would only weigh on every install.
   { ...common, entry: { ...library, ...bin }, format: ["esm"], dts: { entry: library } },
+  // Its declarations are the ES build's, with .cjs imports (scripts/cjs-declarations.mjs).
   {
     ...common,
     entry: library,
     format: ["cjs"],
-    dts: { entry: library },
     esbuildPlugins: [commonJsLoaders],
   },
 ]);

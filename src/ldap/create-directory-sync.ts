@@ -3,11 +3,8 @@ import { createSourceSync } from "../sync/directory-sync.ts";
 import type { DirectorySync, SyncTargetOptions } from "../sync/directory-sync-types.ts";
 import type { DirectorySource } from "../sync/source.ts";
 import type { DisabledAccounts } from "./active-directory.ts";
-import {
-  createLdapSource,
-  type LdapConnectionOptions,
-  type LdapSourceOptions,
-} from "./ldap-source.ts";
+import type { LdapConnectionOptions } from "./ldap-connection.ts";
+import { createLdapSource, type LdapSourceOptions } from "./ldap-source.ts";
 import { type DirectoryMapping, defaultMapping, type fromAttributes } from "./mapping.ts";
 import { readInWorker } from "./read-worker.ts";
 

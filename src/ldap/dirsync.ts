@@ -1,7 +1,9 @@
 import type { Client, Filter } from "ldapts";
 import type { ChangeFeed, DirectoryChanges, DirectoryPage } from "../sync/source.ts";
 import { addEntry, type ReadPlan, type ServerProfile } from "./active-directory.ts";
-import { dirSyncChanges, dirSyncOid } from "./dirsync-control.ts";
+import { type DirSyncChange, dirSyncChanges, dirSyncOid } from "./dirsync-control.ts";
+import { createFeedSwitch, everyCycle, thisCycle } from "./feed-notes.ts";
+import { resultCode } from "./ldap-errors.ts";
 import { directoryUuid, toLdapEntry } from "./mapping.ts";
 import { objectGuidToString } from "./object-guid.ts";
 
@@ -19,9 +21,6 @@ export const maxDirSyncChanges = 10_000;
 // The well-known GUID of the Deleted Objects container (MS-ADTS 6.1.1.4).
 const deletedObjectsWkguid = "18E2EA80684F11D2B9AA00C04F79F805";
 const showDeletedOid = "1.2.840.113556.1.4.417";
-const insufficientAccess = 50;
-const everyCycle = ": every cycle reads the whole directory";
-const thisCycle = ": this cycle read the whole directory";
 /** Objects read again per search: an OR of this many objectGUIDs. */
 const batch = 100;
 
@@ -53,19 +52,8 @@ interface StoredCookie {
  * deletions out); otherwise it says why, once, and the cycles read the whole directory.
  */
 export function createDirSyncFeed(options: DirSyncFeedOptions): ChangeFeed {
-  let off: string | undefined;
-  let said = false;
+  const feed = createFeedSwitch();
   let deletionsVisible: boolean | undefined;
-  const lasting = (reason: string) => {
-    off = reason;
-    said = true;
-    return { note: reason };
-  };
-  const unavailable = () => {
-    if (off === undefined || said) return {};
-    said = true;
-    return { note: off };
-  };
 
   /** A connection ready for DirSync, or the lasting reason there is none. */
   const ready = async () => {
@@ -110,8 +98,8 @@ export function createDirSyncFeed(options: DirSyncFeedOptions): ChangeFeed {
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       const text = error instanceof Error ? error.message : String(error);
-      if (code === insufficientAccess) {
-        return lasting(
+      if (code === resultCode.insufficientAccessRights) {
+        return feed.lasting(
           `the bind account may not use DirSync (${text}): grant it "Replicating Directory ` +
             `Changes" on ${namingContext}${everyCycle}`,
         );
@@ -128,16 +116,16 @@ export function createDirSyncFeed(options: DirSyncFeedOptions): ChangeFeed {
     scope: options.scope,
 
     async cookieNow() {
-      if (off !== undefined) return unavailable();
+      if (feed.off !== undefined) return feed.unavailable();
       const client = await ready();
-      if (typeof client === "string") return lasting(client);
+      if (typeof client === "string") return feed.lasting(client);
       const dc = await invocationId(client.client, client.profile).catch((error) => {
         throw options.failure(error);
       });
       const now = await changes(client.client, client.namingContext, undefined, []);
       if ("note" in now) return now;
       const hidden = await blind(client.client, client.namingContext);
-      if (hidden !== undefined) return lasting(hidden);
+      if (hidden !== undefined) return feed.lasting(hidden);
       const stored: StoredCookie = {
         dc,
         scope: options.scope,
@@ -147,9 +135,9 @@ export function createDirSyncFeed(options: DirSyncFeedOptions): ChangeFeed {
     },
 
     async changesSince(cookie) {
-      if (off !== undefined) return lasting(off);
+      if (feed.off !== undefined) return feed.lasting(feed.off);
       const client = await ready();
-      if (typeof client === "string") return lasting(client);
+      if (typeof client === "string") return feed.lasting(client);
       const stored = parseCookie(cookie);
       if (stored === undefined || stored.scope !== options.scope) {
         return { note: `the cookie was kept under other settings${thisCycle}` };
@@ -163,7 +151,7 @@ export function createDirSyncFeed(options: DirSyncFeedOptions): ChangeFeed {
         };
       }
       const hidden = await blind(client.client, client.namingContext);
-      if (hidden !== undefined) return lasting(hidden);
+      if (hidden !== undefined) return feed.lasting(hidden);
       const { plan } = client;
       const told = await changes(
         client.client,
@@ -178,37 +166,12 @@ export function createDirSyncFeed(options: DirSyncFeedOptions): ChangeFeed {
       const guids = new Map(
         told.changes.map((change) => [objectGuidToString(change.guid), change]),
       );
-      const page: DirectoryPage = { users: [], skipped: [], disabled: 0, nonUsers: 0 };
-      const found = new Set<string>();
-      try {
-        const ldapts = await import("ldapts");
-        const filter = ldapts.FilterParser.parseString(plan.filter);
-        const pending = [...guids.values()].filter((change) => !change.deleted);
-        for (let start = 0; start < pending.length; start += batch) {
-          const these = pending.slice(start, start + batch);
-          const byGuid: Filter = new ldapts.OrFilter({
-            filters: these.map(
-              (change) =>
-                new ldapts.EqualityFilter({ attribute: "objectGUID", value: change.guid }),
-            ),
-          });
-          const { searchEntries } = await client.client.search(options.baseDn, {
-            scope: "sub",
-            filter: new ldapts.AndFilter({ filters: [filter, byGuid] }),
-            attributes: plan.attributes,
-            explicitBufferAttributes: options.bufferAttributes,
-          });
-          for (const raw of searchEntries) {
-            const entry = toLdapEntry(raw);
-            const [guid] = entry.binary("objectGUID");
-            if (guid?.length === 16) found.add(objectGuidToString(guid));
-            addEntry(entry, plan, { uuidsOnly: false, passwords: options.passwords }, page);
-          }
-        }
-      } catch (error) {
-        await options.disconnect();
-        throw options.failure(error);
-      }
+      const { page, found } = await readObjects(client.client, plan, guids, options).catch(
+        async (error) => {
+          await options.disconnect();
+          throw options.failure(error);
+        },
+      );
       const result: DirectoryChanges = {
         read: "dirsync",
         changed: page.users,
@@ -222,6 +185,44 @@ export function createDirSyncFeed(options: DirSyncFeedOptions): ChangeFeed {
       return result;
     },
   };
+}
+
+/**
+ * The objects DirSync named as changed, read again whole under the base DN and with the filter,
+ * in batches: a user as a full read maps it, and the objectGUIDs found (one not found is gone).
+ */
+async function readObjects(
+  client: Client,
+  plan: ReadPlan,
+  guids: Map<string, DirSyncChange>,
+  options: DirSyncFeedOptions,
+): Promise<{ page: DirectoryPage; found: Set<string> }> {
+  const page: DirectoryPage = { users: [], skipped: [], disabled: 0, nonUsers: 0 };
+  const found = new Set<string>();
+  const ldapts = await import("ldapts");
+  const filter = ldapts.FilterParser.parseString(plan.filter);
+  const pending = [...guids.values()].filter((change) => !change.deleted);
+  for (let start = 0; start < pending.length; start += batch) {
+    const these = pending.slice(start, start + batch);
+    const byGuid: Filter = new ldapts.OrFilter({
+      filters: these.map(
+        (change) => new ldapts.EqualityFilter({ attribute: "objectGUID", value: change.guid }),
+      ),
+    });
+    const { searchEntries } = await client.search(options.baseDn, {
+      scope: "sub",
+      filter: new ldapts.AndFilter({ filters: [filter, byGuid] }),
+      attributes: plan.attributes,
+      explicitBufferAttributes: options.bufferAttributes,
+    });
+    for (const raw of searchEntries) {
+      const entry = toLdapEntry(raw);
+      const [guid] = entry.binary("objectGUID");
+      if (guid?.length === 16) found.add(objectGuidToString(guid));
+      addEntry(entry, plan, { uuidsOnly: false, passwords: options.passwords }, page);
+    }
+  }
+  return { page, found };
 }
 
 function parseCookie(cookie: string): StoredCookie | undefined {
@@ -265,7 +266,9 @@ async function canReadDeletedObjects(client: Client, namingContext: string): Pro
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     // No such object (32) or no access (50): the container is hidden from this account.
-    if (code === 32 || code === insufficientAccess) return false;
+    if (code === resultCode.noSuchObject || code === resultCode.insufficientAccessRights) {
+      return false;
+    }
     throw error;
   }
 }

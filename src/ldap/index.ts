@@ -38,7 +38,7 @@ export {
   type LdapSyncOptions,
   type SourceSyncOptions,
 } from "./create-directory-sync.ts";
-export type { LdapConnectionOptions } from "./ldap-source.ts";
+export type { LdapConnectionOptions } from "./ldap-connection.ts";
 export {
   binaryAttributes,
   type DirectoryMapping,

@@ -3,17 +3,17 @@
 // digests (password-digests.ts), composed. This module owns when the journal is folded.
 import { createPasswordDigests, type PasswordDigests } from "./password-digests.ts";
 import {
+  type AcknowledgedRecord,
   onStateFile,
   openStateDatabase,
   StateFileError,
   type StateIdentity,
   StateMismatchError,
   stateFileFix,
-  type WireRecord,
 } from "./state-database.ts";
 import { openStateJournal, type StateJournal } from "./state-journal.ts";
 
-export { StateFileError, type StateIdentity, StateMismatchError, type WireRecord };
+export { type AcknowledgedRecord, StateFileError, type StateIdentity, StateMismatchError };
 
 /**
  * The sync's acknowledged state (what the platform calls its cookie): for each user the
@@ -35,8 +35,8 @@ export { StateFileError, type StateIdentity, StateMismatchError, type WireRecord
  */
 export interface AcknowledgedState {
   /** The acknowledged record; `null` when the user was acknowledged but is to be sent whole again. */
-  get(uuid: string): WireRecord | null | undefined;
-  acknowledge(record: WireRecord): void;
+  get(uuid: string): AcknowledgedRecord | null | undefined;
+  acknowledge(record: AcknowledgedRecord): void;
   forget(uuid: string): void;
   /** How many users the application holds, as far as the state knows. */
   count(): number;
@@ -75,9 +75,9 @@ export interface AcknowledgedState {
   /** How many acknowledged users the last scan did not see. */
   unseenCount(): number;
   /** See {@link PasswordDigests.protect}. */
-  protect(record: WireRecord, before?: WireRecord): WireRecord;
+  protect(record: AcknowledgedRecord, before?: AcknowledgedRecord): AcknowledgedRecord;
   /** See {@link PasswordDigests.outdated}. */
-  outdated(record: WireRecord): boolean;
+  outdated(record: AcknowledgedRecord): boolean;
   /** Another acknowledged user whose username is `username`, if any. */
   holderOf(username: string, except: string): string | undefined;
   /** Records that the application renamed an acknowledged user, its other fields unchanged. */
@@ -138,7 +138,7 @@ export function openState(
     get(uuid) {
       const text = recordOf(uuid);
       if (text === undefined) return undefined;
-      return text === null ? null : (JSON.parse(text) as WireRecord);
+      return text === null ? null : (JSON.parse(text) as AcknowledgedRecord);
     },
     acknowledge(record) {
       note(record.uuid as string, JSON.stringify(digests.protect(record)));
@@ -198,7 +198,7 @@ export function openState(
     rename(uuid, username) {
       const text = opened.has(uuid) ? opened.get(uuid) : database.record(uuid);
       if (text === undefined || text === null) return;
-      note(uuid, JSON.stringify({ ...(JSON.parse(text) as WireRecord), username }));
+      note(uuid, JSON.stringify({ ...(JSON.parse(text) as AcknowledgedRecord), username }));
     },
     close() {
       try {

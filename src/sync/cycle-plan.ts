@@ -6,7 +6,7 @@
 import { changedFields, type OutgoingMessage } from "../platform/messages.ts";
 import { toWireUser } from "../platform/wire-user.ts";
 import type { UserRecord } from "../users/user-record.ts";
-import type { AcknowledgedState, WireRecord } from "./acknowledged-state.ts";
+import type { AcknowledgedRecord, AcknowledgedState } from "./acknowledged-state.ts";
 import type { Resume } from "./attempt-memory.ts";
 import type { CycleTally } from "./cycle-tally.ts";
 import type { DeleteGuardRun, JudgeContext } from "./delete-guard.ts";
@@ -18,7 +18,7 @@ import type { DirectoryChanges, DirectoryPage, DirectorySource } from "./source.
  * once it is acknowledged; a staging rename (a username swap) carries the temporary username.
  */
 export type PlannedMessage = OutgoingMessage & {
-  record?: WireRecord;
+  record?: AcknowledgedRecord;
   staging?: string;
   /** A reset: how many acknowledged users it removes for good (the read did not return them). */
   removes?: number;
@@ -53,29 +53,7 @@ export function planCycle(input: CyclePlanInput): CyclePlan {
   const { progress } = tally;
   let nextChangeCookie: string | undefined;
 
-  const messageFor = (user: UserRecord): PlannedMessage | undefined => {
-    const now = toWireUser(user);
-    const before = acknowledged.get(user.uuid);
-    let message: PlannedMessage;
-    if (before === undefined || before === null) {
-      message = resume({ kind: "create", uuid: user.uuid, body: now });
-    } else {
-      const changed = changedFields(before, acknowledged.protect(now, before));
-      if (changed === undefined) {
-        // An earlier version's password digest, rewritten without a message: unchanged.
-        if (acknowledged.outdated(before)) acknowledged.acknowledge(now);
-        progress.unchanged++;
-        return undefined;
-      }
-      // The digest told that the password changed; the message carries the password.
-      const body = Object.fromEntries(
-        Object.keys(changed).map((name) => [name, Object.hasOwn(now, name) ? now[name] : null]),
-      ) as WireRecord;
-      message = resume({ kind: "modify", uuid: user.uuid, body });
-    }
-    message.record = now;
-    return message;
-  };
+  const messageFor = (user: UserRecord) => messageOf(user, input);
 
   const guardDeletes = (deletes: number, context: JudgeContext = {}) =>
     guard.judge(deletes, () => acknowledged.count(), {
@@ -145,7 +123,7 @@ export function planCycle(input: CyclePlanInput): CyclePlan {
     }
     const reset = acknowledged.resyncRequested && options.resetRequest === true;
     if (reset) {
-      yield* planReset();
+      yield* planReset({ input, guardDeletes, countPage, messagesOf });
       return;
     }
     const resync = acknowledged.resyncRequested;
@@ -189,57 +167,97 @@ export function planCycle(input: CyclePlanInput): CyclePlan {
     }
   }
 
-  /**
-   * A full re-sync with POST /v1/reset. The reset removes every user; the users the creates that
-   * follow it bring back are exactly those of one read, with every skip applied (a disabled
-   * account kept, an entry without a uuid or a username): that read is done first, the users the
-   * state holds and it does not bring back are judged as the cycle's deletes, and the reset and
-   * the creates go from that same read. A second read could return fewer (another replica, a
-   * change in between, a disabled account the uuid read counts as present): its missing users
-   * would be removed by the reset and counted by nobody. The read is held in memory until its
-   * creates are sent (docs/directory-sync.md says what that costs).
-   */
-  async function* planReset(): AsyncGenerator<PlannedMessage> {
-    const pages: DirectoryPage[] = [];
-    acknowledged.beginScan();
-    let total = 0;
-    let skipped = 0;
-    for await (const page of directory.read({ uuidsOnly: false, signal })) {
-      // Counted as read, so that a stop's report lists what the read skipped.
-      countPage(page);
-      pages.push(page);
-      acknowledged.markSeen(page.users.map((user) => user.uuid));
-      total += page.users.length;
-      skipped += page.skipped.length;
-    }
-    progress.total = total;
-    const held = acknowledged.count();
-    let removes: number;
-    if (held === 0 || acknowledged.heldUnknown) {
-      // The state does not know what the application holds (a new or lost state file, or one
-      // taken over from another directory or application): the reset may remove every user.
-      guard.judgeBlindReset(total, held);
-      removes = 0;
-    } else {
-      // Those the read returned come back as creates; the others are deleted for good.
-      removes = acknowledged.unseenCount();
-      guardDeletes(removes, { reset: { skipped }, uuids: () => acknowledged.unseen() });
-    }
-    // Recorded before it goes: if its answer never comes (the process killed, the answer lost),
-    // a restart knows the application may hold none of the state's users.
-    acknowledged.resetInFlight = true;
-    yield resume({ kind: "reset", removes });
-    for (let index = 0; index < pages.length; index++) {
-      const page = pages[index] as DirectoryPage;
-      // Handed out page by page: memory falls as the creates go.
-      pages[index] = { users: [], skipped: [] };
-      yield* messagesOf(page);
-    }
-  }
   return {
     messages: plan(),
     get nextChangeCookie() {
       return nextChangeCookie;
     },
   };
+}
+
+/**
+ * The message that brings the application to `user`: a create, a modify of the fields that
+ * changed, or none (counted as unchanged).
+ */
+function messageOf(user: UserRecord, input: CyclePlanInput): PlannedMessage | undefined {
+  const { acknowledged, resume, tally } = input;
+  const now = toWireUser(user);
+  const before = acknowledged.get(user.uuid);
+  let message: PlannedMessage;
+  if (before === undefined || before === null) {
+    message = resume({ kind: "create", uuid: user.uuid, body: now });
+  } else {
+    const changed = changedFields(before, acknowledged.protect(now, before));
+    if (changed === undefined) {
+      // An earlier version's password digest, rewritten without a message: unchanged.
+      if (acknowledged.outdated(before)) acknowledged.acknowledge(now);
+      tally.progress.unchanged++;
+      return undefined;
+    }
+    // The digest told that the password changed; the message carries the password.
+    const body = Object.fromEntries(
+      Object.keys(changed).map((name) => [name, Object.hasOwn(now, name) ? now[name] : null]),
+    ) as AcknowledgedRecord;
+    message = resume({ kind: "modify", uuid: user.uuid, body });
+  }
+  message.record = now;
+  return message;
+}
+
+/** What the reset step shares with the plan it is part of. */
+interface PlanSteps {
+  input: CyclePlanInput;
+  guardDeletes(deletes: number, context?: JudgeContext): void;
+  countPage(page: DirectoryPage): void;
+  messagesOf(page: DirectoryPage): Generator<PlannedMessage>;
+}
+
+/**
+ * A full re-sync with POST /v1/reset. The reset removes every user; the users the creates that
+ * follow it bring back are exactly those of one read, with every skip applied (a disabled
+ * account kept, an entry without a uuid or a username): that read is done first, the users the
+ * state holds and it does not bring back are judged as the cycle's deletes, and the reset and
+ * the creates go from that same read. A second read could return fewer (another replica, a
+ * change in between, a disabled account the uuid read counts as present): its missing users
+ * would be removed by the reset and counted by nobody. The read is held in memory until its
+ * creates are sent (docs/directory-sync.md says what that costs).
+ */
+async function* planReset(steps: PlanSteps): AsyncGenerator<PlannedMessage> {
+  const { acknowledged, directory, tally, resume, guard, signal } = steps.input;
+  const { guardDeletes, countPage, messagesOf } = steps;
+  const pages: DirectoryPage[] = [];
+  acknowledged.beginScan();
+  let total = 0;
+  let skipped = 0;
+  for await (const page of directory.read({ uuidsOnly: false, signal })) {
+    // Counted as read, so that a stop's report lists what the read skipped.
+    countPage(page);
+    pages.push(page);
+    acknowledged.markSeen(page.users.map((user) => user.uuid));
+    total += page.users.length;
+    skipped += page.skipped.length;
+  }
+  tally.progress.total = total;
+  const held = acknowledged.count();
+  let removes: number;
+  if (held === 0 || acknowledged.heldUnknown) {
+    // The state does not know what the application holds (a new or lost state file, or one
+    // taken over from another directory or application): the reset may remove every user.
+    guard.judgeBlindReset(total, held);
+    removes = 0;
+  } else {
+    // Those the read returned come back as creates; the others are deleted for good.
+    removes = acknowledged.unseenCount();
+    guardDeletes(removes, { reset: { skipped }, uuids: () => acknowledged.unseen() });
+  }
+  // Recorded before it goes: if its answer never comes (the process killed, the answer lost),
+  // a restart knows the application may hold none of the state's users.
+  acknowledged.resetInFlight = true;
+  yield resume({ kind: "reset", removes });
+  for (let index = 0; index < pages.length; index++) {
+    const page = pages[index] as DirectoryPage;
+    // Handed out page by page: memory falls as the creates go.
+    pages[index] = { users: [], skipped: [] };
+    yield* messagesOf(page);
+  }
 }

@@ -81,20 +81,12 @@ export function createDeleteGuard(
 ): DeleteGuardRun {
   const guard = options.deleteGuard;
   const settings = guard === false ? {} : (guard ?? {});
-  for (const [name, value] of [
-    ["deleteGuard.maxDeletes", settings.maxDeletes],
-    ["deleteGuard.maxPercent", settings.maxPercent],
-    ["deleteGuard.windowMs", settings.windowMs],
-    ["allowDeletes", options.allowDeletes],
-  ] as const) {
-    if (value !== undefined && !(typeof value === "number" && value >= 0 && !Number.isNaN(value))) {
-      throw new TypeError(`${name} must be a number of 0 or more, not ${String(value)}`);
-    }
-  }
+  checkSettings(settings, options.allowDeletes);
   const now = options.now ?? Date.now;
   const maxDeletes = settings.maxDeletes ?? defaultMaxDeletes;
   const maxPercent = settings.maxPercent ?? defaultMaxPercent;
   const windowMs = settings.windowMs ?? defaultWindowMs;
+  const thresholds: Thresholds = { maxDeletes, maxPercent, windowMs };
   let allowance: { deletes: number; all: boolean } | undefined =
     (options.allowDeletes ?? 0) > 0 || options.allowDeleteAll === true
       ? { deletes: options.allowDeletes ?? 0, all: options.allowDeleteAll === true }
@@ -108,27 +100,7 @@ export function createDeleteGuard(
    */
   let remaining: { uuids: Set<string>; all: boolean; blind?: true } | undefined;
 
-  /** The window's entries still inside it (an entry from the future counts until it ages out). */
-  const current = (at: number): Window => {
-    if (windowMs <= 0) return [];
-    let entries: unknown;
-    try {
-      entries = JSON.parse(store.read() ?? "[]");
-    } catch {
-      entries = [];
-    }
-    if (!Array.isArray(entries)) return [];
-    return entries.filter(
-      (entry): entry is [number, number] =>
-        Array.isArray(entry) &&
-        Number.isSafeInteger(entry[0]) &&
-        Number.isSafeInteger(entry[1]) &&
-        entry[1] > 0 &&
-        at - entry[0] < windowMs,
-    );
-  };
-  const windowText = () =>
-    windowMs % 3_600_000 === 0 ? `${windowMs / 3_600_000} h` : `${windowMs / 1000} s`;
+  const current = (at: number): Window => windowEntries(store, at, windowMs);
 
   return {
     beginCycle() {
@@ -142,48 +114,8 @@ export function createDeleteGuard(
       if (deletes === 0 || guard === false) return;
       const holding = held();
       const before = current(now()).reduce((sum, [, count]) => sum + count, 0);
-      const allow = `If they are meant, allow them once: allowDeletes: ${deletes} (sync --allow-deletes ${deletes}).`;
-      let why: string | undefined;
       const all = deletes >= holding;
-      const { reset } = context;
-      // A reset's deletes are the users its creates would not bring back: gone from the directory,
-      // or skipped by the read (no username, a disabled account kept).
-      const skipped =
-        reset === undefined || reset.skipped === 0
-          ? ""
-          : ` (the read skipped ${reset.skipped} entries: see skippedEntries for why)`;
-      const check = `Check the base DN and the filter${reset === undefined ? "" : ", and the mapping"}.`;
-      const would =
-        reset === undefined
-          ? `This cycle would delete ${deletes} of the ${holding} users the application holds`
-          : `POST /v1/reset would remove ${deletes} of the ${holding} users the application holds for good, as the read its creates come from does not return them${skipped}`;
-      const sent = reset === undefined ? "no delete was sent" : "no reset was sent";
-      if (all) {
-        why =
-          reset === undefined
-            ? `The directory returned none of the ${holding} users the application holds: refusing to delete them all. ${check}`
-            : `POST /v1/reset would remove all ${holding} users the application holds, and the read its creates come from returns none of them${skipped}: refusing to delete them all; no reset was sent. ${check}`;
-        why +=
-          " If that is meant, allow it once: allowDeleteAll: true (sync --allow-delete-all); no count allows it.";
-      } else if (deletes > maxDeletes) {
-        why = `${would}, more than ${maxDeletes}: ${sent}. ${check} ${allow}`;
-      } else if (deletes >= percentFloor && deletes * 100 > holding * maxPercent) {
-        why = `${would}, more than ${maxPercent} %: ${sent}. ${check} ${allow}`;
-      } else if (before > 0) {
-        // The window: the deletes of the last `windowMs` and this cycle's, of the users held
-        // before them, against the same thresholds.
-        const total = before + deletes;
-        const base = holding + before;
-        const over =
-          total > maxDeletes
-            ? `more than ${maxDeletes}`
-            : total >= percentFloor && total * 100 > base * maxPercent
-              ? `more than ${maxPercent} %`
-              : undefined;
-        if (over !== undefined) {
-          why = `${reset === undefined ? "This cycle would delete" : "POST /v1/reset would remove"} ${deletes} users, after ${before} deleted in the last ${windowText()}: ${total} of the ${base} users the application held, ${over}: ${sent}. ${check} If they are meant, allow them once (allowDeletes: ${deletes}, sync --allow-deletes ${deletes}): the deletes of the window before it are then accepted too.`;
-        }
-      }
+      let why = stopReason({ deletes, holding, before, all, reset: context.reset }, thresholds);
       if (why === undefined) return;
       if (context.resetUnanswered) {
         why +=
@@ -270,4 +202,104 @@ export function createDeleteGuard(
       store.write(JSON.stringify(entries));
     },
   };
+}
+
+/** Throws a TypeError for a threshold or an allowance that is not a number of 0 or more. */
+function checkSettings(
+  settings: { maxDeletes?: number; maxPercent?: number; windowMs?: number },
+  allowDeletes: number | undefined,
+): void {
+  for (const [name, value] of [
+    ["deleteGuard.maxDeletes", settings.maxDeletes],
+    ["deleteGuard.maxPercent", settings.maxPercent],
+    ["deleteGuard.windowMs", settings.windowMs],
+    ["allowDeletes", allowDeletes],
+  ] as const) {
+    if (value !== undefined && !(typeof value === "number" && value >= 0 && !Number.isNaN(value))) {
+      throw new TypeError(`${name} must be a number of 0 or more, not ${String(value)}`);
+    }
+  }
+}
+
+/** The window's entries still inside it (an entry from the future counts until it ages out). */
+function windowEntries(store: DeleteWindowStore, at: number, windowMs: number): Window {
+  if (windowMs <= 0) return [];
+  let entries: unknown;
+  try {
+    entries = JSON.parse(store.read() ?? "[]");
+  } catch {
+    entries = [];
+  }
+  if (!Array.isArray(entries)) return [];
+  return entries.filter(
+    (entry): entry is [number, number] =>
+      Array.isArray(entry) &&
+      Number.isSafeInteger(entry[0]) &&
+      Number.isSafeInteger(entry[1]) &&
+      entry[1] > 0 &&
+      at - entry[0] < windowMs,
+  );
+}
+
+/** The guard's settings, defaults applied. */
+interface Thresholds {
+  maxDeletes: number;
+  maxPercent: number;
+  windowMs: number;
+}
+
+/**
+ * Why the guard stops a cycle's `deletes` (of the `holding` users held, after `before` deletes
+ * in the window), with the fix; undefined when the thresholds let them through.
+ */
+function stopReason(
+  cycle: {
+    deletes: number;
+    holding: number;
+    before: number;
+    all: boolean;
+    reset: { skipped: number } | undefined;
+  },
+  { maxDeletes, maxPercent, windowMs }: Thresholds,
+): string | undefined {
+  const { deletes, holding, before, all, reset } = cycle;
+  const allow = `If they are meant, allow them once: allowDeletes: ${deletes} (sync --allow-deletes ${deletes}).`;
+  // A reset's deletes are the users its creates would not bring back: gone from the directory,
+  // or skipped by the read (no username, a disabled account kept).
+  const skipped =
+    reset === undefined || reset.skipped === 0
+      ? ""
+      : ` (the read skipped ${reset.skipped} entries: see skippedEntries for why)`;
+  const check = `Check the base DN and the filter${reset === undefined ? "" : ", and the mapping"}.`;
+  const would =
+    reset === undefined
+      ? `This cycle would delete ${deletes} of the ${holding} users the application holds`
+      : `POST /v1/reset would remove ${deletes} of the ${holding} users the application holds for good, as the read its creates come from does not return them${skipped}`;
+  const sent = reset === undefined ? "no delete was sent" : "no reset was sent";
+  if (all) {
+    const why =
+      reset === undefined
+        ? `The directory returned none of the ${holding} users the application holds: refusing to delete them all. ${check}`
+        : `POST /v1/reset would remove all ${holding} users the application holds, and the read its creates come from returns none of them${skipped}: refusing to delete them all; no reset was sent. ${check}`;
+    return `${why} If that is meant, allow it once: allowDeleteAll: true (sync --allow-delete-all); no count allows it.`;
+  }
+  if (deletes > maxDeletes) return `${would}, more than ${maxDeletes}: ${sent}. ${check} ${allow}`;
+  if (deletes >= percentFloor && deletes * 100 > holding * maxPercent) {
+    return `${would}, more than ${maxPercent} %: ${sent}. ${check} ${allow}`;
+  }
+  if (before === 0) return undefined;
+  // The window: the deletes of the last `windowMs` and this cycle's, of the users held before
+  // them, against the same thresholds.
+  const total = before + deletes;
+  const base = holding + before;
+  const over =
+    total > maxDeletes
+      ? `more than ${maxDeletes}`
+      : total >= percentFloor && total * 100 > base * maxPercent
+        ? `more than ${maxPercent} %`
+        : undefined;
+  if (over === undefined) return undefined;
+  const windowText =
+    windowMs % 3_600_000 === 0 ? `${windowMs / 3_600_000} h` : `${windowMs / 1000} s`;
+  return `${reset === undefined ? "This cycle would delete" : "POST /v1/reset would remove"} ${deletes} users, after ${before} deleted in the last ${windowText}: ${total} of the ${base} users the application held, ${over}: ${sent}. ${check} If they are meant, allow them once (allowDeletes: ${deletes}, sync --allow-deletes ${deletes}): the deletes of the window before it are then accepted too.`;
 }

@@ -13,22 +13,22 @@ import { connectProvisioning } from "../platform/provisioning-api-client.ts";
 import { verifyUsers } from "../platform/verify-users.ts";
 import type { UserRecord } from "../users/user-record.ts";
 import {
+  type AcknowledgedRecord,
   type AcknowledgedState,
   openState,
   StateFileError,
-  type WireRecord,
 } from "./acknowledged-state.ts";
 import { createAttemptMemory } from "./attempt-memory.ts";
 import { type PlannedMessage, planCycle } from "./cycle-plan.ts";
-import { type CycleOutcome, createCycleTally } from "./cycle-tally.ts";
-import { createDeleteGuard, DeleteGuardError } from "./delete-guard.ts";
+import { type CycleOutcome, type CycleTally, createCycleTally } from "./cycle-tally.ts";
+import { createDeleteGuard, DeleteGuardError, type DeleteGuardRun } from "./delete-guard.ts";
 import type {
   DirectorySync,
   DirectorySyncReport,
   SyncMode,
   SyncTargetOptions,
 } from "./directory-sync-types.ts";
-import { holdRefusals } from "./refusal.ts";
+import { holdRefusals, type RefusalHold } from "./refusal.ts";
 import { DirectoryError, type DirectoryPage, type DirectorySource } from "./source.ts";
 
 /**
@@ -46,14 +46,7 @@ export function createSourceSync(
       : "in-process";
   const timeoutMs = options.timeoutMs ?? 30_000;
   // Options are checked before the state file is opened, so that a bad one leaves it unlocked.
-  const ca = pemCertificates(options.targetTls?.ca, "targetTls.ca");
-  const http =
-    typeof options.target === "string" || options.target instanceof URL
-      ? connectOverNodeHttp(options.target, { timeoutMs, ca })
-      : undefined;
-  if (http === undefined && ca.length > 0) {
-    throw new TypeError("targetTls.ca is for an https:// target, not a handler called in-process");
-  }
+  const http = overHttp(options, timeoutMs);
   // The guard's options are checked before the state file is opened; it reads the state on use.
   const guard = createDeleteGuard(options, {
     read: () => state.deleteWindow,
@@ -115,29 +108,8 @@ export function createSourceSync(
       return guard.allowed === undefined ? report : { ...report, allowed: guard.allowed };
     };
 
-    const acknowledge = (message: PlannedMessage) => {
-      if (message.staging !== undefined) {
-        acknowledged.rename(message.uuid as string, message.staging);
-        return;
-      }
-      refusals.release(message.uuid as string);
-      if (message.kind === "reset") {
-        // The users the read did not return are gone for good, in the same transaction that
-        // marks the others to be created again: the report counts them as deleted.
-        const removes = message.removes ?? 0;
-        acknowledged.forgetContents({ reset: true });
-        tally.progress.deleted += removes;
-        guard.deleted(removes, "all");
-      } else if (message.kind === "delete") {
-        acknowledged.forget(message.uuid as string);
-        tally.progress.deleted++;
-        guard.deleted(1, message.uuid as string);
-      } else {
-        acknowledged.acknowledge(message.record as WireRecord);
-        tally.progress[message.kind === "create" ? "created" : "modified"]++;
-      }
-      tally.notify();
-    };
+    const acknowledge = (message: PlannedMessage) =>
+      applyAcknowledgement(message, { acknowledged, refusals, tally, guard });
 
     try {
       const outcome = await engine.runCycle(refusals.order(plan.messages), {
@@ -206,4 +178,51 @@ export function createSourceSync(
 
 async function* usersOf(pages: AsyncIterable<DirectoryPage>): AsyncGenerator<UserRecord> {
   for await (const page of pages) yield* page.users;
+}
+
+/** The Node HTTP client of an http(s):// target; undefined for a handler called in-process. */
+function overHttp(options: SyncTargetOptions, timeoutMs: number) {
+  const ca = pemCertificates(options.targetTls?.ca, "targetTls.ca");
+  const http =
+    typeof options.target === "string" || options.target instanceof URL
+      ? connectOverNodeHttp(options.target, { timeoutMs, ca })
+      : undefined;
+  if (http === undefined && ca.length > 0) {
+    throw new TypeError("targetTls.ca is for an https:// target, not a handler called in-process");
+  }
+  return http;
+}
+
+/** What an acknowledged message changes: the state, the held refusals, the counts, the guard. */
+function applyAcknowledgement(
+  message: PlannedMessage,
+  cycle: {
+    acknowledged: AcknowledgedState;
+    refusals: RefusalHold;
+    tally: CycleTally;
+    guard: DeleteGuardRun;
+  },
+): void {
+  const { acknowledged, refusals, tally, guard } = cycle;
+  if (message.staging !== undefined) {
+    acknowledged.rename(message.uuid as string, message.staging);
+    return;
+  }
+  refusals.release(message.uuid as string);
+  if (message.kind === "reset") {
+    // The users the read did not return are gone for good, in the same transaction that marks
+    // the others to be created again: the report counts them as deleted.
+    const removes = message.removes ?? 0;
+    acknowledged.forgetContents({ reset: true });
+    tally.progress.deleted += removes;
+    guard.deleted(removes, "all");
+  } else if (message.kind === "delete") {
+    acknowledged.forget(message.uuid as string);
+    tally.progress.deleted++;
+    guard.deleted(1, message.uuid as string);
+  } else {
+    acknowledged.acknowledge(message.record as AcknowledgedRecord);
+    tally.progress[message.kind === "create" ? "created" : "modified"]++;
+  }
+  tally.notify();
 }

@@ -2,7 +2,7 @@
 // the state's own, in another file, enough to tell that it changed.
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
-import { onStateFile, restrictToOwner, type WireRecord } from "./state-database.ts";
+import { type AcknowledgedRecord, onStateFile, restrictToOwner } from "./state-database.ts";
 
 const keyFix =
   "it must be a file (or absent) that this user can read and write, holding the key this sync wrote: move away what is there (a new key is made, and every password is sent once more)";
@@ -13,9 +13,9 @@ export interface PasswordDigests {
    * The record with its password replaced by the digest the state keeps; compared with `before`,
    * a record whose digest an earlier version made, by that digest.
    */
-  protect(record: WireRecord, before?: WireRecord): WireRecord;
+  protect(record: AcknowledgedRecord, before?: AcknowledgedRecord): AcknowledgedRecord;
   /** Whether a record's password digest is of an earlier version's kind, to be rewritten. */
-  outdated(record: WireRecord): boolean;
+  outdated(record: AcknowledgedRecord): boolean;
 }
 
 // An earlier version's digest: unsalted SHA-256, rewritten once the password is found unchanged.

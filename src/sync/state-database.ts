@@ -7,7 +7,7 @@ import type { JsonValue } from "type-fest";
 import { redactUrl } from "../internal/url.ts";
 
 /** A user record in wire form, as the application acknowledged it. */
-export type WireRecord = Record<string, JsonValue>;
+export type AcknowledgedRecord = Record<string, JsonValue>;
 
 /** What the state file belongs to; another sync must not reuse it (see `openState`). */
 export interface StateIdentity {

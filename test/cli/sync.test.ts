@@ -4,7 +4,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { describeReport, parseDuration } from "../../src/cli/commands/sync.ts";
+import { parseDuration } from "../../src/cli/commands/sync-options.ts";
+import { describeReport } from "../../src/cli/commands/sync-report.ts";
 import { run } from "../../src/cli/run.ts";
 import type { DirectorySyncReport } from "../../src/sync/directory-sync-types.ts";
 import { createFakeIo } from "../support/fake-io.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SyncStop } from "../../src/platform/messages.ts";
-import type { WireRecord } from "../../src/sync/acknowledged-state.ts";
+import type { AcknowledgedRecord } from "../../src/sync/acknowledged-state.ts";
 import { createAttemptMemory } from "../../src/sync/attempt-memory.ts";
 import type { PlannedMessage } from "../../src/sync/cycle-plan.ts";
 import { holdRefusals, isRefusal, stagingUsername } from "../../src/sync/refusal.ts";
@@ -31,7 +31,7 @@ async function runCycle(
   statusFor: (message: PlannedMessage) => number | undefined = () => undefined,
 ) {
   const acknowledged = {
-    get: (uuid: string): WireRecord | undefined => {
+    get: (uuid: string): AcknowledgedRecord | undefined => {
       const username = held.get(uuid);
       return username === undefined ? undefined : { uuid, username };
     },
