@@ -1,5 +1,6 @@
 import { baseUrlVariable } from "../../clients/integration-api/base-url.ts";
 import type { TlsOptions } from "../../clients/integration-api/client-options.ts";
+import { isVariableSet } from "../../clients/integration-api/environment.ts";
 import { sdkBaseUrlVariable } from "../../clients/sdk-api/api-selection.ts";
 import { normalizeApiBaseUrl } from "../../internal/url.ts";
 import {
@@ -83,14 +84,14 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     const version = await checkVersionApi(settings);
     const notFound = version[0]?.status === "fail" && version[0].details?.status === 404;
     // A 404 may mean the newer in-cluster API answers here instead: say so, and check it.
-    const sdkVersion = notFound ? await probeSdkApi(settings) : undefined;
-    if (sdkVersion === undefined) {
+    const serviceVersion = notFound ? await probeSdkApi(settings) : undefined;
+    if (serviceVersion === undefined) {
       add(...version);
       if (version[0]?.status === "pass") add(apiResult("integration"));
     } else {
       options.onProgress("calling the newer API");
       newerApi = true;
-      add(...(await checkSdkVersionApi(settings)), apiResult("sdk", sdkVersion));
+      add(...(await checkSdkVersionApi(settings)), apiResult("sdk", serviceVersion));
     }
   } else {
     add(skipped("version", "Version API answers", apiSkip));
@@ -127,7 +128,7 @@ function checkBaseUrl(options: DoctorOptions): {
   url?: string;
   source: string;
 } {
-  const set = (name: string) => (options.env[name] ?? "").trim() !== "";
+  const set = (name: string) => isVariableSet(name, options.env);
   // Legacy installs set PLATFORM_INTEGRATIONAPI; the newer service's address, when the
   // application is given one, is PLATFORM_SDK_API (the clients read the two the same way).
   const variable =
