@@ -12,23 +12,54 @@
  * query or fragment); the message never repeats a password.
  */
 export function normalizeBaseUrl(value: string | URL): string {
-  let url: URL;
-  try {
-    url = new URL(String(value).trim());
-  } catch {
-    throw new TypeError(`is not an absolute URL: ${redactUrl(String(value))}`);
-  }
-  if (url.protocol !== "https:" && url.protocol !== "http:") {
-    throw new TypeError(`must be an http(s) URL, not ${url.protocol}`);
-  }
-  if (url.username !== "" || url.password !== "") {
-    // fetch refuses such URLs, with a message that would repeat the password.
-    throw new TypeError(`must not contain a user name or password: ${redactUrl(url.href)}`);
-  }
+  const url = parseHttpUrl(value);
   if (url.search !== "" || url.hash !== "") {
     throw new TypeError(`must not have a query or fragment: ${redactUrl(url.href)}`);
   }
   return `${url.origin}${trimTrailingSlashes(url.pathname)}`;
+}
+
+/** What makes a URL unusable for a request of this package: see {@link httpUrlProblem}. */
+export type HttpUrlProblem = "not absolute" | "not http" | "credentials";
+
+/**
+ * What is wrong with `value` as the URL of a request, by the WHATWG URL parser: not an absolute
+ * URL, not http(s), or carrying a user name or password (fetch refuses such a URL, with a message
+ * that would repeat the password); undefined when it is usable. The one check of every URL the
+ * package sends to: base URLs, the read route's template, the CLI's and doctor's URLs.
+ */
+export function httpUrlProblem(value: string | URL): HttpUrlProblem | undefined {
+  let url: URL;
+  try {
+    url = new URL(String(value).trim());
+  } catch {
+    return "not absolute";
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return "not http";
+  return url.username !== "" || url.password !== "" ? "credentials" : undefined;
+}
+
+/**
+ * `value` parsed, when {@link httpUrlProblem} finds nothing wrong with it.
+ *
+ * @throws TypeError saying what is wrong ("is not an absolute URL: …", "must be an http(s) URL,
+ * not ftp:", "must not contain a user name or password: …"), for the caller to prefix with what
+ * the URL is; the message never repeats a password.
+ */
+export function parseHttpUrl(value: string | URL): URL {
+  const text = String(value).trim();
+  switch (httpUrlProblem(text)) {
+    case "not absolute":
+      throw new TypeError(`is not an absolute URL: ${redactUrl(text)}`);
+    case "not http":
+      throw new TypeError(`must be an http(s) URL, not ${new URL(text).protocol}`);
+    case "credentials":
+      throw new TypeError(
+        `must not contain a user name or password: ${redactUrl(new URL(text).href)}`,
+      );
+    default:
+      return new URL(text);
+  }
 }
 
 /**
