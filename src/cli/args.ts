@@ -1,3 +1,6 @@
+// The CLI's option parsing: parseArgs's errors as usage errors, durations and counts, and the
+// options of the commands that call a Provisioning API (its <url> and --read-user, checked by the
+// platform's own rules).
 import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
 import { httpUrlProblem, redactUrl } from "../internal/url.ts";
 import { checkProvisioningUrl } from "../platform/outbound.ts";

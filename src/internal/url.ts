@@ -1,7 +1,8 @@
 /**
- * The one place base URLs are checked, normalized and joined, and trailing slashes trimmed: the
- * Integration API clients, the msw handlers and the Provisioning API target of the testing kit all
- * read a base URL the same way.
+ * The one place URLs are checked (by the WHATWG parser: absolute, http(s), no credentials),
+ * base URLs normalized and joined, trailing slashes trimmed, and URLs redacted for messages: the
+ * Integration API clients, the msw handlers, the platform's clients of a Provisioning API, the read
+ * route and the CLI all read a URL the same way.
  */
 
 /**

@@ -1,3 +1,6 @@
+// The directory sync's client of a Provisioning API on Node's http module (one kept-alive
+// connection, for its speed); everything but the sending is the platform's outbound layer
+// (outbound.ts): the URL check, the cap, the failure's wording.
 import { type ClientRequest, Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { CappedBytes } from "../internal/read-capped-text.ts";

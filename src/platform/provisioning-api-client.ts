@@ -1,3 +1,5 @@
+// The types of a client of a Provisioning API (the call, the answer, the target) and the client on
+// fetch, one exchange of the platform's outbound layer (outbound.ts) per call.
 import type { JsonValue } from "type-fest";
 import { joinUrl } from "../internal/url.ts";
 import { checkProvisioningUrl, exchange, maxAnswerBytes, parseBody } from "./outbound.ts";

@@ -1,3 +1,5 @@
+// Reading a user back from the application (the read route or a function): the template's check,
+// the reader over the platform's outbound layer, and the one rule for a user that is gone.
 import { httpUrlProblem, redactUrl } from "../internal/url.ts";
 import type { UserRecord } from "../users/user-record.ts";
 import { exchange, maxUserAnswerBytes } from "./outbound.ts";
@@ -18,6 +20,9 @@ import { fromWireUser } from "./wire-user.ts";
  * deleted, which it is for the platform: a 404, or the user with a `deactivated_at` string (a
  * function's record with `deactivatedAt`), as withReadUserRoute and the bundled stores' `get`
  * give it. The conformance checker counts such users in its clean-up report.
+ *
+ * The route's answer is read up to 1 MiB (`maxUserAnswerBytes`), and a redirect is reported as
+ * the status it is, never followed.
  */
 export type ReadUser =
   | string

@@ -1,3 +1,6 @@
+// The doctor's checks over HTTP: the Version API and the clock through the Integration API layer,
+// the audit event through the Audit client, the ping and the read route through the platform's
+// outbound layer, and which API answers.
 import { hostname } from "node:os";
 import { createAuditClient } from "../../clients/audit/audit-client.ts";
 import type { TlsOptions } from "../../clients/integration-api/client-options.ts";

@@ -1,3 +1,4 @@
+// The doctor's order of checks and what each failure skips; the base URL read as the clients read it.
 import { baseUrlVariable } from "../../clients/integration-api/base-url.ts";
 import type { TlsOptions } from "../../clients/integration-api/client-options.ts";
 import { isVariableSet } from "../../clients/integration-api/environment.ts";

@@ -1,3 +1,4 @@
+// Where the Integration API is: the baseUrl option, else PLATFORM_INTEGRATIONAPI, checked as an origin.
 import { normalizeApiBaseUrl } from "../../internal/url.ts";
 import { readVariable } from "./environment.ts";
 import { ConfigurationError } from "./errors.ts";

@@ -7,17 +7,7 @@ import { resolveBaseUrl } from "../../../src/clients/integration-api/base-url.ts
 import { isVariableSet, readVariable } from "../../../src/clients/integration-api/environment.ts";
 import { isConfigurationError } from "../../../src/clients/integration-api/errors.ts";
 import { baseUrlFor, selectApi } from "../../../src/clients/sdk-api/api-selection.ts";
-
-/** Runs `body` with globalThis.process and globalThis.Deno replaced, as on another runtime. */
-function onRuntime<T>(globals: { process?: unknown; Deno?: unknown }, body: () => T): T {
-  const saved = { process: globalThis.process, Deno: (globalThis as { Deno?: unknown }).Deno };
-  Object.assign(globalThis, { process: globals.process, Deno: globals.Deno });
-  try {
-    return body();
-  } finally {
-    Object.assign(globalThis, saved);
-  }
-}
+import { onRuntime } from "./runtime-globals.ts";
 
 /** Deno with --allow-env for `allowed` only: reading any other variable throws, as Deno does. */
 function denoAllowing(allowed: Record<string, string | undefined>) {
