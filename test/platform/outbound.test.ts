@@ -91,12 +91,14 @@ describe("the answer's size cap, for the callers the clients' test does not cove
   async function largeUser(bytes: number) {
     const sent = { finished: false };
     const url = await serve(async (_request, response) => {
+      // One listener for the whole answer: a new one per chunk would pile up on the response.
+      const closed = once(response, "close");
       response.writeHead(200, { "content-type": "application/json" });
       response.write('{"uuid":"u1","first_name":"');
       const chunk = "x".repeat(64 * 1024);
       for (let written = 0; written < bytes && !response.destroyed; written += chunk.length) {
         if (!response.write(chunk)) {
-          await Promise.race([once(response, "drain"), once(response, "close")]);
+          await Promise.race([once(response, "drain"), closed]);
         }
       }
       if (response.destroyed) return;
