@@ -49,18 +49,14 @@ export function httpUrlProblem(value: string | URL): HttpUrlProblem | undefined 
  */
 export function parseHttpUrl(value: string | URL): URL {
   const text = String(value).trim();
-  switch (httpUrlProblem(text)) {
-    case "not absolute":
-      throw new TypeError(`is not an absolute URL: ${redactUrl(text)}`);
-    case "not http":
-      throw new TypeError(`must be an http(s) URL, not ${new URL(text).protocol}`);
-    case "credentials":
-      throw new TypeError(
-        `must not contain a user name or password: ${redactUrl(new URL(text).href)}`,
-      );
-    default:
-      return new URL(text);
+  const problem = httpUrlProblem(text);
+  if (problem === "not absolute") throw new TypeError(`is not an absolute URL: ${redactUrl(text)}`);
+  const url = new URL(text);
+  if (problem === "not http") throw new TypeError(`must be an http(s) URL, not ${url.protocol}`);
+  if (problem === "credentials") {
+    throw new TypeError(`must not contain a user name or password: ${redactUrl(url.href)}`);
   }
+  return url;
 }
 
 /**

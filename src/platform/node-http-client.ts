@@ -3,7 +3,7 @@
 // (outbound.ts): the URL check, the cap, the failure's wording.
 import { type ClientRequest, Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import { CappedBytes } from "../internal/read-capped-text.ts";
+import { cappedBytes } from "../internal/read-capped-text.ts";
 import { joinUrl } from "../internal/url.ts";
 import {
   checkProvisioningUrl,
@@ -82,7 +82,7 @@ export function connectOverNodeHttp(
             : {},
         },
         (response) => {
-          const bytes = new CappedBytes(maxAnswerBytes);
+          const bytes = cappedBytes(maxAnswerBytes);
           const answer = () => {
             const { body: text, complete } = bytes.text();
             settle({

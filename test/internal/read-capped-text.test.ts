@@ -1,14 +1,14 @@
-// The one home of the answer-size cap: CappedBytes (the arithmetic, which the Node client of a
+// The one home of the answer-size cap: cappedBytes (the arithmetic, which the Node client of a
 // Provisioning API feeds from a Node stream) and readCappedText (the same over a web stream, for
 // the Integration API layer and the platform's fetch exchanges).
 import { describe, expect, it } from "vitest";
-import { CappedBytes, readCappedText } from "../../src/internal/read-capped-text.ts";
+import { cappedBytes, readCappedText } from "../../src/internal/read-capped-text.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
-describe("CappedBytes", () => {
+describe("cappedBytes", () => {
   it("keeps chunks up to the cap exactly, and is complete at the cap", () => {
-    const capped = new CappedBytes(6);
+    const capped = cappedBytes(6);
     expect(capped.push(bytes("abc"))).toBe(true);
     expect(capped.push(bytes("def"))).toBe(true);
     expect(capped.text()).toEqual({ body: "abcdef", complete: true });
@@ -16,7 +16,7 @@ describe("CappedBytes", () => {
 
   // Catches an off-by-one that keeps a byte past the cap, or drops the chunk that crosses it.
   it("keeps the start of the chunk that crosses the cap, then refuses more", () => {
-    const capped = new CappedBytes(5);
+    const capped = cappedBytes(5);
     expect(capped.push(bytes("abc"))).toBe(true);
     expect(capped.push(bytes("defg"))).toBe(false);
     expect(capped.push(bytes("h"))).toBe(false);
@@ -25,17 +25,17 @@ describe("CappedBytes", () => {
 
   it("decodes UTF-8 across chunks, and a character cut at the cap as U+FFFD", () => {
     const zoe = bytes("Zoë");
-    const whole = new CappedBytes(10);
+    const whole = cappedBytes(10);
     whole.push(zoe.subarray(0, 3));
     whole.push(zoe.subarray(3));
     expect(whole.text().body).toBe("Zoë");
-    const cut = new CappedBytes(3);
+    const cut = cappedBytes(3);
     cut.push(zoe);
     expect(cut.text()).toEqual({ body: "Zo\uFFFD", complete: false });
   });
 
   it("refuse marks the body cut off without keeping any of it", () => {
-    const capped = new CappedBytes(5);
+    const capped = cappedBytes(5);
     capped.refuse();
     expect(capped.text()).toEqual({ body: "", complete: false });
   });
