@@ -1,5 +1,9 @@
+// The CLI's option parsing: parseArgs's errors as usage errors, durations and counts, and the
+// options of the commands that call a Provisioning API (its <url> and --read-user, checked by the
+// platform's own rules).
 import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
-import { redactUrl } from "../internal/url.ts";
+import { httpUrlProblem, redactUrl } from "../internal/url.ts";
+import { checkProvisioningUrl } from "../platform/outbound.ts";
 import { checkReadUserTemplate } from "../platform/read-user.ts";
 import { UsageError } from "./command.ts";
 
@@ -123,32 +127,44 @@ export function parseTargetCommandLine<const Options extends ParseArgsOptionsCon
     fallback: defaultTimeoutMs,
     bareUnitMs: 1,
   });
-  const template = shared["read-user"];
-  let readUser: string | undefined;
-  try {
-    readUser = template === undefined ? undefined : checkReadUserTemplate(template);
-  } catch (error) {
-    throw new UsageError(`--read-user: ${(error as Error).message}`);
-  }
+  const readUser = readUserOption(shared["read-user"]);
   return { values, url, timeoutMs, readUser };
 }
 
 /**
- * The command's one positional argument: the Provisioning API's base URL, http(s), as the
- * platform's provisioner setting holds it. A UsageError otherwise.
+ * The command's one positional argument: the Provisioning API's base URL, as the platform's
+ * provisioner setting holds it, checked by the clients' own rule (http(s), no user name or
+ * password, no query). A UsageError otherwise.
  */
 export function baseUrlArgument(positionals: string[]): string {
   const [value, ...extra] = positionals;
   if (value === undefined) throw new UsageError("Missing <url>: the Provisioning API's base URL");
   if (extra.length > 0) throw new UsageError(`Unexpected argument: ${extra[0]}`);
-  let url: URL | undefined;
+  return provisioningUrlOption(value);
+}
+
+/** A Provisioning API base URL given on the command line, or a UsageError saying what is wrong. */
+export function provisioningUrlOption(value: string, option?: string): string {
+  const prefix = option === undefined ? "" : `--${option}: `;
+  const problem = httpUrlProblem(value);
+  if (problem === "not absolute" || problem === "not http") {
+    throw new UsageError(`${prefix}Not an http(s) URL: ${redactUrl(value)}`);
+  }
   try {
-    url = new URL(value);
-  } catch {}
-  if (url?.protocol !== "http:" && url?.protocol !== "https:") {
-    throw new UsageError(`Not an http(s) URL: ${redactUrl(value)}`);
+    checkProvisioningUrl(value);
+  } catch (error) {
+    throw new UsageError(`${prefix}${(error as Error).message}`);
   }
   return value;
+}
+
+/** A read-user URL template given as `--read-user`, or a UsageError saying what is wrong. */
+export function readUserOption(template: string | undefined): string | undefined {
+  try {
+    return template === undefined ? undefined : checkReadUserTemplate(template);
+  } catch (error) {
+    throw new UsageError(`--read-user: ${(error as Error).message}`);
+  }
 }
 
 /** Words in lines of at most `width` characters, each after `indent`. */

@@ -1,7 +1,8 @@
 /**
- * The one place base URLs are checked, normalized and joined, and trailing slashes trimmed: the
- * Integration API clients, the msw handlers and the Provisioning API target of the testing kit all
- * read a base URL the same way.
+ * The one place URLs are checked (by the WHATWG parser: absolute, http(s), no credentials),
+ * base URLs normalized and joined, trailing slashes trimmed, and URLs redacted for messages: the
+ * Integration API clients, the msw handlers, the platform's clients of a Provisioning API, the read
+ * route and the CLI all read a URL the same way.
  */
 
 /**
@@ -12,23 +13,50 @@
  * query or fragment); the message never repeats a password.
  */
 export function normalizeBaseUrl(value: string | URL): string {
-  let url: URL;
-  try {
-    url = new URL(String(value).trim());
-  } catch {
-    throw new TypeError(`is not an absolute URL: ${redactUrl(String(value))}`);
-  }
-  if (url.protocol !== "https:" && url.protocol !== "http:") {
-    throw new TypeError(`must be an http(s) URL, not ${url.protocol}`);
-  }
-  if (url.username !== "" || url.password !== "") {
-    // fetch refuses such URLs, with a message that would repeat the password.
-    throw new TypeError(`must not contain a user name or password: ${redactUrl(url.href)}`);
-  }
+  const url = parseHttpUrl(value);
   if (url.search !== "" || url.hash !== "") {
     throw new TypeError(`must not have a query or fragment: ${redactUrl(url.href)}`);
   }
   return `${url.origin}${trimTrailingSlashes(url.pathname)}`;
+}
+
+/** What makes a URL unusable for a request of this package: see {@link httpUrlProblem}. */
+export type HttpUrlProblem = "not absolute" | "not http" | "credentials";
+
+/**
+ * What is wrong with `value` as the URL of a request, by the WHATWG URL parser: not an absolute
+ * URL, not http(s), or carrying a user name or password (fetch refuses such a URL, with a message
+ * that would repeat the password); undefined when it is usable. The one check of every URL the
+ * package sends to: base URLs, the read route's template, the CLI's and doctor's URLs.
+ */
+export function httpUrlProblem(value: string | URL): HttpUrlProblem | undefined {
+  let url: URL;
+  try {
+    url = new URL(String(value).trim());
+  } catch {
+    return "not absolute";
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return "not http";
+  return url.username !== "" || url.password !== "" ? "credentials" : undefined;
+}
+
+/**
+ * `value` parsed, when {@link httpUrlProblem} finds nothing wrong with it.
+ *
+ * @throws TypeError saying what is wrong ("is not an absolute URL: …", "must be an http(s) URL,
+ * not ftp:", "must not contain a user name or password: …"), for the caller to prefix with what
+ * the URL is; the message never repeats a password.
+ */
+export function parseHttpUrl(value: string | URL): URL {
+  const text = String(value).trim();
+  const problem = httpUrlProblem(text);
+  if (problem === "not absolute") throw new TypeError(`is not an absolute URL: ${redactUrl(text)}`);
+  const url = new URL(text);
+  if (problem === "not http") throw new TypeError(`must be an http(s) URL, not ${url.protocol}`);
+  if (problem === "credentials") {
+    throw new TypeError(`must not contain a user name or password: ${redactUrl(url.href)}`);
+  }
+  return url;
 }
 
 /**

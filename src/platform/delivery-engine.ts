@@ -1,3 +1,5 @@
+// The platform's delivery loop: ping, then one message at a time until one fails, judged by the
+// spec's success statuses; shared by the simulator and the directory sync.
 import type { JsonValue } from "type-fest";
 import {
   type Delivery,

@@ -1,3 +1,5 @@
+// The platform's messages to a Provisioning API: their kinds, success statuses, requests, summaries
+// and the stop a failed one makes.
 import type { JsonValue } from "type-fest";
 import type { ProvisioningCall } from "./provisioning-api-client.ts";
 

@@ -1,13 +1,18 @@
+// The directory sync's client of a Provisioning API on Node's http module (one kept-alive
+// connection, for its speed); everything but the sending is the platform's outbound layer
+// (outbound.ts): the URL check, the cap, the failure's wording.
 import { type ClientRequest, Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import { isCertificateProblem } from "../internal/certificate-problem.ts";
-import { readFailureCause } from "../internal/failure-cause.ts";
-import { joinUrl, normalizeBaseUrl } from "../internal/url.ts";
+import { cappedBytes } from "../internal/read-capped-text.ts";
+import { joinUrl } from "../internal/url.ts";
 import {
+  checkProvisioningUrl,
+  describeFailure,
   maxAnswerBytes,
-  type ProvisioningApiClient,
   parseBody,
-} from "./provisioning-api-client.ts";
+  stopwatch,
+} from "./outbound.ts";
+import type { ProvisioningApiClient } from "./provisioning-api-client.ts";
 
 /** A {@link ProvisioningApiClient} that holds a connection open, closed by `close`. */
 export interface ClosableClient extends ProvisioningApiClient {
@@ -25,12 +30,7 @@ export function connectOverNodeHttp(
   target: string | URL,
   { timeoutMs, ca = [] }: { timeoutMs: number; ca?: string[] },
 ): ClosableClient {
-  let base: string;
-  try {
-    base = normalizeBaseUrl(target);
-  } catch (error) {
-    throw new TypeError(`The Provisioning API's URL ${(error as Error).message}`);
-  }
+  const base = checkProvisioningUrl(target);
   const secure = base.startsWith("https:");
   if (ca.length > 0 && !secure) {
     throw new TypeError(`targetTls.ca is for an https:// target, not ${base}`);
@@ -55,15 +55,20 @@ export function connectOverNodeHttp(
   };
   const client = (call: Parameters<ProvisioningApiClient>[0], signal?: AbortSignal) =>
     new Promise<Awaited<ReturnType<ProvisioningApiClient>>>((resolve) => {
-      const started = performance.now();
-      const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
+      const elapsed = stopwatch();
+      let timedOut = false;
       const settle = (answer: Awaited<ReturnType<ProvisioningApiClient>>) => {
         inFlight.delete(outgoing);
         resolve(answer);
       };
       const fail = (error: unknown) =>
         settle({
-          ...(signal?.aborted ? { error: "aborted" } : describe(error)),
+          ...describeFailure(error, {
+            aborted: signal?.aborted === true,
+            timedOut,
+            timeoutMs,
+            certificateFix,
+          }),
           durationMs: elapsed(),
         });
       const body = call.body === undefined ? undefined : Buffer.from(call.body);
@@ -77,33 +82,29 @@ export function connectOverNodeHttp(
             : {},
         },
         (response) => {
-          const chunks: Buffer[] = [];
-          let length = 0;
-          const answer = (complete: boolean) =>
+          const bytes = cappedBytes(maxAnswerBytes);
+          const answer = () => {
+            const { body: text, complete } = bytes.text();
             settle({
               status: response.statusCode ?? 0,
-              body: parseBody(Buffer.concat(chunks, length).toString("utf8"), complete),
+              body: parseBody(text, complete),
               durationMs: elapsed(),
             });
+          };
           response.on("data", (chunk: Buffer) => {
-            if (length + chunk.byteLength <= maxAnswerBytes) {
-              chunks.push(chunk);
-              length += chunk.byteLength;
-              return;
-            }
+            if (bytes.push(chunk)) return;
             // A runaway body: answer with its start and drop the connection rather than read on.
-            chunks.push(chunk.subarray(0, maxAnswerBytes - length));
-            length = maxAnswerBytes;
-            answer(false);
+            answer();
             response.destroy();
           });
           response.on("error", fail);
-          response.on("end", () => answer(true));
+          response.on("end", answer);
         },
       );
-      outgoing.setTimeout(timeoutMs, () =>
-        outgoing.destroy(new Error(`no answer within ${timeoutMs} ms`)),
-      );
+      outgoing.setTimeout(timeoutMs, () => {
+        timedOut = true;
+        outgoing.destroy(new Error(`no answer within ${timeoutMs} ms`));
+      });
       outgoing.on("error", fail);
       if (signal?.aborted) {
         outgoing.destroy(signal.reason);
@@ -123,17 +124,6 @@ export function connectOverNodeHttp(
   });
 }
 
-/**
- * An error's message; when the application's certificate did not verify, with the fix, and fatal:
- * the next cycle would meet the same certificate.
- */
-function describe(error: unknown): { error: string; fatal?: true } {
-  const { code, message } = readFailureCause(error);
-  if (!isCertificateProblem(`${code ?? ""} ${message}`)) {
-    return { error: message };
-  }
-  return {
-    error: `${message}: the application's certificate is not trusted; pass its CA certificate (targetTls.ca, sync --target-ca FILE)`,
-    fatal: true,
-  };
-}
+// Retrying cannot fix a certificate that does not verify: the answer is fatal and names the fix.
+const certificateFix =
+  "the application's certificate is not trusted; pass its CA certificate (targetTls.ca, sync --target-ca FILE)";

@@ -1,6 +1,8 @@
-import { readFailureCause } from "../internal/failure-cause.ts";
-import { redactUrl } from "../internal/url.ts";
+// Reading a user back from the application (the read route or a function): the template's check,
+// the reader over the platform's outbound layer, and the one rule for a user that is gone.
+import { httpUrlProblem, redactUrl } from "../internal/url.ts";
 import type { UserRecord } from "../users/user-record.ts";
+import { exchange, maxUserAnswerBytes } from "./outbound.ts";
 import { fromWireUser } from "./wire-user.ts";
 
 /**
@@ -18,6 +20,9 @@ import { fromWireUser } from "./wire-user.ts";
  * deleted, which it is for the platform: a 404, or the user with a `deactivated_at` string (a
  * function's record with `deactivatedAt`), as withReadUserRoute and the bundled stores' `get`
  * give it. The conformance checker counts such users in its clean-up report.
+ *
+ * The route's answer is read up to 1 MiB (`maxUserAnswerBytes`), and a redirect is reported as
+ * the status it is, never followed.
  */
 export type ReadUser =
   | string
@@ -39,18 +44,15 @@ export function checkReadUserTemplate(template: string): string {
       `The read-user URL needs {uuid} where the uuid goes: ${redactUrl(template)}`,
     );
   }
-  let url: URL | undefined;
-  try {
-    url = new URL(template.replaceAll("{uuid}", "uuid"));
-  } catch {}
-  if (url?.protocol !== "http:" && url?.protocol !== "https:") {
-    throw new TypeError(`The read-user URL is not an http(s) URL: ${redactUrl(template)}`);
-  }
-  if (url.username !== "" || url.password !== "") {
+  const problem = httpUrlProblem(template.replaceAll("{uuid}", "uuid"));
+  if (problem === "credentials") {
     // fetch refuses such a URL, with a message that repeats it, at every user.
     throw new TypeError(
       `The read-user URL must not contain a user name or password (fetch refuses it): ${redactUrl(template)}. Serve the read route without them on a private address, or read users through a function (readUser: (uuid) => ...).`,
     );
+  }
+  if (problem !== undefined) {
+    throw new TypeError(`The read-user URL is not an http(s) URL: ${redactUrl(template)}`);
   }
   return template;
 }
@@ -62,25 +64,32 @@ export function connectUserReader(readUser: ReadUser, { timeoutMs }: { timeoutMs
   }
   const template = checkReadUserTemplate(readUser);
   return (async (uuid) => {
-    const url = template.replaceAll("{uuid}", encodeURIComponent(uuid));
-    const timeout = AbortSignal.timeout(timeoutMs);
-    let response: Response;
-    let text: string;
-    try {
-      response = await fetch(url, { headers: { accept: "application/json" }, signal: timeout });
-      text = await response.text();
-    } catch (error) {
-      if (timeout.aborted)
-        throw new ReadTimeout(`the read route gave no answer within ${timeoutMs} ms`);
-      throw new Error(`the read route gave no answer (${readFailureCause(error).message})`);
+    const answer = await exchange(
+      fetch,
+      {
+        url: template.replaceAll("{uuid}", encodeURIComponent(uuid)),
+        method: "GET",
+        headers: { accept: "application/json" },
+      },
+      { timeoutMs, maxBytes: maxUserAnswerBytes },
+    );
+    if (answer.timedOut) {
+      throw new ReadTimeout(`the read route gave no answer within ${timeoutMs} ms`);
     }
-    if (response.status === 404) return undefined;
-    if (response.status !== 200) {
-      throw new Error(`the read route answered ${response.status}, not 200 or 404`);
+    if (answer.error !== undefined)
+      throw new Error(`the read route gave no answer (${answer.error})`);
+    if (answer.status === 404) return undefined;
+    if (answer.status !== 200) {
+      throw new Error(`the read route answered ${answer.status}, not 200 or 404`);
+    }
+    if (!answer.complete) {
+      throw new Error(
+        `the read route answered 200 with a body longer than ${maxUserAnswerBytes} bytes, cut off there`,
+      );
     }
     let json: unknown;
     try {
-      json = JSON.parse(text);
+      json = JSON.parse(answer.text);
     } catch {
       throw new Error("the read route answered 200 without a JSON body");
     }

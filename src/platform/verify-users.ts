@@ -1,3 +1,5 @@
+// Comparing the users an application stored with the directory's: the differences, the report, and
+// the bounded-concurrency read-back shared by the simulator's and the sync's verify().
 import { wireFieldNames } from "../provisioning/wire.ts";
 import { type UserFieldName, type UserRecord, userFieldNames } from "../users/user-record.ts";
 import { isGone, type UserReader } from "./read-user.ts";

@@ -1,3 +1,4 @@
+// The platform's side of a user's wire form: a record from the read route's JSON and to a message's.
 import type { JsonValue } from "type-fest";
 import { toPatches, wireFieldNames } from "../provisioning/wire.ts";
 import { mergeUser } from "../users/merge-user.ts";

@@ -1,9 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  httpUrlProblem,
   joinUrl,
   normalizeApiBaseUrl,
   normalizeBaseUrl,
+  parseHttpUrl,
   pathSegment,
   redactUrl,
   trimTrailingSlashes,
@@ -139,5 +141,32 @@ describe("trimTrailingSlashes", () => {
     expect(trimTrailingSlashes("///")).toBe("");
     expect(trimTrailingSlashes("")).toBe("");
     expect(trimTrailingSlashes("/a/b")).toBe("/a/b");
+  });
+});
+
+// The one WHATWG check behind normalizeBaseUrl, the read-user template, the CLI's <url> and
+// doctor's --provisioner and --read-user.
+describe("httpUrlProblem and parseHttpUrl", () => {
+  it.each([
+    ["https://host.test/a?b#c", undefined],
+    [" http://10.0.0.5:3000 ", undefined],
+    ["host.test:8080", "not http"],
+    ["/relative", "not absolute"],
+    ["", "not absolute"],
+    ["ftp://host.test", "not http"],
+    ["http://user@host.test", "credentials"],
+    ["http://:pass@host.test", "credentials"],
+  ] as const)("%j: %s", (value, problem) => {
+    expect(httpUrlProblem(value)).toBe(problem);
+    if (problem === undefined) expect(parseHttpUrl(value).href).toBe(new URL(value.trim()).href);
+    else expect(() => parseHttpUrl(value)).toThrow(TypeError);
+  });
+
+  it("says what is wrong, never repeating a password", () => {
+    expect(() => parseHttpUrl("ftp://host.test")).toThrow("must be an http(s) URL, not ftp:");
+    expect(() => parseHttpUrl("nope")).toThrow("is not an absolute URL: nope");
+    expect(() => parseHttpUrl("http://u:s3cret@host.test/")).toThrow(
+      /^must not contain a user name or password: http:\/\/host\.test\/$/,
+    );
   });
 });

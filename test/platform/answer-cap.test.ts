@@ -5,9 +5,9 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { connectOverNodeHttp } from "../../src/platform/node-http-client.ts";
+import { maxAnswerBytes } from "../../src/platform/outbound.ts";
 import {
   connectProvisioning,
-  maxAnswerBytes,
   type ProvisioningApiClient,
 } from "../../src/platform/provisioning-api-client.ts";
 

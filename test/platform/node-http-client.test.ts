@@ -94,7 +94,11 @@ describe("connectOverNodeHttp", () => {
     const client = connectOverNodeHttp(app.url, { timeoutMs: 50 });
     try {
       const answer = await client({ method: "GET", path: "/v1/ping" });
-      expect(answer).toEqual({ error: "no answer within 50 ms", durationMs: expect.any(Number) });
+      expect(answer).toEqual({
+        error: "no answer within 50 ms",
+        timedOut: true,
+        durationMs: expect.any(Number),
+      });
       expect(answer.durationMs).toBeGreaterThanOrEqual(45);
     } finally {
       client.close();

@@ -1,5 +1,10 @@
 import { readFile } from "node:fs/promises";
-import { durationOption, parseCommandArgs } from "../args.ts";
+import {
+  durationOption,
+  parseCommandArgs,
+  provisioningUrlOption,
+  readUserOption,
+} from "../args.ts";
 import { type Command, type CommandIo, UsageError } from "../command.ts";
 import type { CheckResult } from "../doctor/check.ts";
 import type { DoctorReport } from "../doctor/run-doctor.ts";
@@ -62,18 +67,8 @@ export const doctorCommand: Command = {
         "Pass --ca or --insecure, not both: --insecure accepts any certificate.",
       );
     }
-    const readUser = values["read-user"];
-    if (readUser !== undefined && !readUser.includes("{uuid}")) {
-      throw new UsageError(`--read-user takes a URL with {uuid} in it, not "${readUser}"`);
-    }
-    for (const [name, value] of [
-      ["provisioner", values.provisioner],
-      ["read-user", readUser?.replaceAll("{uuid}", "x")],
-    ] as const) {
-      if (value !== undefined && !/^https?:$/.test(URL.parse(value)?.protocol ?? "")) {
-        throw new UsageError(`--${name} takes an http(s) URL, not "${value}"`);
-      }
-    }
+    const readUser = readUserOption(values["read-user"]);
+    if (values.provisioner !== undefined) provisioningUrlOption(values.provisioner, "provisioner");
     const timeoutMs = durationOption(values.timeout, "timeout", { fallback: 5_000, bareUnitMs: 1 });
     const ca = values.ca === undefined ? undefined : await readCa(values.ca);
 

@@ -1,3 +1,6 @@
+// The doctor's checks over HTTP: the Version API and the clock through the Integration API layer,
+// the audit event through the Audit client, the ping and the read route through the platform's
+// outbound layer, and which API answers.
 import { hostname } from "node:os";
 import { createAuditClient } from "../../clients/audit/audit-client.ts";
 import type { TlsOptions } from "../../clients/integration-api/client-options.ts";
@@ -11,7 +14,8 @@ import { createIntegrationApi } from "../../clients/integration-api/http.ts";
 import { capabilitiesOf, probeSdkService } from "../../clients/sdk-api/api-selection.ts";
 import { readCurrentVersion, readUpdates } from "../../clients/version/read-version.ts";
 import { readSdkCurrentVersion, readSdkUpdates } from "../../clients/version/sdk-api-version.ts";
-import { trimTrailingSlashes } from "../../internal/url.ts";
+import { joinUrl } from "../../internal/url.ts";
+import { checkProvisioningUrl, exchange, maxAnswerBytes } from "../../platform/outbound.ts";
 import { connectProvisioning } from "../../platform/provisioning-api-client.ts";
 import { type CheckResult, describeError, oneLine, result } from "./check.ts";
 import type { ProbeOptions } from "./network.ts";
@@ -193,7 +197,8 @@ export async function checkProvisionerPing(
   { timeoutMs, signal }: ProbeOptions,
 ): Promise<CheckResult> {
   const title = "Provisioning API answers ping";
-  const url = `${trimTrailingSlashes(provisioner)}/v1/ping`;
+  // The URL the client calls, by the client's own rule.
+  const url = joinUrl(checkProvisioningUrl(provisioner), "/v1/ping");
   const answer = await connectProvisioning(provisioner, { timeoutMs })(
     { method: "GET", path: "/v1/ping" },
     signal,
@@ -228,28 +233,29 @@ export async function checkReadRoute(
   const title = "Read route answers 404 for an unknown user";
   const uuid = `doctor-${crypto.randomUUID()}`;
   const url = template.replaceAll("{uuid}", encodeURIComponent(uuid));
-  try {
-    const response = await fetch(url, {
-      headers: { accept: "application/json" },
-      signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
-    });
-    await response.body?.cancel();
-    if (response.status === 404) {
-      return result(
-        "read-user",
-        title,
-        "pass",
-        `GET ${url} answered 404 (a stored user's answer is not checked: the doctor writes no user)`,
-      );
-    }
-    return result("read-user", title, "fail", `GET ${url} answered ${response.status}, not 404`, {
-      fix: "The read route must answer 404 for a uuid it does not store and 200 with the user's JSON otherwise: check the template's path and {uuid}.",
-    });
-  } catch (error) {
-    return result("read-user", title, "fail", `GET ${url} failed: ${describeError(error)}`, {
+  // The read route's own reader would judge a 200's body; the doctor writes no user, so only the
+  // status counts, through the same outbound layer (time-out, no redirect followed, the cap).
+  const answer = await exchange(
+    fetch,
+    { url, method: "GET", headers: { accept: "application/json" } },
+    { timeoutMs, maxBytes: maxAnswerBytes, signal },
+  );
+  if (answer.error !== undefined) {
+    return result("read-user", title, "fail", `GET ${url} failed: ${answer.error}`, {
       fix: "Check the read route's scheme, host and port: it must be reachable from here.",
     });
   }
+  if (answer.status === 404) {
+    return result(
+      "read-user",
+      title,
+      "pass",
+      `GET ${url} answered 404 (a stored user's answer is not checked: the doctor writes no user)`,
+    );
+  }
+  return result("read-user", title, "fail", `GET ${url} answered ${answer.status}, not 404`, {
+    fix: "The read route must answer 404 for a uuid it does not store and 200 with the user's JSON otherwise: check the template's path and {uuid}.",
+  });
 }
 
 /** What each API serves, in words, for the doctor's report. */

@@ -1,3 +1,4 @@
+// A doctor check's result and the wording helpers every check shares.
 import { readFailureCause } from "../../internal/failure-cause.ts";
 /**
  * `pass` checked and fine; `warn` works but deserves attention; `fail` does not work (the exit

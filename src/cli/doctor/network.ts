@@ -1,3 +1,5 @@
+// The doctor's checks below HTTP: the host name, the port and the TLS certificate, with the fix for
+// each failure.
 import type { X509Certificate } from "node:crypto";
 import { lookup } from "node:dns/promises";
 import { isIP, connect as tcpConnect } from "node:net";

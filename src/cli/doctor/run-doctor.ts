@@ -1,5 +1,7 @@
+// The doctor's order of checks and what each failure skips; the base URL read as the clients read it.
 import { baseUrlVariable } from "../../clients/integration-api/base-url.ts";
 import type { TlsOptions } from "../../clients/integration-api/client-options.ts";
+import { isVariableSet } from "../../clients/integration-api/environment.ts";
 import { sdkBaseUrlVariable } from "../../clients/sdk-api/api-selection.ts";
 import { normalizeApiBaseUrl } from "../../internal/url.ts";
 import {
@@ -127,7 +129,7 @@ function checkBaseUrl(options: DoctorOptions): {
   url?: string;
   source: string;
 } {
-  const set = (name: string) => (options.env[name] ?? "").trim() !== "";
+  const set = (name: string) => isVariableSet(name, options.env);
   // Legacy installs set PLATFORM_INTEGRATIONAPI; the newer service's address, when the
   // application is given one, is PLATFORM_SDK_API (the clients read the two the same way).
   const variable =

@@ -1,13 +1,10 @@
+// Where the Integration API is: the baseUrl option, else PLATFORM_INTEGRATIONAPI, checked as an origin.
 import { normalizeApiBaseUrl } from "../../internal/url.ts";
+import { readVariable } from "./environment.ts";
 import { ConfigurationError } from "./errors.ts";
 
 /** The environment variable in which the platform gives the application its Integration API URL. */
 export const baseUrlVariable = "PLATFORM_INTEGRATIONAPI";
-
-interface RuntimeGlobals {
-  process?: { env?: Record<string, string | undefined> };
-  Deno?: { env?: { get(name: string): string | undefined } };
-}
 
 /**
  * The base URL of the platform's API, checked and normalized by `normalizeApiBaseUrl` (an origin,
@@ -17,7 +14,12 @@ interface RuntimeGlobals {
  */
 export function resolveBaseUrl(option: string | URL | undefined): string {
   const { value, source } =
-    option === undefined ? readVariable() : { value: String(option), source: "the baseUrl option" };
+    option === undefined
+      ? {
+          value: readVariable(baseUrlVariable),
+          source: `the ${baseUrlVariable} environment variable`,
+        }
+      : { value: String(option), source: "the baseUrl option" };
   if (value === undefined || value.trim() === "") {
     throw new ConfigurationError(
       `No Integration API base URL: pass the baseUrl option or set the ${baseUrlVariable} environment variable (the platform sets it in the application's container).`,
@@ -37,19 +39,3 @@ export function resolveBaseUrl(option: string | URL | undefined): string {
 // never changes, so each value is parsed and checked once rather than on every audit delivery.
 let lastValue: string | undefined;
 let lastBaseUrl = "";
-
-function readVariable(): { value: string | undefined; source: string } {
-  const source = `the ${baseUrlVariable} environment variable`;
-  const runtime = globalThis as RuntimeGlobals;
-  try {
-    return {
-      value: runtime.process?.env?.[baseUrlVariable] ?? runtime.Deno?.env?.get(baseUrlVariable),
-      source,
-    };
-  } catch (error) {
-    // Deno without --allow-env throws on any read: name the flag instead of claiming the variable is unset.
-    throw new ConfigurationError(
-      `Could not read ${source} (${error instanceof Error ? error.message : String(error)}): allow it (deno run --allow-env=${baseUrlVariable}) or pass the baseUrl option.`,
-    );
-  }
-}

@@ -1,3 +1,4 @@
+// The clients' options, normalized once: time-outs, retry policy, TLS, logger, answer cap.
 import { type Logger, resolveLogger } from "../../internal/logger.ts";
 import { pemCertificates } from "../../internal/pem.ts";
 import type { RetryPolicy } from "./retry-policy.ts";

@@ -7,8 +7,7 @@ import {
   isHttpError,
   isPlatformApiError,
 } from "./errors.ts";
-import { isRedirectStatus, type RetryPolicy, retryDelayMs } from "./retry-policy.ts";
-import { sleep } from "./timers.ts";
+import { isRedirectStatus, type RetryPolicy, retryDelayMs, retryLoop } from "./retry-policy.ts";
 
 /**
  * The verdict on a failed delivery attempt:
@@ -74,20 +73,28 @@ export async function deliverUntilSettled(
   }: { policy: RetryPolicy; signal: AbortSignal; onRetry: (error: unknown) => void },
 ): Promise<DeliveryOutcome> {
   let redirectsRetried = 0;
-  for (let attempts = 1; ; attempts++) {
-    try {
-      await send();
-      return { outcome: "delivered" };
-    } catch (error) {
-      if (signal.aborted) return { outcome: "aborted", error };
-      const verdict = judgeDeliveryFailure(error, { failures: attempts, redirectsRetried }, policy);
-      if (verdict.action === "stop") return { outcome: "stopped", error: verdict.error };
-      if (verdict.action === "give-up") {
-        return { outcome: "refused", error, redirect: verdict.redirect, attempts };
-      }
-      if (verdict.redirect) redirectsRetried++;
-      onRetry(error);
-      await sleep(verdict.delayMs, signal);
-    }
+  let attempts = 0;
+  let verdict: DeliveryVerdict | undefined;
+  try {
+    await retryLoop(
+      (attempt) => {
+        attempts = attempt;
+        return send();
+      },
+      (error, failures) => {
+        if (signal.aborted) return undefined;
+        verdict = judgeDeliveryFailure(error, { failures, redirectsRetried }, policy);
+        if (verdict.action !== "retry") return undefined;
+        if (verdict.redirect) redirectsRetried++;
+        onRetry(error);
+        return verdict.delayMs;
+      },
+      { signal },
+    );
+    return { outcome: "delivered" };
+  } catch (error) {
+    if (signal.aborted) return { outcome: "aborted", error };
+    if (verdict?.action === "stop") return { outcome: "stopped", error: verdict.error };
+    return { outcome: "refused", error, redirect: verdict?.redirect ?? false, attempts };
   }
 }

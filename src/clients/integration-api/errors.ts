@@ -1,3 +1,5 @@
+// The package's error family (ky's model): one base class, typed errors with what to check, and
+// type guards that recognise another copy's errors.
 // The brand is a registered symbol so that the type guards recognise errors thrown by another copy
 // of this package (its ESM and CJS builds loaded in one process, or two installed versions), where
 // `instanceof` would answer false.

@@ -1,3 +1,6 @@
+// The Integration API's one HTTP layer: one call is attempts under the shared retry loop, each
+// bounded by its time-out, redirects refused, the answer read under maxResponseBytes, every failure
+// mapped to the error family.
 import { isCertificateProblem } from "../../internal/certificate-problem.ts";
 import { readFailureCause } from "../../internal/failure-cause.ts";
 import { packageVersion } from "../../internal/package-version.ts";
@@ -23,10 +26,10 @@ import {
   type PlatformApiKind,
   ResponseShapeError,
 } from "./errors.ts";
-import { retryDelayMs } from "./retry-policy.ts";
+import { retryDelayMs, retryLoop } from "./retry-policy.ts";
 import { selectFetch } from "./runtime-fetch.ts";
 import { createClientTelemetry } from "./telemetry.ts";
-import { maxTimerMs, sleep } from "./timers.ts";
+import { maxTimerMs } from "./timers.ts";
 
 /** A 2xx answer of the Integration API, its body read as text. */
 export interface ApiResponse {
@@ -179,11 +182,14 @@ export function createIntegrationApi(
       const attemptTimeoutMs = duration("timeoutMs", timeoutMs, options.timeoutMs);
       const deadline = givenDeadline ?? performance.now() + options.totalTimeoutMs;
       const limit = retried ? options.retry.limit : 0;
-      for (let attempts = 1; ; attempts++) {
-        const remaining = deadline - performance.now();
-        let error: PlatformApiError;
+      const context = { method, url, api, address };
+
+      /** One attempt: a 2xx answer, or the error of the package's family it came to. */
+      const once = async (attempts: number): Promise<ApiResponse> => {
+        let answer: Awaited<ReturnType<typeof attempt>>;
         try {
-          const answer = await attempt(
+          const remaining = deadline - performance.now();
+          answer = await attempt(
             method,
             url,
             json,
@@ -191,44 +197,46 @@ export function createIntegrationApi(
             Math.min(attemptTimeoutMs, remaining),
             attempts - 1,
           );
-          const { complete, ...received } = answer;
-          if (received.status >= 200 && received.status < 300) {
-            if (!complete) {
-              throw new ResponseShapeError(
-                { method, url, api, address, ...received },
-                `it is longer than maxResponseBytes (${options.maxResponseBytes} bytes) and was cut off there (raise maxResponseBytes if such an answer is legitimate)`,
-              );
-            }
-            return { method, url, api, ...received };
-          }
-          const transient = readTransient?.(received.status, received.body);
-          error = new HttpError({ method, url, attempts, api, address, transient, ...received });
         } catch (caught) {
           // An abort by the caller is theirs, not a failure of the API: it surfaces as its reason.
           if (signal?.aborted) throw signal.reason;
-          error = toPlatformError(caught, {
-            method,
-            url,
+          throw toPlatformError(caught, {
+            ...context,
             attempts,
-            api,
-            address,
             timeoutMs: attemptTimeoutMs,
             totalTimeoutMs: options.totalTimeoutMs,
             tls: options.tls !== undefined,
           });
         }
-        if (!error.retryable || attempts > limit) throw error;
+        const { complete, ...received } = answer;
+        if (received.status < 200 || received.status >= 300) {
+          const transient = readTransient?.(received.status, received.body);
+          throw new HttpError({ ...context, attempts, transient, ...received });
+        }
+        if (!complete) {
+          throw new ResponseShapeError(
+            { ...context, ...received },
+            `it is longer than maxResponseBytes (${options.maxResponseBytes} bytes) and was cut off there (raise maxResponseBytes if such an answer is legitimate)`,
+          );
+        }
+        return { method, url, api, ...received };
+      };
+
+      /** The wait before the next attempt, or undefined when this failure ends the call. */
+      const next = (error: unknown, attempts: number): number | undefined => {
+        if (!isPlatformApiError(error) || !error.retryable || attempts > limit) return undefined;
         const delay = retryDelayMs(isHttpError(error) ? error : undefined, attempts, options.retry);
-        if (performance.now() + delay >= deadline) throw error;
+        if (performance.now() + delay >= deadline) return undefined;
         options.logger.debug(
           `platform-integration: ${error.message} Retrying in ${Math.round(delay)} ms (retry ${attempts} of ${limit}).`,
           { method, url, attempts, delayMs: Math.round(delay) },
         );
-        // A call in flight keeps the process alive through its backoff, as its socket does: a
-        // script that awaits it at the top level must see it settle, not exit mid-retry.
-        await sleep(delay, signal, { keepAlive: true });
-        if (signal?.aborted) throw signal.reason;
-      }
+        return delay;
+      };
+
+      // A call in flight keeps the process alive through its backoff, as its socket does: a
+      // script that awaits it at the top level must see it settle, not exit mid-retry.
+      return retryLoop(once, next, { signal, keepAlive: true });
     },
   };
 }

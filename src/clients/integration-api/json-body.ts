@@ -1,3 +1,4 @@
+// Reading an answer's body as JSON, bounded in depth and prototype-safe.
 import type { JsonObject, JsonValue } from "type-fest";
 import { ResponseShapeError } from "./errors.ts";
 import type { ApiResponse } from "./http.ts";

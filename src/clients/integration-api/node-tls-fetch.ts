@@ -1,3 +1,4 @@
+// The fetch that honours the tls option on Node (a CA, or no verification), through node:https.
 import type * as Https from "node:https";
 import type * as Stream from "node:stream";
 import type { TlsOptions } from "./client-options.ts";

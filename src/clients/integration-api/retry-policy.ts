@@ -1,4 +1,7 @@
-import { maxTimerMs } from "./timers.ts";
+// The Integration API's retry policy and its one retry loop: which failures are retried, how long
+// to wait, and the loop that waits, shared by a call (http.ts) and a background delivery
+// (delivery-failure.ts), which differ only in when they stop.
+import { maxTimerMs, sleep } from "./timers.ts";
 
 /**
  * The one retry policy of every Integration API client: which failures are retried, how long to
@@ -72,4 +75,34 @@ export function retryDelayMs(
       ? random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (failures - 1))
       : Math.min(retryAfter, policy.maxRetryAfterMs);
   return Math.min(delay, maxTimerMs);
+}
+
+/**
+ * The one retry loop of the Integration API clients: runs `attempt` (given its number, 1 for the
+ * first) until it resolves, and after each failure asks `next` for the wait before the next
+ * attempt, or undefined to end the loop with that failure. An abort of `signal` during the wait
+ * ends it with the signal's reason.
+ *
+ * Its two users differ only in `next` and `keepAlive`, for reasons that are theirs: a call
+ * (http.ts) is awaited by someone, so it retries at most `retry.limit` times within its
+ * `totalTimeoutMs` and its wait keeps the process alive; a background delivery
+ * (delivery-failure.ts) loses nothing, so it retries an outage for as long as it lasts, stops at a
+ * configuration error, bounds only redirects in a row, and its wait lets the process exit.
+ */
+export async function retryLoop<T>(
+  attempt: (attempts: number) => Promise<T>,
+  next: (error: unknown, attempts: number) => number | undefined,
+  { signal, keepAlive = false }: { signal?: AbortSignal | undefined; keepAlive?: boolean } = {},
+): Promise<T> {
+  for (let attempts = 1; ; attempts++) {
+    let delayMs: number | undefined;
+    try {
+      return await attempt(attempts);
+    } catch (error) {
+      delayMs = next(error, attempts);
+      if (delayMs === undefined) throw error;
+    }
+    await sleep(delayMs, signal, { keepAlive });
+    if (signal?.aborted) throw signal.reason;
+  }
 }

@@ -1,3 +1,4 @@
+// Which fetch a client calls: the injected one, the Node TLS one for the tls option, else the global.
 import type { NormalizedOptions } from "./client-options.ts";
 import { ConfigurationError } from "./errors.ts";
 import { createNodeTlsFetch } from "./node-tls-fetch.ts";

@@ -1,3 +1,4 @@
+// The clients' OpenTelemetry spans and metrics per attempt, when @opentelemetry/api is present.
 import {
   endHttpSpan,
   errorType,

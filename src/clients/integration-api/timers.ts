@@ -1,3 +1,4 @@
+// Timers that let the process exit where they should, on every runtime.
 /** The longest delay setTimeout honours; longer ones fire at once. */
 export const maxTimerMs = 2_147_483_647;
 

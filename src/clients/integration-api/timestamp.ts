@@ -1,3 +1,4 @@
+// A timestamp read losslessly from the wire: the text as sent, and its instant when it has one.
 const pattern =
   /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})?$/;
 

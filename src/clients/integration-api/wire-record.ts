@@ -1,3 +1,4 @@
+// wireRecord(): a record's one zod schema, and from it its wire names, decoding and encoding.
 import type { JsonObject, JsonValue } from "type-fest";
 import * as z from "zod/mini";
 import { snakeCase } from "../../internal/wire-names.ts";

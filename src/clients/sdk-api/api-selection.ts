@@ -1,5 +1,6 @@
 import { baseUrlVariable } from "../integration-api/base-url.ts";
 import type { CallOptions, IntegrationApiOptions } from "../integration-api/client-options.ts";
+import { isVariableSet, readVariable } from "../integration-api/environment.ts";
 import {
   isHttpError,
   type PlatformApiKind,
@@ -273,27 +274,6 @@ export function baseUrlFor(
   if (baseUrl !== undefined || api === "integration") return baseUrl;
   if (api === "kots") return kotsDefaultBaseUrl;
   return isVariableSet(sdkBaseUrlVariable) ? readVariable(sdkBaseUrlVariable) : sdkDefaultBaseUrl;
-}
-
-interface RuntimeGlobals {
-  process?: { env?: Record<string, string | undefined> };
-  Deno?: { env?: { get(name: string): string | undefined } };
-}
-
-/** Whether an environment variable is set to something other than blanks. */
-function isVariableSet(name: string): boolean {
-  return (readVariable(name) ?? "").trim() !== "";
-}
-
-/** An environment variable, or undefined where the runtime has none or forbids reading it. */
-function readVariable(name: string): string | undefined {
-  const runtime = globalThis as RuntimeGlobals;
-  try {
-    return runtime.process?.env?.[name] ?? runtime.Deno?.env?.get(name);
-  } catch {
-    // Deno without --allow-env: the variable counts as unset; the baseUrl option still works.
-    return undefined;
-  }
 }
 
 /** What the selected API can serve; a call it cannot serve rejects before any request. */

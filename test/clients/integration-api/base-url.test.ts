@@ -1,17 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { resolveBaseUrl } from "../../../src/clients/integration-api/base-url.ts";
 import { isConfigurationError } from "../../../src/clients/integration-api/errors.ts";
-
-/** Runs `body` with globalThis.process and globalThis.Deno replaced, as on another runtime. */
-function onRuntime<T>(globals: { process?: unknown; Deno?: unknown }, body: () => T): T {
-  const saved = { process: globalThis.process, Deno: (globalThis as { Deno?: unknown }).Deno };
-  Object.assign(globalThis, { process: globals.process, Deno: globals.Deno });
-  try {
-    return body();
-  } finally {
-    Object.assign(globalThis, saved);
-  }
-}
+import { onRuntime } from "./runtime-globals.ts";
 
 afterEach(() => vi.unstubAllEnvs());
 

@@ -5,6 +5,7 @@ import {
   type RetryPolicy,
   retryAfterMs,
   retryDelayMs,
+  retryLoop,
 } from "../../../src/clients/integration-api/retry-policy.ts";
 import { maxTimerMs } from "../../../src/clients/integration-api/timers.ts";
 
@@ -75,5 +76,61 @@ describe("the retry policy", () => {
     };
     expect(retryDelayMs(answer(503, "9999999999"), 1, huge)).toBe(maxTimerMs);
     expect(retryDelayMs(undefined, 60, huge, () => 1)).toBe(maxTimerMs);
+  });
+});
+
+// The one loop under a call (http.ts) and a background delivery (delivery-failure.ts): what
+// differs between them is `next` and `keepAlive`, so the loop itself must neither retry past
+// `next`'s undefined nor attempt again after an abort.
+describe("retryLoop", () => {
+  it("attempts again after each wait `next` gives, numbering attempts from 1", async () => {
+    const seen: [unknown, number][] = [];
+    const result = await retryLoop(
+      async (attempts) => {
+        if (attempts < 3) throw new Error(`failure ${attempts}`);
+        return `done at ${attempts}`;
+      },
+      (error, attempts) => {
+        seen.push([(error as Error).message, attempts]);
+        return 0;
+      },
+    );
+    expect(result).toBe("done at 3");
+    expect(seen).toEqual([
+      ["failure 1", 1],
+      ["failure 2", 2],
+    ]);
+  });
+
+  it("ends with the failure `next` declines to retry", async () => {
+    let calls = 0;
+    const failing = retryLoop(
+      async (attempts) => {
+        calls++;
+        throw new Error(`failure ${attempts}`);
+      },
+      (_error, attempts) => (attempts < 2 ? 0 : undefined),
+    );
+    await expect(failing).rejects.toThrow("failure 2");
+    expect(calls).toBe(2);
+  });
+
+  // Catches a loop that attempts once more after an abort during its wait.
+  it("ends with the signal's reason when it aborts during the wait, without another attempt", async () => {
+    const controller = new AbortController();
+    let calls = 0;
+    const looping = retryLoop(
+      async () => {
+        calls++;
+        throw new Error("outage");
+      },
+      () => {
+        queueMicrotask(() => controller.abort(new Error("closing")));
+        return 60_000;
+      },
+      { signal: controller.signal },
+    );
+    await expect(looping).rejects.toThrow("closing");
+    expect(calls).toBe(1);
   });
 });
