@@ -1,5 +1,5 @@
 import type { Logger } from "../internal/logger.ts";
-import type { ProvisioningRequest, ProvisioningResponse } from "../provisioning/types.ts";
+import type { ServedHandler } from "../provisioning/handler-options.ts";
 import type { UserStore, UserStoreReads } from "../users/user-store.ts";
 import type { ScimAuthenticate } from "./auth.ts";
 
@@ -50,19 +50,12 @@ export interface ScimHandlerOptions {
 }
 
 /**
- * A SCIM 2.0 server, independent of any HTTP server: `fetch` for Web servers, and the same
- * plain-data core as the Provisioning handler, so `toNodeHandler`, `toFastifyPlugin` and
- * `toKoaMiddleware` serve it as they are. Every member is bound.
+ * A SCIM 2.0 server, independent of any HTTP server: `fetch` for Web servers (Bun, Deno, Workers,
+ * Hono, Next.js), and the plain-data core of {@link ServedHandler} (`handle`, `owns`, `basePath`,
+ * `bodyLimit`), which `toNodeHandler`, `toFastifyPlugin` and `toKoaMiddleware` serve as they
+ * serve the Provisioning handler. Every member is bound.
  */
-export interface ScimHandler {
-  /** Answers a Web Request (Bun, Deno, Workers, Hono, Next.js). */
+export interface ScimHandler extends ServedHandler {
+  /** Answers a Web Request. */
   fetch(request: Request, context?: unknown): Promise<Response>;
-  /** The plain-data core, for adapters: never rejects. */
-  handle(request: ProvisioningRequest): Promise<ProvisioningResponse>;
-  /** Whether a request target is under this server's base path. */
-  owns(path: string): boolean;
-  /** The normalized base path: empty, or a leading slash and no trailing one. */
-  readonly basePath: string;
-  /** The largest body accepted, in bytes. */
-  readonly bodyLimit: number;
 }

@@ -1,8 +1,6 @@
 // The SCIM server on every adapter, unchanged: Entra ID's and Okta's sequences over real loopback
 // servers (node:http, Express with and without express.json() in front, Fastify, Koa, Hono).
-import { once } from "node:events";
-import { createServer, type RequestListener, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { RequestListener, Server } from "node:http";
 import { createAdaptorServer } from "@hono/node-server";
 import express from "express";
 import Fastify from "fastify";
@@ -16,22 +14,10 @@ import { MemoryUserStore } from "../../src/provisioning/index.ts";
 import { createScimHandler, type ScimHandler } from "../../src/scim/index.ts";
 import { token } from "../scim/helpers.ts";
 import { client, entraSequence, oktaSequence } from "../scim/sequences.ts";
+import { start } from "./http.ts";
 
-async function listen(
-  listener: RequestListener | Server,
-): Promise<{ origin: string; close(): Promise<void> }> {
-  const server = typeof listener === "function" ? createServer(listener) : listener;
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    close: async () => {
-      server.closeAllConnections();
-      server.close();
-      await once(server, "close");
-    },
-  };
+function listen(listener: RequestListener | Server) {
+  return start(listener);
 }
 
 async function both(

@@ -15,18 +15,24 @@ type Call = (
   body: any;
 }>;
 
-/** A client for the SCIM server at `url` (its base path included, no trailing slash). */
-export function client(url: string, contentType = "application/scim+json"): Call {
+/** A client that sends each request through `send`, under `base` (a base path or URL). */
+function clientOf(
+  send: (request: Request) => Promise<Response>,
+  base: string,
+  contentType: string,
+): Call {
   return async (method, path, body, headers = {}) => {
-    const response = await fetch(`${url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { "content-type": contentType }),
-        ...headers,
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+    const response = await send(
+      new Request(`${base}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { "content-type": contentType }),
+          ...headers,
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }),
+    );
     const text = await response.text();
     return {
       status: response.status,
@@ -34,6 +40,23 @@ export function client(url: string, contentType = "application/scim+json"): Call
       body: text === "" ? undefined : JSON.parse(text),
     };
   };
+}
+
+/** A client for the SCIM server at `url` (its base path included, no trailing slash). */
+export function client(url: string, contentType = "application/scim+json"): Call {
+  return clientOf((request) => fetch(request), url, contentType);
+}
+
+/** A client of a handler's Web entry, without a server (the stores' runs). */
+export function handlerClient(
+  handler: { fetch(request: Request): Promise<Response> },
+  basePath = "/scim/v2",
+): Call {
+  return clientOf(
+    (request) => handler.fetch(request),
+    `http://127.0.0.1${basePath}`,
+    "application/json",
+  );
 }
 
 const filtered = (filter: string) => `/Users?filter=${encodeURIComponent(filter)}`;
@@ -194,30 +217,4 @@ export async function oktaSequence(call: Call, suffix = ""): Promise<void> {
     status: "404",
     detail: expect.any(String),
   });
-}
-
-/** A client of a handler's Web entry, without a server (the stores' runs). */
-export function handlerClient(
-  handler: { fetch(request: Request): Promise<Response> },
-  basePath = "/scim/v2",
-): Call {
-  return async (method, path, body, headers = {}) => {
-    const response = await handler.fetch(
-      new Request(`http://127.0.0.1${basePath}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(body === undefined ? {} : { "content-type": "application/json" }),
-          ...headers,
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      }),
-    );
-    const text = await response.text();
-    return {
-      status: response.status,
-      headers: response.headers,
-      body: text === "" ? undefined : JSON.parse(text),
-    };
-  };
 }
