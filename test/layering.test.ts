@@ -54,6 +54,11 @@ const violations: { rule: string; from: string; to: string }[] = [
     to: "src/platform/engine.ts",
   },
   {
+    rule: "scim-imports-no-adapter",
+    from: "src/scim/imports-adapter.ts",
+    to: "src/adapters/server.ts",
+  },
+  {
     rule: "users-imports-no-protocol",
     from: "src/users/imports-provisioning.ts",
     to: "src/provisioning/core.ts",

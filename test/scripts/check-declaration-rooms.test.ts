@@ -6,9 +6,11 @@ import { describe, expect, it } from "vitest";
 
 const script = new URL("../../scripts/check-declaration-rooms.mjs", import.meta.url).pathname;
 
+/** A dist folder holding `files`, and ./scim's declarations (empty, within their room). */
 function distWith(files: Record<string, string>): string {
   const dist = mkdtempSync(join(tmpdir(), "dist-"));
-  for (const [name, text] of Object.entries(files)) {
+  const scim = { "scim/index.d.ts": "export {};\n", "scim/index.d.cts": "export {};\n" };
+  for (const [name, text] of Object.entries({ ...scim, ...files })) {
     mkdirSync(join(dist, name, ".."), { recursive: true });
     writeFileSync(join(dist, name), text);
   }
@@ -61,6 +63,18 @@ describe("scripts/check-declaration-rooms.mjs", () => {
     );
     expect(throughChunk.status).toBe(1);
     expect(throughChunk.stderr).toContain("reach ./msw's: msw/index.d.ts");
+  });
+
+  it("fails when ./scim's declarations reach ./testing's", () => {
+    const run = check(
+      distWith({
+        ...ldapImporting(() => ""),
+        "scim/index.d.ts": "import { F } from '../testing/index.js';\n",
+        "testing/index.d.ts": "export {};\n",
+      }),
+    );
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain("./scim's declarations reach ./testing's: testing/index.d.ts");
   });
 
   it("fails when ./ldap's declarations name a fault, in its own file or a chunk it reaches", () => {

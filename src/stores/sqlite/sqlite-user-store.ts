@@ -15,12 +15,18 @@ import {
   type UniqueField,
 } from "../../users/store-rules.ts";
 import type { UpsertResult, UserPatch, UserRecord } from "../../users/user-record.ts";
-import type { UserReadOptions, UserStore, UserStoreReads } from "../../users/user-store.ts";
+import type {
+  UserLookup,
+  UserReadOptions,
+  UserStore,
+  UserStoreReads,
+} from "../../users/user-store.ts";
 import { loadNodeSqlite } from "./load-node-sqlite.ts";
 import { QuarantineTables } from "./quarantine-tables.ts";
-import { conflictOf, toUser } from "./rows.ts";
+import { conflictOf, nulRefused, toUser } from "./rows.ts";
 import { busyTimeoutMs, type Row, setUpSchema, table, whileBusy } from "./schema.ts";
 import { UpsertStatements } from "./upserts.ts";
+import { createWholeWrites } from "./whole-writes.ts";
 
 const { DatabaseSync: Database } = loadNodeSqlite();
 
@@ -99,6 +105,8 @@ export interface SqliteUserStoreOptions extends StoreRulesOptions {
  */
 export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMethods {
   readonly #db: DatabaseSync;
+  /** replace() and findUsers(), prepared on first use. */
+  #wholeWrites: ReturnType<typeof createWholeWrites> | undefined;
   readonly #onDelete: OnDelete;
   readonly #unique: UniqueField[];
   readonly #upserts: UpsertStatements;
@@ -199,6 +207,29 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
         ? statement.run(uuid).changes
         : statement.run(new Date().toISOString(), uuid).changes;
     return { deleted: Number(changes) > 0 };
+  }
+
+  /** Writes `user` whole in one statement, as {@link UserStore.replace} says. */
+  async replace(user: UserRecord): Promise<UserRecord> {
+    return this.#whole().replace(user);
+  }
+
+  /** The users a look-up finds, deactivated ones too, in the order of creation. */
+  findUsers(lookup: UserLookup): Promise<UserRecord[]> {
+    return awaitedRead("store.findUsers()", () => this.#whole().findUsers(lookup));
+  }
+
+  #whole(): ReturnType<typeof createWholeWrites> {
+    this.#wholeWrites ??= createWholeWrites({
+      db: this.#db,
+      table,
+      toUser,
+      conflictOf,
+      checkText: (what, value) => {
+        if (value.includes("\0")) throw new TypeError(nulRefused(what));
+      },
+    });
+    return this.#wholeWrites;
   }
 
   /** True while the file can be read: false once closed, or when the table has gone. */

@@ -8,6 +8,7 @@ import { lifecycleChecks } from "./lifecycle.ts";
 import type { UserStoreContractOptions } from "./options.ts";
 import { quarantineChecks } from "./quarantine.ts";
 import { readChecks } from "./reads.ts";
+import { replaceChecks } from "./replace.ts";
 import { writeChecks } from "./writes.ts";
 
 export type { TestContext, TestRunner, UserStoreContractOptions } from "./options.ts";
@@ -53,5 +54,6 @@ export function testUserStore<Store extends UserStore>(
     lifecycleChecks(kit);
     readChecks(kit);
     quarantineChecks(kit);
+    replaceChecks(kit);
   });
 }

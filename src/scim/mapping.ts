@@ -1,0 +1,151 @@
+// The one mapping between a SCIM User and the store's user record. The record's documented fields
+// take the attributes an application reads: `username` ← userName, `firstName` ← name.givenName,
+// `lastName` ← name.familyName, `fullName` ← displayName (else name.formatted), `email` ← the
+// primary email (else the first), and `deactivatedAt` ← `active: false`. The whole resource,
+// `externalId` and the rest included, is kept round trip under `extra.scim`, with the times of its
+// creation and last change. Reading back, the record wins over `extra.scim`: a change the
+// Provisioning API (or the application) made to a documented field shows through SCIM too.
+//
+// A deactivated record is a SCIM user with `active: false` when `extra.scim.active` is false too;
+// otherwise it is a deleted user whose row the store keeps (`onDelete: "deactivate"`), which SCIM
+// answers 404 for.
+import type { JsonValue } from "type-fest";
+import type { UserRecord } from "../users/user-record.ts";
+import { type JsonObject, ownValue } from "./filter.ts";
+import { copyResource, plainObject, setOwn } from "./resource.ts";
+
+/** The key of `UserRecord.extra` under which the SCIM resource is kept. */
+export const scimExtraKey = "scim";
+
+/** When the SCIM server created and last changed a user, as kept under `extra.scim.meta`. */
+export interface ScimTimes {
+  created?: string | undefined;
+  lastModified?: string | undefined;
+}
+
+function keptResource(user: UserRecord): JsonObject | undefined {
+  const kept =
+    user.extra !== undefined && Object.hasOwn(user.extra, scimExtraKey)
+      ? user.extra[scimExtraKey]
+      : undefined;
+  return typeof kept === "object" && kept !== null && !Array.isArray(kept)
+    ? (kept as JsonObject)
+    : undefined;
+}
+
+/** Whether SCIM reads this stored user as deleted: deactivated, and not by SCIM's `active: false`. */
+export function deletedForScim(user: UserRecord): boolean {
+  return user.deactivatedAt !== undefined && keptResource(user)?.active !== false;
+}
+
+/** The SCIM resource of a stored user, without `id`, `schemas` and `meta`; and its times. */
+export function resourceOf(user: UserRecord): { resource: JsonObject; times: ScimTimes } {
+  const kept = keptResource(user);
+  const resource = kept === undefined ? plainObject() : copyResource(kept);
+  const meta = resource.meta as JsonObject | undefined;
+  const times: ScimTimes = {
+    created: typeof meta?.created === "string" ? meta.created : undefined,
+    lastModified: typeof meta?.lastModified === "string" ? meta.lastModified : undefined,
+  };
+  delete resource.meta;
+  overlay(resource, user);
+  return { resource, times };
+}
+
+/** Puts the record's documented fields and its deactivation over the kept resource. */
+function overlay(resource: JsonObject, user: UserRecord): void {
+  setOrDelete(resource, "userName", user.username);
+  const name = { ...((resource.name as JsonObject | undefined) ?? {}) };
+  setOrDelete(name, "givenName", user.firstName);
+  setOrDelete(name, "familyName", user.lastName);
+  if (typeof resource.displayName === "string" || typeof name.formatted !== "string") {
+    setOrDelete(resource, "displayName", user.fullName);
+  } else {
+    setOrDelete(name, "formatted", user.fullName);
+  }
+  if (Object.keys(name).length > 0) resource.name = name;
+  else delete resource.name;
+  const emails = Array.isArray(resource.emails) ? [...(resource.emails as JsonObject[])] : [];
+  const at = mappedEmail(emails);
+  if (user.email === undefined) {
+    if (at !== -1) emails.splice(at, 1);
+  } else if (at === -1) {
+    emails.push({ value: user.email, type: "work", primary: true });
+  } else {
+    emails[at] = { ...emails[at], value: user.email };
+  }
+  if (emails.length > 0) resource.emails = emails;
+  else delete resource.emails;
+  resource.active = user.deactivatedAt === undefined;
+}
+
+function setOrDelete(object: JsonObject, key: string, value: string | undefined): void {
+  if (value === undefined) delete object[key];
+  else setOwn(object, key, value);
+}
+
+/** The index of the email the record's `email` holds: the primary one, else the first. */
+function mappedEmail(emails: readonly JsonObject[]): number {
+  const primary = emails.findIndex((email) => email?.primary === true);
+  if (primary !== -1) return primary;
+  return emails.findIndex((email) => typeof ownValue(email, "value") === "string");
+}
+
+/**
+ * The record that stores `resource` whole (for `UserStore.replace`): the mapped documented fields
+ * set or cleared, `extra.scim` the resource, `deactivatedAt` from `active`. What SCIM does not map
+ * is kept from `previous`: `userId`, the password fields, the other keys of `extra`.
+ */
+export function recordOf(
+  uuid: string,
+  resource: JsonObject,
+  times: ScimTimes,
+  previous: UserRecord | undefined,
+  now: string,
+): UserRecord {
+  const name = resource.name as JsonObject | undefined;
+  const emails = Array.isArray(resource.emails) ? (resource.emails as JsonObject[]) : [];
+  const at = mappedEmail(emails);
+  const kept = copyResource(resource);
+  const active = resource.active !== false;
+  kept.active = active;
+  const meta = plainObject();
+  if (times.created !== undefined) meta.created = times.created;
+  if (times.lastModified !== undefined) meta.lastModified = times.lastModified;
+  kept.meta = meta;
+  const record: UserRecord = { uuid };
+  for (const field of ["userId", "passwordFormat", "password"] as const) {
+    const value = previous?.[field];
+    if (value !== undefined) record[field] = value;
+  }
+  setField(record, "username", resource.userName);
+  setField(record, "firstName", name?.givenName);
+  setField(record, "lastName", name?.familyName);
+  setField(record, "fullName", resource.displayName ?? name?.formatted);
+  setField(record, "email", at === -1 ? undefined : ownValue(emails[at], "value"));
+  const others = Object.entries(previous?.extra ?? {}).filter(([key]) => key !== scimExtraKey);
+  record.extra = Object.fromEntries([...others, [scimExtraKey, kept as JsonValue]]);
+  if (!active) record.deactivatedAt = previous?.deactivatedAt ?? now;
+  return record;
+}
+
+function setField(
+  record: UserRecord,
+  field: "username" | "firstName" | "lastName" | "fullName" | "email",
+  value: unknown,
+): void {
+  if (typeof value === "string") record[field] = value;
+}
+
+/** The record of a SCIM-deactivated user marked deleted: still deactivated, no longer SCIM's. */
+export function deletedRecord(user: UserRecord): UserRecord {
+  const kept = keptResource(user);
+  const extra = Object.fromEntries(
+    Object.entries(user.extra ?? {}).map(([key, value]) =>
+      key === scimExtraKey && kept !== undefined
+        ? [key, { ...kept, active: true } as JsonValue]
+        : [key, value],
+    ),
+  );
+  return { ...user, extra };
+}

@@ -1,0 +1,260 @@
+// The /Users operations over the store: each reads the stored user, works on its SCIM form, and
+// writes it back whole with `store.replace`. Writes to one user take turns in this process (a
+// keyed lock), so a PATCH reads what the previous one wrote; across replicas, what holds is the
+// store's atomic write and unique indexes (see docs/scim.md, "Replicas").
+import { KeyedLock } from "../users/keyed-lock.ts";
+import { asciiLowerCase } from "../users/store-rules.ts";
+import { isUserConflict } from "../users/user-conflict-error.ts";
+import type { UserRecord } from "../users/user-record.ts";
+import { badValue, mutability, ScimError } from "./errors.ts";
+import { type Filter, type JsonObject, matches, parseFilter } from "./filter.ts";
+import type { ScimUserStore } from "./handler-options.ts";
+import {
+  deletedForScim,
+  deletedRecord,
+  recordOf,
+  resourceOf,
+  type ScimTimes,
+  scimExtraKey,
+} from "./mapping.ts";
+import { applyPatch, readPatchBody } from "./patch.ts";
+import { served } from "./present.ts";
+import { normalizeResource } from "./resource.ts";
+import { listResponseSchema, userSchema } from "./schemas.ts";
+
+/** A user as served, with its ETag. */
+export interface ServedUser {
+  body: JsonObject;
+  version: string;
+}
+
+/** A ListResponse. */
+export interface ListPage {
+  schemas: [string];
+  totalResults: number;
+  startIndex: number;
+  itemsPerPage: number;
+  Resources: JsonObject[];
+}
+
+const notFound = (id: string) =>
+  new ScimError(404, `No user has the id ${JSON.stringify(id.slice(0, 100))}`);
+
+/** The /Users operations; `location(id)` is a user's meta.location. */
+export function createUserOperations(
+  store: ScimUserStore,
+  location: (id: string) => string,
+  maxResults: number,
+  now: () => string = () => new Date().toISOString(),
+) {
+  const lock = new KeyedLock();
+
+  async function locked<T>(key: string, body: () => Promise<T>): Promise<T> {
+    await lock.acquire(key);
+    try {
+      return await body();
+    } finally {
+      lock.release(key);
+    }
+  }
+
+  function serve(user: UserRecord): ServedUser {
+    const { resource, times } = resourceOf(user);
+    const body = served(user.uuid, resource, times, location(user.uuid));
+    return { body, version: (body.meta as JsonObject).version as string };
+  }
+
+  /** The user with this id, active or not; a deleted one (kept by the store or not) is gone. */
+  async function live(id: string): Promise<UserRecord> {
+    const user = await store.get(id);
+    if (user === undefined || deletedForScim(user)) throw notFound(id);
+    return user;
+  }
+
+  /** Every SCIM user, inactive ones included, in the store's order. */
+  async function everyone(): Promise<UserRecord[]> {
+    const users = await store.list({ includeDeactivated: true });
+    return users.filter((user) => !deletedForScim(user));
+  }
+
+  /** The SCIM users whose userName is `userName`, ignoring ASCII case. */
+  async function byUserName(userName: string): Promise<UserRecord[]> {
+    if (store.findUsers === undefined) {
+      const lower = asciiLowerCase(userName);
+      return (await everyone()).filter(
+        (user) => user.username !== undefined && asciiLowerCase(user.username) === lower,
+      );
+    }
+    const found = await store.findUsers({ field: "username", value: userName, ignoreCase: true });
+    return found.filter((user) => !deletedForScim(user));
+  }
+
+  /**
+   * Throws 409 when another SCIM user, active or not, holds `userName` (compared without case):
+   * a deactivated user keeps its userName, to come back with it.
+   */
+  async function checkUserName(userName: unknown, self: string | undefined): Promise<void> {
+    if (typeof userName !== "string") throw badValue("userName is required");
+    if ((await byUserName(userName)).some((user) => user.uuid !== self)) {
+      throw new ScimError(409, "Another user has this userName", "uniqueness");
+    }
+  }
+
+  async function write(
+    uuid: string,
+    resource: JsonObject,
+    times: ScimTimes,
+    previous: UserRecord | undefined,
+  ): Promise<ServedUser> {
+    try {
+      return serve(await store.replace(recordOf(uuid, resource, times, previous, now())));
+    } catch (error) {
+      if (isUserConflict(error)) {
+        const field = (error as { field?: string }).field;
+        throw new ScimError(
+          409,
+          `Another user holds this ${field === undefined ? "value" : `${field} (a unique field of the store)`}`,
+          "uniqueness",
+        );
+      }
+      throw error;
+    }
+  }
+
+  function checkVersion(current: ServedUser, ifMatch: string | undefined): void {
+    if (ifMatch !== undefined && !listsVersion(ifMatch, current.version)) {
+      throw new ScimError(412, "The user has changed since the version given in If-Match");
+    }
+  }
+
+  /**
+   * The users a filter can match: found by id, userName or externalId when the filter requires
+   * one (alone, or in an `and`), else every SCIM user. The filter itself is applied after.
+   */
+  async function candidates(filter: Filter | undefined): Promise<UserRecord[]> {
+    const key = filter === undefined ? undefined : lookupOf(filter);
+    if (key === undefined) return everyone();
+    if (key.attribute === "id") {
+      const user = await store.get(key.value);
+      return user === undefined || deletedForScim(user) ? [] : [user];
+    }
+    if (key.attribute === "username") return byUserName(key.value);
+    if (store.findUsers === undefined) return everyone();
+    const found = await store.findUsers({ extra: [scimExtraKey, "externalId"], value: key.value });
+    return found.filter((user) => !deletedForScim(user));
+  }
+
+  return {
+    async get(id: string): Promise<ServedUser> {
+      return serve(await live(id));
+    },
+
+    async create(body: unknown): Promise<ServedUser> {
+      const resource = normalizeResource(body);
+      const userName = resource.userName;
+      if (typeof userName !== "string") throw badValue("userName is required");
+      return locked(`userName:${asciiLowerCase(userName)}`, async () => {
+        await checkUserName(userName, undefined);
+        const stamp = now();
+        const times = { created: stamp, lastModified: stamp };
+        return write(crypto.randomUUID(), resource, times, undefined);
+      });
+    },
+
+    async replace(id: string, body: unknown, ifMatch?: string): Promise<ServedUser> {
+      const resource = normalizeResource(body);
+      return locked(id, async () => {
+        const user = await live(id);
+        checkVersion(serve(user), ifMatch);
+        if (!sameUserName(resource.userName, user.username)) {
+          await checkUserName(resource.userName, id);
+        }
+        const { times } = resourceOf(user);
+        return write(id, resource, { created: times.created, lastModified: now() }, user);
+      });
+    },
+
+    async patch(id: string, body: unknown, ifMatch?: string): Promise<ServedUser> {
+      const operations = readPatchBody(body);
+      return locked(id, async () => {
+        const user = await live(id);
+        checkVersion(serve(user), ifMatch);
+        const { resource, times } = resourceOf(user);
+        const patched = applyPatch(resource, operations);
+        if (typeof patched.userName !== "string") throw mutability("userName is required");
+        if (!sameUserName(patched.userName, user.username)) {
+          await checkUserName(patched.userName, id);
+        }
+        return write(id, patched, { created: times.created, lastModified: now() }, user);
+      });
+    },
+
+    async remove(id: string, ifMatch?: string): Promise<void> {
+      await locked(id, async () => {
+        const user = await live(id);
+        checkVersion(serve(user), ifMatch);
+        // An inactive user is deactivated already, which a store's delete leaves as it is: it is
+        // marked deleted first (SCIM answers 404 from then on), then removed where the store
+        // removes deleted users (`onDelete: "delete"`).
+        if (user.deactivatedAt !== undefined) await store.replace(deletedRecord(user));
+        await store.delete(id);
+      });
+    },
+
+    async list(query: URLSearchParams): Promise<ListPage> {
+      const text = query.get("filter");
+      const filter = text === null || text.trim() === "" ? undefined : parseFilter(text);
+      const startIndex = Math.max(1, integerOf(query.get("startIndex"), 1));
+      const count = Math.min(maxResults, Math.max(0, integerOf(query.get("count"), maxResults)));
+      const found = (await candidates(filter)).map((user) => serve(user).body);
+      const hits = filter === undefined ? found : found.filter((body) => matches(filter, body));
+      const page = hits.slice(startIndex - 1, startIndex - 1 + count);
+      return {
+        schemas: [listResponseSchema],
+        totalResults: hits.length,
+        startIndex,
+        itemsPerPage: page.length,
+        Resources: page,
+      };
+    },
+  };
+}
+
+/** The `id`, `userName` or `externalId` a filter requires, when it requires one. */
+function lookupOf(
+  filter: Filter,
+): { attribute: "id" | "username" | "externalid"; value: string } | undefined {
+  if (filter.op === "and") return lookupOf(filter.left) ?? lookupOf(filter.right);
+  if (filter.op !== "eq" || typeof filter.value !== "string") return undefined;
+  const { schema, attribute, subAttribute } = filter.path;
+  if (subAttribute !== undefined || (schema !== undefined && schema !== userSchema)) {
+    return undefined;
+  }
+  const name = attribute.toLowerCase();
+  return name === "id" || name === "username" || name === "externalid"
+    ? { attribute: name, value: filter.value }
+    : undefined;
+}
+
+function sameUserName(given: unknown, stored: string | undefined): boolean {
+  return (
+    typeof given === "string" &&
+    stored !== undefined &&
+    asciiLowerCase(given) === asciiLowerCase(stored)
+  );
+}
+
+/** Whether an If-Match or If-None-Match header lists `version` (or is `*`). */
+export function listsVersion(header: string, version: string): boolean {
+  return header.split(",").some((tag) => {
+    const trimmed = tag.trim();
+    return trimmed === "*" || trimmed === version;
+  });
+}
+
+/** An integer query parameter (RFC 7644 §3.4.2.4), or `fallback` when absent or not a number. */
+function integerOf(text: string | null, fallback: number): number {
+  if (text === null || text.trim() === "") return fallback;
+  const value = Number(text);
+  return Number.isFinite(value) ? Math.trunc(value) : fallback;
+}
