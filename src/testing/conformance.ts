@@ -23,6 +23,7 @@ import {
   type Session,
   type Want,
 } from "./conformance-session.ts";
+import { runScimConformance, type ScimConformanceOptions } from "./scim-conformance.ts";
 
 /** How {@link runConformance} calls the application, and how it may look inside it. */
 export interface ConformanceOptions {
@@ -49,6 +50,15 @@ export interface ConformanceOptions {
    * default: not every application holds emails unique. Default `false`.
    */
   conflicts?: boolean | undefined;
+  /**
+   * Checks a SCIM 2.0 service instead (`target` is its base URL, the part before `/Users`, or a
+   * handler such as `createScimHandler`'s): Entra ID's and Okta's published sequences (create,
+   * get, filter by userName and externalId, PATCH replace/add/remove with and without path,
+   * string booleans, deactivate, reactivate, a PATCH that must not reactivate, PUT, duplicate
+   * 409, unknown user 404, wrong token 401, pagination), each reading back what it changed.
+   * `readUser` and `conflicts` are the Provisioning API's and are refused with it.
+   */
+  scim?: ScimConformanceOptions | undefined;
 }
 
 /** The outcome of one check. */
@@ -120,7 +130,14 @@ class Warned extends Error {}
  * fails, and after the first check in which a call got no answer in time or nothing answers (with
  * `stoppedEarly` saying what to check), and after the check under way when `signal` aborts (the
  * report does not pass). It never rejects, except for a
- * malformed `readUser` template. The CLI runs it as `platform-integration conformance <url>`.
+ * malformed `readUser` template or base URL, and for `scim` given with `readUser` or `conflicts`.
+ * The CLI runs it as `platform-integration conformance <url>`.
+ *
+ * With `scim`, it checks a SCIM 2.0 service the same way and in the same report (see
+ * {@link ConformanceOptions.scim}; `platform-integration conformance --scim <url> --token …`):
+ * `leftBehind` then names SCIM ids, every check verifies its effects by reading back, and the
+ * run stops after the first check when the connection test fails (a refused token, a wrong base
+ * URL, nothing answering).
  *
  * @example
  * ```ts
@@ -128,12 +145,23 @@ class Warned extends Error {}
  *   readUser: "http://127.0.0.1:3000/v1/user/{uuid}", // or (uuid) => store.get(uuid)
  * });
  * expect(report.results.filter((result) => !result.passed)).toEqual([]);
+ *
+ * const scim = await runConformance("http://127.0.0.1:3000/scim/v2", { scim: { token } });
+ * expect(scim.passed).toBe(true);
  * ```
  */
 export async function runConformance(
   target: ProvisioningTarget,
   options: ConformanceOptions = {},
 ): Promise<ConformanceReport> {
+  if (options.scim !== undefined) {
+    if (options.readUser !== undefined || options.conflicts !== undefined) {
+      throw new TypeError(
+        "readUser and conflicts are the Provisioning API's options: a SCIM run reads users back with GET /Users/{id}, and has no conflict check to add",
+      );
+    }
+    return runScimConformance(target, options.scim, options);
+  }
   const timeoutMs = options.timeoutMs ?? 10_000;
   const send = connectProvisioning(target, { timeoutMs });
   // Once interrupted, the clean-up waits less: whoever pressed Ctrl-C wants the prompt back.

@@ -75,6 +75,7 @@ export {
   type SyncStop,
 } from "./platform-simulator.ts";
 export { type ReadableUserStore, withReadUserRoute } from "./read-route.ts";
+export type { ScimConformanceOptions } from "./scim-conformance.ts";
 export {
   createUserGenerator,
   type UserGenerator,

@@ -1,0 +1,232 @@
+import { redactUrl } from "../internal/url.ts";
+import type { ConformanceReport, ConformanceResult, LeftBehind } from "./conformance.ts";
+import { unreachable } from "./conformance-diagnosis.ts";
+import { oneLine } from "./conformance-session.ts";
+import { scimChecks } from "./scim-checks.ts";
+import { connectScim, type ScimAnswer, type ScimClient, type ScimTarget } from "./scim-client.ts";
+import {
+  describeScimAnswer,
+  describeWant,
+  type ScimCheck,
+  type ScimSession,
+  statusMatches,
+} from "./scim-session.ts";
+
+/** How {@link runConformance} checks a SCIM service instead of a Provisioning API. */
+export interface ScimConformanceOptions {
+  /**
+   * The bearer token the identity provider would hold: sent as `Authorization: Bearer <token>`
+   * on every call but the one that checks a wrong token is refused (skipped, with a warning,
+   * when absent).
+   */
+  token?: string | undefined;
+}
+
+/** The options {@link runScimConformance} shares with runConformance. */
+export interface ScimRunOptions {
+  timeoutMs?: number | undefined;
+  signal?: AbortSignal | undefined;
+  onResult?:
+    | ((result: ConformanceResult, position: { index: number; total: number }) => void)
+    | undefined;
+}
+
+/** How long each clean-up call may wait once the run was interrupted (`signal` aborted). */
+const interruptedTimeoutMs = 5_000;
+
+class StepFailed extends Error {}
+class Warned extends Error {}
+
+/**
+ * Runs Entra ID's and Okta's published sequences against a SCIM service: the body of
+ * `runConformance(target, { scim: { token } })`. Each check creates its own users (userNames
+ * and emails `conformance-…@example.invalid`) and deletes them after it, passed or failed, by
+ * `DELETE /Users/{id}`; `leftBehind` lists the ids it could not delete.
+ */
+export async function runScimConformance(
+  target: ScimTarget,
+  scim: ScimConformanceOptions,
+  options: ScimRunOptions = {},
+): Promise<ConformanceReport> {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const send = connectScim(target, { token: scim.token, timeoutMs });
+  const sendWhenInterrupted = connectScim(target, {
+    token: scim.token,
+    timeoutMs: Math.min(timeoutMs, interruptedTimeoutMs),
+  });
+  const results: ConformanceResult[] = [];
+  const leftBehind: LeftBehind[] = [];
+  let stoppedEarly: string | undefined;
+  for (const check of scimChecks) {
+    if (options.signal?.aborted) break;
+    const run = await runCheck(check, {
+      send,
+      sendWhenInterrupted,
+      leftBehind,
+      hasToken: scim.token !== undefined,
+      timeoutMs,
+      signal: options.signal,
+    });
+    results.push(run.result);
+    options.onResult?.(run.result, { index: results.length, total: scimChecks.length });
+    if (options.signal?.aborted) break;
+    stoppedEarly =
+      check === scimChecks[0] && !run.result.passed
+        ? whyConnectionFailed(run.answers.at(-1), target)
+        : (unreachable(run.answers, false) ?? run.hung);
+    if (stoppedEarly !== undefined) break;
+  }
+  const passed =
+    results.length === scimChecks.length &&
+    stoppedEarly === undefined &&
+    results.every((result) => result.passed);
+  return {
+    passed,
+    results,
+    // Every check reads back what it changed: SCIM has GET.
+    effectsVerified: true,
+    ...(stoppedEarly !== undefined && { stoppedEarly }),
+    leftBehind,
+    deactivated: [],
+  };
+}
+
+interface Runner {
+  send: ScimClient;
+  sendWhenInterrupted: ScimClient;
+  leftBehind: LeftBehind[];
+  hasToken: boolean;
+  timeoutMs: number;
+  signal: AbortSignal | undefined;
+}
+
+async function runCheck(
+  check: ScimCheck,
+  { send, sendWhenInterrupted, leftBehind, hasToken, timeoutMs, signal }: Runner,
+): Promise<{ result: ConformanceResult; answers: ScimAnswer[]; hung?: string }> {
+  const expected: string[] = [];
+  const actual: string[] = [];
+  const answers: ScimAnswer[] = [];
+  const created = new Set<string>();
+  const step = (want: string, got: string, passed: boolean) => {
+    expected.push(want);
+    actual.push(got);
+    if (!passed) throw new StepFailed();
+  };
+  const session: ScimSession = {
+    hasToken,
+    step,
+    warn(want, got, advice) {
+      expected.push(want);
+      actual.push(got);
+      throw new Warned(advice);
+    },
+    mark: () => crypto.randomUUID().slice(-12),
+    track: (id) => void created.add(id),
+    async call(label, call, want) {
+      const answer = await send(call, signal);
+      answers.push(answer);
+      if (want !== "any") {
+        step(
+          `${label}: ${describeWant(want)}`,
+          `${label}: ${describeScimAnswer(answer)}`,
+          statusMatches(answer, want),
+        );
+      }
+      return answer;
+    },
+  };
+  let passed = true;
+  let warning: string | undefined;
+  let cleanup: { timedOut?: string } = {};
+  try {
+    if (check.name.includes("wrong token") && !hasToken) {
+      session.warn(
+        "a wrong token: 401",
+        "not tried: no token was given",
+        "Give the token (--token) so that a wrong one can be tried: a SCIM service must not answer without one.",
+      );
+    }
+    await check.run(session);
+  } catch (error) {
+    if (error instanceof Warned) {
+      warning = error.message;
+    } else {
+      if (!(error instanceof StepFailed)) {
+        expected.push("no exception");
+        actual.push(`threw ${oneLine(error instanceof Error ? error.message : String(error))}`);
+      }
+      passed = false;
+    }
+  } finally {
+    // Not under the caller's signal: after Ctrl-C too, the users of this check are deleted.
+    cleanup = await deleteAll(created, signal?.aborted ? sendWhenInterrupted : send, leftBehind);
+  }
+  const result: ConformanceResult = {
+    name: check.name,
+    rule: check.rule,
+    passed,
+    ...(warning !== undefined && { warning }),
+    effects: "verified",
+    expected: expected.join("; "),
+    actual: actual.join("; "),
+  };
+  const timedOut = answers.some((answer) => answer.timedOut) || cleanup.timedOut !== undefined;
+  const hung = timedOut
+    ? `No answer within ${timeoutMs} ms (check "${check.name}"): the service hangs or is too slow. Check its logs, or raise the time-out (--timeout).`
+    : undefined;
+  return { result, answers, ...(hung !== undefined && { hung }) };
+}
+
+/**
+ * Deletes each user a check created; a 404 counts as gone. Gives up at the first call that gets
+ * no answer in time: the rest are left behind, named, untried.
+ */
+async function deleteAll(ids: Iterable<string>, send: ScimClient, leftBehind: LeftBehind[]) {
+  let timedOut: string | undefined;
+  for (const id of ids) {
+    if (timedOut !== undefined) {
+      leftBehind.push({
+        uuid: id,
+        reason: `not deleted: the clean-up gave up (${oneLine(timedOut)})`,
+      });
+      continue;
+    }
+    const answer = await send({ method: "DELETE", path: `/Users/${encodeURIComponent(id)}` });
+    if (answer.timedOut) timedOut = answer.error;
+    const status = answer.status ?? 0;
+    if (!(status >= 200 && status < 300) && status !== 404) {
+      leftBehind.push({ uuid: id, reason: `delete: ${describeScimAnswer(answer)}` });
+    }
+  }
+  return timedOut === undefined ? {} : { timedOut };
+}
+
+/** One line that says what to check, from the answer to the connection test that failed. */
+function whyConnectionFailed(
+  answer: ScimAnswer | undefined,
+  target: ScimTarget,
+): string | undefined {
+  const where =
+    typeof target === "object" && !(target instanceof URL)
+      ? "the handler"
+      : redactUrl(String(target));
+  if (answer === undefined) return `The connection test to ${where} was not sent.`;
+  if (answer.status === undefined) {
+    return (
+      unreachable([answer], true) ??
+      `No answer from ${where} (${oneLine(answer.error)}): check the host, the port and any firewall.`
+    );
+  }
+  const { status, body } = answer;
+  if (status === 401 || status === 403) {
+    return `GET /Users answered ${status}: the token was refused. Check --token: the bearer token the identity provider would hold.`;
+  }
+  if (status === 404 || (typeof body === "string" && /^\s*</.test(body))) {
+    return `GET /Users answered ${status}: these are not a SCIM service's answers. Check the base URL: the part before /Users (${where}), such as https://host/scim/v2.`;
+  }
+  // A 200 with a wrong body, or a 5xx: the other checks still say something.
+  return status >= 200 && status < 300
+    ? undefined
+    : `GET /Users answered ${status}: the connection test failed; Entra ID stops at it.`;
+}
