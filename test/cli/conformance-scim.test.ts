@@ -23,7 +23,7 @@ describe("platform-integration conformance --scim", () => {
     expect(io.out).toContain("23 of 23 checks passed.");
     expect(io.out).toContain("Every user it created was deleted.");
     expect(io.out).not.toContain("Effects were not verified");
-    expect(io.err).toMatch(/^\[ 1\/23\] pass  Entra: test connection/);
+    expect(io.err).toMatch(/^\[ 1\/23\] pass {2}Entra: test connection/);
     expect(io.out + io.err).not.toContain(token);
   });
 
