@@ -10,9 +10,10 @@ import {
 
 /**
  * Where a SCIM service is: its base URL, the part before `/Users` (`https://host/scim/v2`), or a
- * handler called in-process (such as `createScimHandler`'s).
+ * handler called in-process, at `http://localhost` under its `basePath` when it has one (as
+ * `createScimHandler`'s does), else at the root.
  */
-export type ScimTarget = string | URL | FetchHandler;
+export type ScimTarget = string | URL | (FetchHandler & { readonly basePath?: string });
 
 /** The media type RFC 7644 §8.1 gives SCIM messages; Entra ID sends it, Okta sends JSON's. */
 export const scimMediaType = "application/scim+json";
@@ -59,7 +60,7 @@ export function connectScim(
   { token, timeoutMs }: { token?: string | undefined; timeoutMs: number },
 ): ScimClient {
   const handler = typeof target === "object" && !(target instanceof URL) ? target : undefined;
-  let base = inProcessOrigin;
+  let base = `${inProcessOrigin}${typeof handler?.basePath === "string" ? handler.basePath : ""}`;
   if (!handler) {
     try {
       base = normalizeBaseUrl(target as string | URL);

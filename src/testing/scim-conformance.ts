@@ -1,6 +1,6 @@
 import { redactUrl } from "../internal/url.ts";
-import type { ConformanceReport, ConformanceResult, LeftBehind } from "./conformance.ts";
 import { unreachable } from "./conformance-diagnosis.ts";
+import type { ConformanceReport, ConformanceResult, LeftBehind } from "./conformance-report.ts";
 import { oneLine } from "./conformance-session.ts";
 import { scimChecks } from "./scim-checks.ts";
 import { connectScim, type ScimAnswer, type ScimClient, type ScimTarget } from "./scim-client.ts";

@@ -52,6 +52,8 @@ export function createScimFixture({
   defects?: ScimDefects;
 } = {}) {
   const users = new Map<string, Resource>();
+  /** Every request after authentication: method, path and query, and the body parsed. */
+  const requests: { method: string; path: string; body: Resource }[] = [];
 
   const boolean = (value: Json): boolean => {
     if (typeof value === "boolean") return value;
@@ -123,9 +125,10 @@ export function createScimFixture({
     if (work) {
       const emails = (Array.isArray(user.emails) ? user.emails : []) as Resource[];
       const email = emails.find((each) => each.type === work[1]);
-      if (email) email.value = value;
+      if (remove) user.emails = emails.filter((each) => each !== email);
+      else if (email) email.value = value;
       else emails.push({ type: work[1] ?? "", value });
-      user.emails = emails;
+      if (!remove) user.emails = emails;
       return;
     }
     let target = user;
@@ -182,6 +185,7 @@ export function createScimFixture({
     const text = await request.text();
     const body = text === "" ? {} : (JSON.parse(text) as Resource);
     const origin = url.origin;
+    requests.push({ method: request.method, path: `${url.pathname}${url.search}`, body });
     if (url.pathname === `${basePath}/Users`) {
       if (request.method === "POST") {
         const existing = taken(body.userName ?? null);
@@ -239,6 +243,7 @@ export function createScimFixture({
 
   return {
     users,
+    requests,
     fetch: (request: Request) =>
       route(request).catch((error: unknown) => {
         if (error instanceof Refused) return error.response;
