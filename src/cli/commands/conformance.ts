@@ -4,20 +4,12 @@ import {
   type ConformanceResult,
   runConformance,
 } from "../../testing/conformance.ts";
-import {
-  baseUrlArgument,
-  durationOption,
-  parseCommandArgs,
-  parseTargetCommandLine,
-  targetOptionsUsage,
-} from "../args.ts";
-import { type Command, type CommandIo, UsageError } from "../command.ts";
+import { parseTargetCommandLine, targetOptionsUsage } from "../args.ts";
+import type { Command, CommandIo } from "../command.ts";
+import { parseScimCommandLine, scimOptionsUsage, wantsScim } from "../scim-args.ts";
 import { formatTable, labelled } from "../table.ts";
 
 const defaultTimeoutMs = 10_000;
-
-/** Where `conformance --scim` reads the token when `--token` is not given: out of `ps`. */
-export const scimTokenVariable = "SCIM_TOKEN";
 
 const usage = `Usage: platform-integration conformance <url> [options]
        platform-integration conformance --scim <url> --token <token> [--timeout <time>] [--json]
@@ -53,9 +45,8 @@ create, get, filter by userName and by externalId, PATCH Replace/Add/Remove with
 path and with string booleans ("False"), disable and enable, a PATCH that must keep a disabled
 user inactive, PUT, duplicate create 409, unknown user 404, wrong token 401, pagination. Every
 check reads back what it changed. Its users (userNames conformance-...@example.invalid) are
-deleted after each check with DELETE /Users/{id}.
-  --token <token>    The bearer token the identity provider would hold (or $${scimTokenVariable},
-                     which keeps it out of the process list)
+deleted after each check with DELETE /Users/{id}. It takes --timeout and --json as above, and:
+${scimOptionsUsage}
 
 Test users: every user it creates is a test user (uuid and username start with conformance-,
 emails are at example.invalid), so that the application's hooks can tell. It deletes every user
@@ -75,9 +66,7 @@ export const conformanceCommand: Command = {
   summary: "Check a Provisioning API implementation, or a SCIM service, from the outside",
   usage,
   async run(args, io) {
-    if (args.some((arg) => arg === "--scim" || arg.startsWith("--scim="))) {
-      return runScim(args, io);
-    }
+    if (wantsScim(args)) return runScim(args, io);
     const { values, url, timeoutMs, readUser } = parseTargetCommandLine(
       args,
       { json: { type: "boolean" }, conflicts: { type: "boolean" } },
@@ -119,27 +108,11 @@ async function check(
 
 /** `conformance --scim <url> --token …`: the SCIM checks, printed as the others are. */
 async function runScim(args: string[], io: CommandIo): Promise<number> {
-  const { values } = parseCommandArgs(
+  const { values, url, token, timeoutMs } = parseScimCommandLine(
     args,
-    {
-      scim: { type: "string" },
-      token: { type: "string" },
-      timeout: { type: "string" },
-      json: { type: "boolean" },
-    },
-    { positionals: false },
+    { json: { type: "boolean" } },
+    { defaultTimeoutMs, io },
   );
-  const url = baseUrlArgument([values.scim ?? ""]);
-  const token = values.token ?? io.env[scimTokenVariable];
-  if (token === undefined || token === "") {
-    throw new UsageError(
-      `Missing --token: the SCIM service's bearer token (or set $${scimTokenVariable})`,
-    );
-  }
-  const timeoutMs = durationOption(values.timeout, "timeout", {
-    fallback: defaultTimeoutMs,
-    bareUnitMs: 1,
-  });
   return check(io, url, values.json === true, { timeoutMs, scim: { token } });
 }
 
