@@ -1,0 +1,46 @@
+// Who may call the SCIM server: a bearer token compared in constant time, or the application's own
+// `authenticate` function. There is no open default: createScimHandler throws without either.
+import type { GuardedRequest } from "../provisioning/types.ts";
+
+/**
+ * Decides whether a request may use the SCIM server: true lets it through, false answers 401.
+ * It sees the headers as a record by lowercase name.
+ */
+export type ScimAuthenticate = (request: GuardedRequest) => boolean | Promise<boolean>;
+
+const encoder = new TextEncoder();
+
+async function sha256(text: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
+}
+
+/** The token of an `Authorization: Bearer <token>` header (scheme in any case), or undefined. */
+export function bearerTokenOf(header: unknown): string | undefined {
+  if (typeof header !== "string") return undefined;
+  const match = /^\s*bearer[ \t]+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}
+
+/**
+ * An {@link ScimAuthenticate} accepting `Authorization: Bearer <token>` for exactly `token`. Both
+ * are hashed with SHA-256 and the digests compared without an early exit, so the time taken says
+ * nothing of where they differ, nor of the token's length.
+ *
+ * @throws TypeError for an empty token.
+ */
+export function bearerToken(token: string): ScimAuthenticate {
+  if (typeof token !== "string" || token.trim() === "") {
+    throw new TypeError("createScimHandler: token must be a non-empty string");
+  }
+  const expected = sha256(token);
+  return async (request) => {
+    const given = bearerTokenOf(request.headers.authorization);
+    if (given === undefined) return false;
+    const [want, got] = await Promise.all([expected, sha256(given)]);
+    let difference = 0;
+    for (let index = 0; index < want.length; index++) {
+      difference |= (want[index] as number) ^ (got[index] as number);
+    }
+    return difference === 0;
+  };
+}

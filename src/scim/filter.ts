@@ -1,0 +1,506 @@
+// The filter grammar of RFC 7644 §3.4.2.2 and the PATCH path grammar of §3.5.2 (which embeds it):
+// a tokenizer, a recursive-descent parser with the RFC's precedence (grouping, then not, and, or),
+// and the evaluation of a parsed filter against a resource. Written here rather than taken from
+// npm: the packages for it are unmaintained forks of one another, and this is ~300 lines.
+//
+// Hostile input is bounded: a filter or path longer than `maxFilterLength` characters or nested
+// deeper than `maxFilterDepth` is refused with 400 `invalidFilter` (`invalidPath` for a path)
+// before any recursion could exhaust the stack.
+import { badFilter, badPath, type ScimError } from "./errors.ts";
+import {
+  type AttributeDefinition,
+  attributeOf,
+  enterpriseAttributes,
+  enterpriseSchema,
+  schemaOf,
+  userAttributes,
+  userSchema,
+} from "./schemas.ts";
+
+/** The longest filter or PATCH path read, in characters. */
+export const maxFilterLength = 4096;
+/** The deepest nesting of parentheses, `not` and value filters a filter may have. */
+export const maxFilterDepth = 16;
+
+/** A comparison operator of the filter grammar. */
+export type CompareOperator = "eq" | "ne" | "co" | "sw" | "ew" | "gt" | "lt" | "ge" | "le";
+/** A JSON scalar a comparison takes. */
+export type CompareValue = string | number | boolean | null;
+
+/**
+ * An attribute path: `[URI ":"] ATTRNAME [ "." subAttr ]`. `schema` is the canonical URN when the
+ * path names one of the User schemas, the URN as written otherwise; names are as written.
+ */
+export interface AttributePath {
+  readonly schema: string | undefined;
+  readonly attribute: string;
+  readonly subAttribute: string | undefined;
+}
+
+/** A parsed filter (RFC 7644 §3.4.2.2). */
+export type Filter =
+  | { readonly op: "and" | "or"; readonly left: Filter; readonly right: Filter }
+  | { readonly op: "not"; readonly filter: Filter }
+  | { readonly op: "pr"; readonly path: AttributePath }
+  | {
+      readonly op: CompareOperator;
+      readonly path: AttributePath;
+      readonly value: CompareValue;
+    }
+  /** `attr[valFilter]`: some value of the multi-valued `attr` matches `filter`. */
+  | { readonly op: "[]"; readonly path: AttributePath; readonly filter: Filter };
+
+/** A parsed PATCH path: an attribute path, or a value path with an optional sub-attribute. */
+export interface PatchPath {
+  readonly path: AttributePath;
+  /** The value filter of `attr[filter]`, when the path has one. */
+  readonly filter: Filter | undefined;
+  /** The sub-attribute after a value filter: `emails[type eq "work"].value`. */
+  readonly subAttribute: string | undefined;
+}
+
+type Token =
+  | { kind: "word"; text: string; at: number }
+  | { kind: "string"; value: string; at: number }
+  | { kind: "number"; value: number; at: number }
+  | { kind: "(" | ")" | "[" | "]"; at: number };
+
+const compareOperators = new Set(["eq", "ne", "co", "sw", "ew", "gt", "lt", "ge", "le"]);
+// An attribute path, a keyword or a literal: letters, digits, and what URNs and sub-attributes
+// add ("$ref" starts with a dollar sign).
+const wordPattern = /[A-Za-z$.][A-Za-z0-9_$:.-]*/y;
+const numberPattern = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+const namePattern = /^[A-Za-z$][A-Za-z0-9_\-$]*$/;
+
+function tokenize(text: string, fail: (detail: string) => ScimError): Token[] {
+  const tokens: Token[] = [];
+  let at = 0;
+  while (at < text.length) {
+    const char = text[at] as string;
+    if (char === " " || char === "\t" || char === "\n" || char === "\r") {
+      at++;
+      continue;
+    }
+    if (char === "(" || char === ")" || char === "[" || char === "]") {
+      tokens.push({ kind: char, at });
+      at++;
+      continue;
+    }
+    if (char === '"') {
+      const end = stringEnd(text, at);
+      let value: unknown;
+      try {
+        value = end === -1 ? undefined : JSON.parse(text.slice(at, end + 1));
+      } catch {
+        // JSON's own rules: no control character, only its escapes.
+      }
+      if (typeof value !== "string") {
+        throw fail(`an unterminated or invalid string at character ${at + 1}`);
+      }
+      tokens.push({ kind: "string", value, at });
+      at = end + 1;
+      continue;
+    }
+    if (char === "-" || (char >= "0" && char <= "9")) {
+      numberPattern.lastIndex = at;
+      const match = numberPattern.exec(text);
+      if (match === null) throw fail(`an invalid number at character ${at + 1}`);
+      tokens.push({ kind: "number", value: Number(match[0]), at });
+      at += match[0].length;
+      continue;
+    }
+    wordPattern.lastIndex = at;
+    const match = wordPattern.exec(text);
+    if (match === null) throw fail(`an unexpected character at character ${at + 1}`);
+    tokens.push({ kind: "word", text: match[0], at });
+    at += match[0].length;
+  }
+  return tokens;
+}
+
+/** The index of the quote closing the JSON string opened at `start`, or -1. */
+function stringEnd(text: string, start: number): number {
+  for (let at = start + 1; at < text.length; at++) {
+    const char = text[at];
+    if (char === "\\") at++;
+    else if (char === '"') return at;
+  }
+  return -1;
+}
+
+/** Reads `[URI ":"] ATTRNAME ["." subAttr]` from one word token. */
+function attributePathOf(word: string, fail: (detail: string) => ScimError): AttributePath {
+  let schema: string | undefined;
+  let rest = word;
+  const colon = word.lastIndexOf(":");
+  if (colon !== -1) {
+    const urn = word.slice(0, colon);
+    schema = schemaOf(urn) ?? urn;
+    rest = word.slice(colon + 1);
+  }
+  const parts = rest.split(".");
+  if (parts.length > 2 || !parts.every((part) => namePattern.test(part))) {
+    throw fail(`"${word}" is not an attribute path`);
+  }
+  if (schema !== undefined && parts[0] === "") throw fail(`"${word}" names no attribute`);
+  return { schema, attribute: parts[0] as string, subAttribute: parts[1] };
+}
+
+/** A cursor over the tokens of one filter, with the depth of the nesting it is in. */
+class Parser {
+  #at = 0;
+  #depth = 0;
+  readonly tokens: Token[];
+  readonly fail: (detail: string) => ScimError;
+
+  constructor(tokens: Token[], fail: (detail: string) => ScimError) {
+    this.tokens = tokens;
+    this.fail = fail;
+  }
+
+  get done(): boolean {
+    return this.#at >= this.tokens.length;
+  }
+
+  peek(): Token | undefined {
+    return this.tokens[this.#at];
+  }
+
+  next(): Token {
+    const token = this.tokens[this.#at++];
+    if (token === undefined) throw this.fail("it ends too early");
+    return token;
+  }
+
+  keyword(...words: string[]): string | undefined {
+    const token = this.peek();
+    if (token?.kind !== "word") return undefined;
+    const lower = token.text.toLowerCase();
+    if (!words.includes(lower)) return undefined;
+    this.#at++;
+    return lower;
+  }
+
+  expect(kind: "(" | ")" | "[" | "]"): void {
+    const token = this.next();
+    if (token.kind !== kind) throw this.fail(`expected "${kind}" at character ${token.at + 1}`);
+  }
+
+  nested<T>(read: () => T): T {
+    if (++this.#depth > maxFilterDepth) {
+      throw this.fail(`it is nested deeper than ${maxFilterDepth} levels`);
+    }
+    const result = read();
+    this.#depth--;
+    return result;
+  }
+
+  /** FILTER, with or below and (so `a or b and c` is `a or (b and c)`). */
+  filter(): Filter {
+    let left = this.conjunction();
+    while (this.keyword("or") !== undefined) left = { op: "or", left, right: this.conjunction() };
+    return left;
+  }
+
+  conjunction(): Filter {
+    let left = this.unary();
+    while (this.keyword("and") !== undefined) left = { op: "and", left, right: this.unary() };
+    return left;
+  }
+
+  unary(): Filter {
+    if (this.keyword("not") !== undefined) {
+      this.expect("(");
+      const filter = this.nested(() => this.filter());
+      this.expect(")");
+      return { op: "not", filter };
+    }
+    const token = this.next();
+    if (token.kind === "(") {
+      const filter = this.nested(() => this.filter());
+      this.expect(")");
+      return filter;
+    }
+    if (token.kind !== "word")
+      throw this.fail(`expected an attribute at character ${token.at + 1}`);
+    const path = attributePathOf(token.text, this.fail);
+    if (this.peek()?.kind === "[") {
+      if (path.subAttribute !== undefined) {
+        throw this.fail(`"${token.text}" cannot take a value filter`);
+      }
+      this.next();
+      const inner = this.nested(() => this.filter());
+      this.expect("]");
+      const valuePath: Filter = { op: "[]", path, filter: inner };
+      // `emails[type eq "work"].value eq "x"`: not in the RFC's grammar, but what Entra sends to
+      // find a user by its work email; read as the value filter and the comparison together.
+      const after = this.peek();
+      if (after?.kind === "word" && after.text.startsWith(".")) {
+        this.next();
+        const sub = after.text.slice(1);
+        if (!namePattern.test(sub)) throw this.fail(`"${after.text}" is not a sub-attribute`);
+        const subPath: AttributePath = {
+          schema: path.schema,
+          attribute: sub,
+          subAttribute: undefined,
+        };
+        const comparison = this.comparison(subPath);
+        return { op: "[]", path, filter: { op: "and", left: inner, right: comparison } };
+      }
+      return valuePath;
+    }
+    return this.comparison(path);
+  }
+
+  comparison(path: AttributePath): Filter {
+    const operator = this.next();
+    if (operator.kind !== "word") {
+      throw this.fail(`expected an operator at character ${operator.at + 1}`);
+    }
+    const op = operator.text.toLowerCase();
+    if (op === "pr") return { op: "pr", path };
+    if (!compareOperators.has(op)) throw this.fail(`"${operator.text}" is not an operator`);
+    const value = this.next();
+    let compared: CompareValue;
+    if (value.kind === "string" || value.kind === "number") compared = value.value;
+    else if (
+      value.kind === "word" &&
+      ["true", "false", "null"].includes(value.text.toLowerCase())
+    ) {
+      compared = JSON.parse(value.text.toLowerCase()) as boolean | null;
+    } else throw this.fail(`expected a value after "${operator.text}"`);
+    return { op: op as CompareOperator, path, value: compared };
+  }
+}
+
+function checkedLength(text: string, fail: (detail: string) => ScimError): void {
+  if (text.length > maxFilterLength) throw fail(`it is longer than ${maxFilterLength} characters`);
+}
+
+/**
+ * Parses a filter (the `filter` query parameter).
+ *
+ * @throws ScimError 400 `invalidFilter` saying what is wrong.
+ */
+export function parseFilter(text: string): Filter {
+  const fail = (detail: string) => badFilter(`The filter is not valid: ${detail}`);
+  checkedLength(text, fail);
+  const parser = new Parser(tokenize(text, fail), fail);
+  if (parser.done) throw fail("it is empty");
+  const filter = parser.filter();
+  if (!parser.done) {
+    throw fail(`unexpected text at character ${(parser.peek() as Token).at + 1}`);
+  }
+  return filter;
+}
+
+/**
+ * Parses a PATCH operation's `path` (RFC 7644 §3.5.2): `attrPath`, or `valuePath [subAttr]`.
+ *
+ * @throws ScimError 400 `invalidPath` saying what is wrong (`invalidFilter` inside the brackets).
+ */
+export function parsePatchPath(text: string): PatchPath {
+  const fail = (detail: string) => badPath(`The PATCH path is not valid: ${detail}`);
+  checkedLength(text, fail);
+  const open = text.indexOf("[");
+  if (open === -1) {
+    const word = text.trim();
+    if (word === "" || !/^[A-Za-z$][A-Za-z0-9_$:.-]*$/.test(word)) {
+      throw fail(`"${text}" is not an attribute path`);
+    }
+    return { path: attributePathOf(word, fail), filter: undefined, subAttribute: undefined };
+  }
+  const close = text.lastIndexOf("]");
+  if (close < open) throw fail("a value filter is not closed");
+  const path = attributePathOf(text.slice(0, open).trim(), fail);
+  if (path.subAttribute !== undefined) throw fail("a sub-attribute cannot take a value filter");
+  const inner = text.slice(open + 1, close);
+  const after = text.slice(close + 1);
+  let subAttribute: string | undefined;
+  if (after !== "") {
+    if (!after.startsWith(".") || !namePattern.test(after.slice(1))) {
+      throw fail(`"${after}" after the value filter is not a sub-attribute`);
+    }
+    subAttribute = after.slice(1);
+  }
+  return { path, filter: parseFilter(inner), subAttribute };
+}
+
+// --- Evaluation ------------------------------------------------------------------------------
+
+/** A resource as JSON: the User with its extension under the extension's URN. */
+export type JsonObject = { [key: string]: unknown };
+
+/** The own property of `object` named `name` in any case (RFC 7643 §2.1), or undefined. */
+export function ownKey(object: JsonObject, name: string): string | undefined {
+  if (Object.hasOwn(object, name)) return name;
+  const lower = name.toLowerCase();
+  for (const key of Object.keys(object)) if (key.toLowerCase() === lower) return key;
+  return undefined;
+}
+
+/** The value at `name` of `object`, in any case. */
+export function ownValue(object: unknown, name: string): unknown {
+  if (typeof object !== "object" || object === null || Array.isArray(object)) return undefined;
+  const key = ownKey(object as JsonObject, name);
+  return key === undefined ? undefined : (object as JsonObject)[key];
+}
+
+/** The definitions a path's schema holds, and the object of the resource holding its attributes. */
+export function scopeOf(
+  resource: JsonObject,
+  schema: string | undefined,
+): { container: unknown; attributes: readonly AttributeDefinition[] | undefined } {
+  if (schema === undefined || schema === userSchema) {
+    return { container: resource, attributes: userAttributes };
+  }
+  return {
+    container: ownValue(resource, schema),
+    attributes: schema === enterpriseSchema ? enterpriseAttributes : undefined,
+  };
+}
+
+/** Whether `resource` matches `filter`. `definitions` is the scope of a value filter's values. */
+export function matches(
+  filter: Filter,
+  resource: JsonObject,
+  definitions?: readonly AttributeDefinition[],
+): boolean {
+  switch (filter.op) {
+    case "and":
+      return (
+        matches(filter.left, resource, definitions) && matches(filter.right, resource, definitions)
+      );
+    case "or":
+      return (
+        matches(filter.left, resource, definitions) || matches(filter.right, resource, definitions)
+      );
+    case "not":
+      return !matches(filter.filter, resource, definitions);
+    case "[]": {
+      const { value, definition } = lookUp(filter.path, resource, definitions);
+      const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
+      return values.some(
+        (item) =>
+          typeof item === "object" &&
+          item !== null &&
+          matches(filter.filter, item as JsonObject, definition?.subAttributes ?? []),
+      );
+    }
+    default: {
+      const { value, definition } = lookUp(filter.path, resource, definitions);
+      const leaf =
+        filter.path.subAttribute === undefined
+          ? definition
+          : attributeOf(definition?.subAttributes, filter.path.subAttribute);
+      const values = leafValues(value, filter.path.subAttribute, definition);
+      if (filter.op === "pr") return values.some(present);
+      if (filter.op === "ne")
+        return !values.some((item) => compare("eq", item, filter.value, leaf));
+      return values.some((item) => compare(filter.op as CompareOperator, item, filter.value, leaf));
+    }
+  }
+}
+
+function lookUp(
+  path: AttributePath,
+  resource: JsonObject,
+  definitions: readonly AttributeDefinition[] | undefined,
+): { value: unknown; definition: AttributeDefinition | undefined } {
+  if (definitions !== undefined && path.schema === undefined) {
+    return {
+      value: ownValue(resource, path.attribute),
+      definition: attributeOf(definitions, path.attribute),
+    };
+  }
+  const { container, attributes } = scopeOf(resource, path.schema);
+  return {
+    value: ownValue(container, path.attribute),
+    definition: attributeOf(attributes, path.attribute),
+  };
+}
+
+/** The values a comparison looks at: each value of a multi-valued attribute, its `value` by default. */
+function leafValues(
+  value: unknown,
+  subAttribute: string | undefined,
+  definition: AttributeDefinition | undefined,
+): unknown[] {
+  const items = Array.isArray(value) ? value : [value];
+  if (subAttribute !== undefined) return items.map((item) => ownValue(item, subAttribute));
+  if (definition?.type === "complex" && definition.multiValued) {
+    return items.map((item) => ownValue(item, "value"));
+  }
+  return items;
+}
+
+function present(value: unknown): boolean {
+  if (value === undefined || value === null || value === "") return false;
+  if (Array.isArray(value)) return value.length > 0;
+  if (typeof value === "object") return Object.keys(value).length > 0;
+  return true;
+}
+
+function compare(
+  op: CompareOperator,
+  actual: unknown,
+  expected: CompareValue,
+  definition: AttributeDefinition | undefined,
+): boolean {
+  if (expected === null) return op === "eq" && (actual === undefined || actual === null);
+  if (typeof expected === "boolean") {
+    return op === "eq" && booleanOf(actual) === expected;
+  }
+  if (typeof expected === "number") {
+    const number =
+      typeof actual === "number"
+        ? actual
+        : typeof actual === "string"
+          ? Number(actual)
+          : Number.NaN;
+    if (Number.isNaN(number)) return false;
+    return ordered(op, number, expected);
+  }
+  if (typeof actual !== "string") return false;
+  const exact = definition?.caseExact === true;
+  const left = exact ? actual : actual.toLowerCase();
+  const right = exact ? expected : expected.toLowerCase();
+  switch (op) {
+    case "co":
+      return left.includes(right);
+    case "sw":
+      return left.startsWith(right);
+    case "ew":
+      return left.endsWith(right);
+    default:
+      return ordered(op, left, right);
+  }
+}
+
+function ordered(op: CompareOperator, left: string | number, right: string | number): boolean {
+  switch (op) {
+    case "eq":
+      return left === right;
+    case "gt":
+      return left > right;
+    case "ge":
+      return left >= right;
+    case "lt":
+      return left < right;
+    case "le":
+      return left <= right;
+    default:
+      return false;
+  }
+}
+
+/** A boolean, or Entra's string boolean (`"True"`, `"false"`), or undefined. */
+export function booleanOf(value: unknown): boolean | undefined {
+  if (typeof value === "boolean") return value;
+  if (typeof value === "string") {
+    const lower = value.toLowerCase();
+    if (lower === "true") return true;
+    if (lower === "false") return false;
+  }
+  return undefined;
+}

@@ -1,0 +1,63 @@
+import type { Logger } from "../internal/logger.ts";
+import type { ProvisioningRequest, ProvisioningResponse } from "../provisioning/types.ts";
+import type { UserStore, UserStoreReads } from "../provisioning/user-store.ts";
+import type { ScimAuthenticate } from "./auth.ts";
+
+/** What a SCIM server needs of a store: the writes every `UserStore` has, and the reads. */
+export type ScimUserStore = UserStore & UserStoreReads;
+
+/** What `onError` learns besides the error. */
+export interface ScimErrorContext {
+  /** The request's method and path under the base path (no query: a filter may hold a name). */
+  method: string;
+  path: string;
+  /** 503 when the store failed, 500 when the SDK or a hook did. */
+  status: 500 | 503;
+}
+
+/** Options of {@link createScimHandler}. `store` and one of `token` or `authenticate` are required. */
+export interface ScimHandlerOptions {
+  /** Where users are kept: the same store as the Provisioning API's. */
+  store: ScimUserStore;
+  /**
+   * The bearer token the identity provider sends (`Authorization: Bearer <token>`), compared in
+   * constant time. Give this or `authenticate`; with neither, the handler throws at construction.
+   */
+  token?: string | undefined;
+  /** Your own check of a request (an OAuth access token, a per-tenant token): false answers 401. */
+  authenticate?: ScimAuthenticate | undefined;
+  /** Where SCIM is served. Default `"/scim/v2"`; `""` when a framework strips the mount path. */
+  basePath?: string | undefined;
+  /**
+   * The absolute URL the identity provider calls the server at (`https://app.example.com/scim/v2`),
+   * for `meta.location` and the `Location` header. Default: path-absolute locations under
+   * `basePath` (`/scim/v2/Users/…`): a request's Host header is never trusted for them.
+   */
+  baseUrl?: string | undefined;
+  /** The largest body accepted, in bytes; larger ones answer 413. Default 1 MiB. */
+  bodyLimit?: number | undefined;
+  /** The most users one page of `GET /Users` returns (`filter.maxResults`). Default 200. */
+  maxResults?: number | undefined;
+  /** Receives every error that answered 500 or 503. Default: one line on `logger.error`. */
+  onError?: ((error: unknown, context: ScimErrorContext) => void) | undefined;
+  /** Where failures are reported. Default: errors on the console. */
+  logger?: Logger | undefined;
+}
+
+/**
+ * A SCIM 2.0 server, independent of any HTTP server: `fetch` for Web servers, and the same
+ * plain-data core as the Provisioning handler, so `toNodeHandler`, `toFastifyPlugin` and
+ * `toKoaMiddleware` serve it as they are. Every member is bound.
+ */
+export interface ScimHandler {
+  /** Answers a Web Request (Bun, Deno, Workers, Hono, Next.js). */
+  fetch(request: Request, context?: unknown): Promise<Response>;
+  /** The plain-data core, for adapters: never rejects. */
+  handle(request: ProvisioningRequest): Promise<ProvisioningResponse>;
+  /** Whether a request target is under this server's base path. */
+  owns(path: string): boolean;
+  /** The normalized base path: empty, or a leading slash and no trailing one. */
+  readonly basePath: string;
+  /** The largest body accepted, in bytes. */
+  readonly bodyLimit: number;
+}

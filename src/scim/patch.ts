@@ -1,0 +1,368 @@
+// PATCH (RFC 7644 §3.5.2): add, replace and remove, with and without `path`, value filters in
+// paths, several operations in order. Applied to a copy: one failing operation throws and the
+// stored resource stays as it was (atomic per user). Entra's quirks are read here: capitalised
+// operation names, string booleans, a replace without path whose value keys are paths
+// (`"name.givenName"`, `"urn:…:enterprise:2.0:User:employeeNumber"`), `Add` of a work email
+// through a value path that matches nothing yet.
+import { badPath, badSyntax, badValue, mutability, noTarget, ScimError } from "./errors.ts";
+import {
+  type AttributePath,
+  type Filter,
+  type JsonObject,
+  matches,
+  ownKey,
+  ownValue,
+  type PatchPath,
+  parsePatchPath,
+} from "./filter.ts";
+import {
+  copyResource,
+  isPrototypeKey,
+  normalizeValue,
+  onePrimary,
+  plainObject,
+  setOwn,
+} from "./resource.ts";
+import {
+  type AttributeDefinition,
+  attributeOf,
+  enterpriseAttributes,
+  enterpriseSchema,
+  patchOpSchema,
+  userAttributes,
+  userSchema,
+} from "./schemas.ts";
+
+/** The most operations one PATCH request may carry. */
+export const maxPatchOperations = 1000;
+
+/** One PATCH operation, its name in lower case. */
+export interface PatchOperation {
+  readonly op: "add" | "replace" | "remove";
+  readonly path: string | undefined;
+  readonly value: unknown;
+}
+
+/**
+ * The operations of a PatchOp body, checked: the schema listed, `Operations` a non-empty list of
+ * at most {@link maxPatchOperations}, each `op` add, replace or remove in any case.
+ *
+ * @throws ScimError 400 `invalidSyntax` saying what is wrong.
+ */
+export function readPatchBody(body: unknown): PatchOperation[] {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw badSyntax("The body must be a PatchOp object");
+  }
+  const schemas = ownValue(body, "schemas");
+  if (
+    !Array.isArray(schemas) ||
+    !schemas.some(
+      (schema) =>
+        typeof schema === "string" && schema.toLowerCase() === patchOpSchema.toLowerCase(),
+    )
+  ) {
+    throw badSyntax(`The body's schemas must list ${patchOpSchema}`);
+  }
+  const operations = ownValue(body, "Operations");
+  if (!Array.isArray(operations) || operations.length === 0) {
+    throw badSyntax("Operations must be a non-empty list");
+  }
+  if (operations.length > maxPatchOperations) {
+    throw badSyntax(`A PATCH takes at most ${maxPatchOperations} operations`);
+  }
+  return operations.map((operation, index) => {
+    const op = ownValue(operation, "op");
+    const name = typeof op === "string" ? op.toLowerCase() : undefined;
+    if (name !== "add" && name !== "replace" && name !== "remove") {
+      throw badSyntax(`Operation ${index + 1}: op must be add, replace or remove`);
+    }
+    const path = ownValue(operation, "path");
+    if (path !== undefined && path !== null && typeof path !== "string") {
+      throw badPath(`Operation ${index + 1}: path must be a string`);
+    }
+    return {
+      op: name,
+      path: typeof path === "string" && path.trim() !== "" ? path : undefined,
+      value: ownValue(operation, "value"),
+    };
+  });
+}
+
+/** Applies `operations` in order to a copy of `resource` and returns it; throws on the first failure. */
+export function applyPatch(
+  resource: JsonObject,
+  operations: readonly PatchOperation[],
+): JsonObject {
+  const target = copyResource(resource);
+  for (const operation of operations) applyOne(target, operation);
+  return target;
+}
+
+function applyOne(resource: JsonObject, operation: PatchOperation): void {
+  if (operation.path !== undefined) {
+    applyAt(resource, operation.op, parsePatchPath(operation.path), operation.value);
+    return;
+  }
+  if (operation.op === "remove") throw noTarget("A remove operation needs a path");
+  const value = operation.value;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw badValue(`An ${operation.op} without a path takes an object of attributes`);
+  }
+  for (const [key, item] of Object.entries(value)) {
+    if (isPrototypeKey(key) || key.toLowerCase() === "schemas") continue;
+    const lower = key.toLowerCase();
+    // The enterprise extension given whole: each of its attributes in turn.
+    if (lower === enterpriseSchema.toLowerCase() || lower === userSchema.toLowerCase()) {
+      if (typeof item !== "object" || item === null || Array.isArray(item)) {
+        throw badValue(`${key} must be an object`);
+      }
+      for (const [name, inner] of Object.entries(item)) {
+        if (isPrototypeKey(name)) continue;
+        applyAt(resource, operation.op, parsePatchPath(`${key}:${name}`), inner);
+      }
+      continue;
+    }
+    // A key that is itself a path (Entra: "name.givenName", a URN-qualified attribute).
+    applyAt(resource, operation.op, parsePatchPath(key), item);
+  }
+}
+
+/** The object holding a path's attributes (created for add and replace), and their definitions. */
+function containerOf(
+  resource: JsonObject,
+  path: AttributePath,
+  create: boolean,
+): { container: JsonObject | undefined; attributes: readonly AttributeDefinition[] | undefined } {
+  if (path.schema === undefined || path.schema === userSchema) {
+    return { container: resource, attributes: userAttributes };
+  }
+  const key = ownKey(resource, path.schema);
+  let container = key === undefined ? undefined : resource[key];
+  if ((typeof container !== "object" || container === null) && create) {
+    container = plainObject();
+    setOwn(resource, path.schema, container);
+  }
+  return {
+    container: container as JsonObject | undefined,
+    attributes: path.schema === enterpriseSchema ? enterpriseAttributes : undefined,
+  };
+}
+
+function applyAt(
+  resource: JsonObject,
+  op: PatchOperation["op"],
+  parsed: PatchPath,
+  value: unknown,
+): void {
+  const { path } = parsed;
+  if (isPrototypeKey(path.attribute) || (path.subAttribute && isPrototypeKey(path.subAttribute))) {
+    throw badPath(`The PATCH path names "${path.attribute}", which is not an attribute`);
+  }
+  if (parsed.subAttribute !== undefined && isPrototypeKey(parsed.subAttribute)) {
+    throw badPath(`The PATCH path names "${parsed.subAttribute}", which is not an attribute`);
+  }
+  if (path.schema !== undefined && path.schema !== userSchema && path.schema !== enterpriseSchema) {
+    if (path.schema.toLowerCase().startsWith("urn:ietf:params:scim:schemas:core:")) {
+      throw badPath(`The schema ${path.schema} is not one of this resource's`);
+    }
+  }
+  const { container, attributes } = containerOf(resource, path, op !== "remove");
+  const definition = attributeOf(attributes, path.attribute);
+  if (attributes !== undefined && definition === undefined) {
+    // `schemas` is computed from the resource: an operation on it changes nothing.
+    if (path.attribute.toLowerCase() === "schemas") return;
+    throw badPath(`"${path.attribute}" is not an attribute of the User schema`);
+  }
+  if (definition?.mutability === "readOnly") {
+    throw mutability(`${definition.name} is read-only`);
+  }
+  if (container === undefined) return; // remove inside an absent extension: nothing to remove
+  const name = definition?.name ?? ownKey(container, path.attribute) ?? path.attribute;
+  if (parsed.filter !== undefined) {
+    if (definition !== undefined && !definition.multiValued) {
+      throw badPath(`${name} is not multi-valued: it takes no value filter`);
+    }
+    applyFiltered(container, name, definition, op, parsed.filter, parsed.subAttribute, value);
+    return;
+  }
+  if (path.subAttribute !== undefined) {
+    applySub(container, name, definition, op, path.subAttribute, value);
+    return;
+  }
+  if (op === "remove") {
+    delete container[name];
+    return;
+  }
+  const normalized = normalizeValue(definition, value, name);
+  if (normalized === undefined) {
+    // `replace` with null clears (RFC 7644 §3.5.2.3 reads unassigned as removal).
+    delete container[name];
+    return;
+  }
+  const existing = container[name];
+  if (definition?.multiValued && op === "add" && Array.isArray(existing)) {
+    const added = (normalized as unknown[]).filter(
+      (item) => !existing.some((old) => JSON.stringify(old) === JSON.stringify(item)),
+    );
+    setOwn(container, name, onePrimary([...existing, ...added]));
+    return;
+  }
+  if (
+    definition?.type === "complex" &&
+    !definition.multiValued &&
+    typeof existing === "object" &&
+    existing !== null
+  ) {
+    // Both add and replace merge the given sub-attributes and keep the others (§3.5.2.1, .3).
+    setOwn(container, name, { ...(existing as JsonObject), ...(normalized as JsonObject) });
+    return;
+  }
+  setOwn(container, name, normalized);
+}
+
+function applySub(
+  container: JsonObject,
+  name: string,
+  definition: AttributeDefinition | undefined,
+  op: PatchOperation["op"],
+  subAttribute: string,
+  value: unknown,
+): void {
+  if (definition !== undefined && definition.type !== "complex") {
+    throw badPath(`${name} has no sub-attributes`);
+  }
+  const sub = attributeOf(definition?.subAttributes, subAttribute);
+  if (definition !== undefined && sub === undefined) {
+    throw badPath(`${name}.${subAttribute} is not an attribute`);
+  }
+  const subName = sub?.name ?? subAttribute;
+  const existing = container[name];
+  if (definition?.multiValued) {
+    // `emails.value`: the sub-attribute of every value.
+    if (!Array.isArray(existing)) {
+      if (op === "remove") return;
+      throw noTarget(`${name} has no values to set ${subName} on`);
+    }
+    const normalized =
+      op === "remove" ? undefined : normalizeValue(sub, value, `${name}.${subName}`);
+    setOwn(
+      container,
+      name,
+      existing.map((item) => withSub(item as JsonObject, subName, normalized)),
+    );
+    return;
+  }
+  if (op === "remove") {
+    if (typeof existing === "object" && existing !== null) {
+      const copy = withSub(existing as JsonObject, subName, undefined);
+      if (Object.keys(copy).length === 0) delete container[name];
+      else setOwn(container, name, copy);
+    }
+    return;
+  }
+  const normalized = normalizeValue(sub, value, `${name}.${subName}`);
+  const base =
+    typeof existing === "object" && existing !== null ? (existing as JsonObject) : plainObject();
+  const updated = withSub(base, subName, normalized);
+  if (Object.keys(updated).length === 0) delete container[name];
+  else setOwn(container, name, updated);
+}
+
+function withSub(item: JsonObject, subName: string, value: unknown): JsonObject {
+  const copy = plainObject();
+  for (const [key, old] of Object.entries(item)) if (key !== subName) setOwn(copy, key, old);
+  if (value !== undefined) setOwn(copy, subName, value);
+  return copy;
+}
+
+function applyFiltered(
+  container: JsonObject,
+  name: string,
+  definition: AttributeDefinition | undefined,
+  op: PatchOperation["op"],
+  filter: Filter,
+  subAttribute: string | undefined,
+  value: unknown,
+): void {
+  const subAttributes = definition?.subAttributes ?? [];
+  const sub = subAttribute === undefined ? undefined : attributeOf(subAttributes, subAttribute);
+  if (subAttribute !== undefined && definition !== undefined && sub === undefined) {
+    throw badPath(`${name}.${subAttribute} is not an attribute`);
+  }
+  const subName = sub?.name ?? subAttribute;
+  const existing = Array.isArray(container[name]) ? (container[name] as JsonObject[]) : [];
+  const hit = (item: JsonObject) =>
+    typeof item === "object" && item !== null && matches(filter, item, subAttributes);
+  const matched = existing.filter(hit);
+  if (op === "remove") {
+    const kept =
+      subName === undefined
+        ? existing.filter((item) => !hit(item))
+        : existing.map((item) => (hit(item) ? withSub(item, subName, undefined) : item));
+    if (kept.length === 0) delete container[name];
+    else setOwn(container, name, kept);
+    return;
+  }
+  if (subName !== undefined) {
+    const normalized = normalizeValue(sub, value, `${name}.${subName}`);
+    if (matched.length === 0) {
+      // Entra adds `emails[type eq "work"].value` to a user without a work email, expecting the
+      // value to be created: a filter of `eq` comparisons alone says what the new value is.
+      const seed = seedOf(filter);
+      if (seed === undefined) throw noTarget(`No value of ${name} matches the PATCH path's filter`);
+      setOwn(seed, subName, normalized);
+      setOwn(container, name, onePrimary([...existing, seed]));
+      return;
+    }
+    setOwn(
+      container,
+      name,
+      onePrimary(existing.map((item) => (hit(item) ? withSub(item, subName, normalized) : item))),
+    );
+    return;
+  }
+  if (matched.length === 0) throw noTarget(`No value of ${name} matches the PATCH path's filter`);
+  const normalized = normalizeValue(
+    definition === undefined ? undefined : { ...definition, multiValued: false },
+    value,
+    name,
+  );
+  if (typeof normalized !== "object" || normalized === null) {
+    throw badValue(`${name}[…] takes an object`);
+  }
+  setOwn(
+    container,
+    name,
+    onePrimary(
+      existing.map((item) =>
+        hit(item)
+          ? op === "add"
+            ? { ...item, ...(normalized as JsonObject) }
+            : (normalized as JsonObject)
+          : item,
+      ),
+    ),
+  );
+}
+
+/** The value a filter of `eq` comparisons joined by `and` describes, or undefined. */
+function seedOf(filter: Filter): JsonObject | undefined {
+  if (filter.op === "and") {
+    const left = seedOf(filter.left);
+    const right = seedOf(filter.right);
+    return left && right ? { ...left, ...right } : undefined;
+  }
+  if (
+    filter.op !== "eq" ||
+    filter.path.subAttribute !== undefined ||
+    filter.path.schema !== undefined
+  ) {
+    return undefined;
+  }
+  if (isPrototypeKey(filter.path.attribute)) return undefined;
+  const seed = plainObject();
+  setOwn(seed, filter.path.attribute, filter.value);
+  return seed;
+}
+
+export { ScimError };

@@ -1,0 +1,218 @@
+// A User resource as the server keeps it: attribute names in their schema's case, values of the
+// schema's types (Entra's string booleans read as booleans), multi-valued attributes as arrays,
+// read-only and write-only attributes left out, and no key that could reach a prototype. Bodies of
+// POST and PUT, and the values of PATCH operations, all pass through `normalizeValue`.
+import { badSyntax, badValue } from "./errors.ts";
+import { booleanOf, type JsonObject, ownKey } from "./filter.ts";
+import {
+  type AttributeDefinition,
+  attributeOf,
+  enterpriseAttributes,
+  enterpriseSchema,
+  schemaOf,
+  userAttributes,
+  userSchema,
+} from "./schemas.ts";
+
+/** Keys never honoured in a body, at any depth: they name or reach an object's prototype. */
+const prototypeKeys = new Set(["__proto__", "constructor", "prototype"]);
+
+/** Whether `key` is one the server drops (`__proto__`, `constructor`, `prototype`). */
+export function isPrototypeKey(key: string): boolean {
+  return prototypeKeys.has(key);
+}
+
+/** The deepest a value of a body may nest. */
+const maxDepth = 32;
+
+/** A JSON object built with no prototype key, so that assigning into it can never reach one. */
+export function plainObject(): JsonObject {
+  return {};
+}
+
+/** Sets `object[key]` as an own data property, whatever the key. */
+export function setOwn(object: JsonObject, key: string, value: unknown): void {
+  Object.defineProperty(object, key, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+}
+
+/**
+ * Reads a value given for an attribute: checks its type, reads Entra's string booleans, and names
+ * sub-attributes in their schema's case. `null` (unassigned) gives undefined. A string attribute
+ * given a number or a boolean keeps its JSON text (lenient: what an admin's template sends).
+ *
+ * @throws ScimError 400 `invalidValue` for a value the attribute cannot hold.
+ */
+export function normalizeValue(
+  definition: AttributeDefinition | undefined,
+  value: unknown,
+  name: string,
+  depth = 0,
+): unknown {
+  if (depth > maxDepth) throw badValue(`The value of ${name} is nested too deep`);
+  if (value === null || value === undefined) return undefined;
+  if (definition === undefined) return sanitized(value, name, depth);
+  if (definition.multiValued) {
+    const items = Array.isArray(value) ? value : [value];
+    const normalized = items
+      .map((item) => normalizeSingle(definition, item, name, depth + 1))
+      .filter((item) => item !== undefined);
+    return normalized.length === 0 ? undefined : onePrimary(normalized);
+  }
+  // Entra sends a manager as a one-element array of {value, $ref}.
+  if (definition.type === "complex" && Array.isArray(value)) {
+    if (value.length > 1) throw badValue(`${name} takes one value, not a list`);
+    return normalizeSingle(definition, value[0], name, depth + 1);
+  }
+  return normalizeSingle(definition, value, name, depth + 1);
+}
+
+function normalizeSingle(
+  definition: AttributeDefinition,
+  value: unknown,
+  name: string,
+  depth: number,
+): unknown {
+  if (value === null || value === undefined) return undefined;
+  switch (definition.type) {
+    case "boolean": {
+      const boolean = booleanOf(value);
+      if (boolean === undefined) throw badValue(`${name} must be a boolean`);
+      return boolean;
+    }
+    case "integer":
+    case "decimal":
+      if (typeof value === "number") return value;
+      if (typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value))) {
+        return Number(value);
+      }
+      throw badValue(`${name} must be a number`);
+    case "complex": {
+      // A multi-valued attribute given bare strings (`"emails": ["a@b"]`), or a manager given
+      // its id alone: the string is the `value` sub-attribute.
+      if (typeof value === "string" && attributeOf(definition.subAttributes, "value")) {
+        return { value };
+      }
+      if (typeof value !== "object" || Array.isArray(value)) {
+        throw badValue(`${name} must be an object`);
+      }
+      const result = plainObject();
+      for (const [key, item] of Object.entries(value)) {
+        if (isPrototypeKey(key)) continue;
+        const sub = attributeOf(definition.subAttributes, key);
+        if (sub?.mutability === "readOnly" && definition.name !== "meta") continue;
+        const normalized = normalizeValue(sub, item, `${name}.${key}`, depth + 1);
+        if (normalized !== undefined) setOwn(result, sub?.name ?? key, normalized);
+      }
+      return Object.keys(result).length === 0 ? undefined : result;
+    }
+    default:
+      if (typeof value === "string") return value;
+      if (typeof value === "number" || typeof value === "boolean") return JSON.stringify(value);
+      throw badValue(`${name} must be a string`);
+  }
+}
+
+/** Keeps `primary: true` on one value at most (RFC 7643 §2.4): the last one given wins. */
+export function onePrimary(values: unknown[]): unknown[] {
+  let primary = -1;
+  values.forEach((value, index) => {
+    if ((value as JsonObject | undefined)?.primary === true) primary = index;
+  });
+  if (primary === -1) return values;
+  return values.map((value, index) => {
+    if (index === primary || (value as JsonObject).primary !== true) return value;
+    const copy = { ...(value as JsonObject) };
+    delete copy.primary;
+    return copy;
+  });
+}
+
+/** A JSON value with no prototype key at any depth, for attributes outside the schemas. */
+function sanitized(value: unknown, name: string, depth: number): unknown {
+  if (depth > maxDepth) throw badValue(`The value of ${name} is nested too deep`);
+  if (Array.isArray(value)) return value.map((item) => sanitized(item, name, depth + 1));
+  if (typeof value !== "object" || value === null) return value;
+  const result = plainObject();
+  for (const [key, item] of Object.entries(value)) {
+    if (!isPrototypeKey(key)) setOwn(result, key, sanitized(item, name, depth + 1));
+  }
+  return result;
+}
+
+/**
+ * The resource a POST or PUT body describes: known attributes in their schema's case, the
+ * enterprise extension under its URN, other extensions kept as sent, and `id`, `meta`, `groups`,
+ * `schemas` and `password` left out (read-only, computed, or never stored).
+ *
+ * @throws ScimError 400 `invalidSyntax` for a body that is not an object, `invalidValue` for a
+ * value of the wrong type.
+ */
+export function normalizeResource(body: unknown): JsonObject {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw badSyntax("The body must be a JSON object: a SCIM User");
+  }
+  const resource = plainObject();
+  for (const [key, value] of Object.entries(body)) {
+    if (isPrototypeKey(key)) continue;
+    const urn = schemaOf(key);
+    if (urn === enterpriseSchema) {
+      const extension = normalizeExtension(value, enterpriseAttributes, key);
+      if (extension !== undefined) setOwn(resource, enterpriseSchema, extension);
+      continue;
+    }
+    if (urn === userSchema) {
+      // The core schema's attributes given under its URN: taken as top-level ones.
+      const inner = normalizeExtension(value, userAttributes, key);
+      for (const [name, item] of Object.entries(inner ?? {})) setOwn(resource, name, item);
+      continue;
+    }
+    if (key.includes(":")) {
+      const extension = normalizeValue(undefined, value, key);
+      if (extension !== undefined) setOwn(resource, key, extension);
+      continue;
+    }
+    const definition = attributeOf(userAttributes, key);
+    if (definition !== undefined && skippedOnWrite(definition)) continue;
+    if (key.toLowerCase() === "schemas") continue;
+    const normalized = normalizeValue(definition, value, key);
+    if (normalized !== undefined) setOwn(resource, definition?.name ?? key, normalized);
+  }
+  return resource;
+}
+
+function normalizeExtension(
+  value: unknown,
+  attributes: readonly AttributeDefinition[],
+  name: string,
+): JsonObject | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (typeof value !== "object" || Array.isArray(value)) {
+    throw badValue(`${name} must be an object`);
+  }
+  const result = plainObject();
+  for (const [key, item] of Object.entries(value)) {
+    if (isPrototypeKey(key)) continue;
+    const definition = attributeOf(attributes, key);
+    if (definition !== undefined && skippedOnWrite(definition)) continue;
+    const normalized = normalizeValue(definition, item, `${name}:${key}`);
+    if (normalized !== undefined) setOwn(result, definition?.name ?? key, normalized);
+  }
+  return Object.keys(result).length === 0 ? undefined : result;
+}
+
+/** Read-only attributes (id, meta, groups) and the write-only password are not stored. */
+export function skippedOnWrite(definition: AttributeDefinition): boolean {
+  return definition.mutability === "readOnly" || definition.mutability === "writeOnly";
+}
+
+/** A deep copy of a resource (JSON values only). */
+export function copyResource(resource: JsonObject): JsonObject {
+  return structuredClone(resource);
+}
+
+export { ownKey };

@@ -1,0 +1,323 @@
+import { describe, expect, it, vi } from "vitest";
+import { MemoryUserStore } from "../../src/provisioning/index.ts";
+import { createScimHandler } from "../../src/scim/index.ts";
+import { enterprise, entraUser, errorSchema, patchOp, scim, setup, token } from "./helpers.ts";
+
+describe("construction", () => {
+  it("refuses to build an open server", () => {
+    const store = new MemoryUserStore();
+    expect(() => createScimHandler({ store } as never)).toThrow(/token.*authenticate/);
+    expect(() => createScimHandler({ store, token: "" })).toThrow(TypeError);
+    expect(() => createScimHandler({ store, token: "t", authenticate: () => true })).toThrow(
+      /not both/,
+    );
+  });
+});
+
+describe("authentication", () => {
+  it("answers 401 in the SCIM error form without the right bearer token", async () => {
+    const { handler } = setup();
+    for (const authorization of ["non-token", "Bearer wrong", `Basic ${token}`, ""]) {
+      const answer = await scim(handler, "GET", "/scim/v2/Users", undefined, { authorization });
+      expect(answer.status).toBe(401);
+      expect(answer.body).toMatchObject({ schemas: [errorSchema], status: "401" });
+      expect(answer.body.detail).toEqual(expect.any(String));
+      expect(answer.headers.get("www-authenticate")).toMatch(/^Bearer/);
+    }
+    const ok = await scim(handler, "GET", "/scim/v2/Users", undefined, {
+      authorization: `bearer ${token}`,
+    });
+    expect(ok.status).toBe(200);
+  });
+
+  it("takes an authenticate function instead", async () => {
+    const authenticate = vi.fn((request) => request.headers["x-tenant"] === "a");
+    const handler = createScimHandler({ store: new MemoryUserStore(), authenticate });
+    expect(
+      (await scim(handler, "GET", "/scim/v2/Users", undefined, { "x-tenant": "a" })).status,
+    ).toBe(200);
+    expect(
+      (await scim(handler, "GET", "/scim/v2/Users", undefined, { "x-tenant": "b" })).status,
+    ).toBe(401);
+  });
+});
+
+describe("Users", () => {
+  it("creates with 201 and Location, reads back, keeps externalId and answers scim+json", async () => {
+    const { handler, store } = setup();
+    const created = await scim(
+      handler,
+      "POST",
+      "/scim/v2/Users",
+      entraUser("ryan@contoso.com", "Ext-ID-1"),
+    );
+    expect(created.status).toBe(201);
+    expect(created.headers.get("content-type")).toMatch(/^application\/scim\+json/);
+    const id = created.body.id;
+    expect(created.headers.get("location")).toBe(`/scim/v2/Users/${id}`);
+    expect(created.body).toMatchObject({
+      id,
+      userName: "ryan@contoso.com",
+      externalId: "Ext-ID-1",
+      active: true,
+      meta: { resourceType: "User", location: `/scim/v2/Users/${id}` },
+    });
+    expect(created.body.meta.version).toMatch(/^W\/"/);
+    expect(created.headers.get("etag")).toBe(created.body.meta.version);
+    const stored = await store.get(id);
+    expect(stored).toMatchObject({
+      uuid: id,
+      username: "ryan@contoso.com",
+      firstName: "Ryan",
+      lastName: "Leenay",
+      fullName: "Ryan Leenay",
+      email: "ryan@contoso.com@example.com",
+    });
+    const read = await scim(handler, "GET", `/scim/v2/Users/${id}`);
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual(created.body);
+  });
+
+  it("answers 409 uniqueness for a taken userName, in any case", async () => {
+    const { handler } = setup();
+    expect((await scim(handler, "POST", "/scim/v2/Users", entraUser("alice"))).status).toBe(201);
+    const again = await scim(handler, "POST", "/scim/v2/Users", entraUser("ALICE", "other"));
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({
+      schemas: [errorSchema],
+      status: "409",
+      scimType: "uniqueness",
+    });
+  });
+
+  it("answers 409 uniqueness for a unique field the store refuses", async () => {
+    const { handler } = setup({}, { unique: ["email"] });
+    expect((await scim(handler, "POST", "/scim/v2/Users", entraUser("a"))).status).toBe(201);
+    const taken = { ...entraUser("b"), emails: [{ value: "A@example.com", primary: true }] };
+    const answer = await scim(handler, "POST", "/scim/v2/Users", taken);
+    expect(answer.status).toBe(409);
+    expect(answer.body.scimType).toBe("uniqueness");
+  });
+
+  it("filters by userName (without case), externalId (exactly), id and work email, with and", async () => {
+    const { handler } = setup();
+    const alice = (await scim(handler, "POST", "/scim/v2/Users", entraUser("alice", "X1"))).body;
+    await scim(handler, "POST", "/scim/v2/Users", entraUser("bob", "X2"));
+    const find = async (filter: string) => {
+      const answer = await scim(
+        handler,
+        "GET",
+        `/scim/v2/Users?filter=${encodeURIComponent(filter)}`,
+      );
+      expect(answer.status).toBe(200);
+      return answer.body.Resources?.map((user: { userName: string }) => user.userName) ?? [];
+    };
+    expect(await find('userName eq "ALICE"')).toEqual(["alice"]);
+    expect(await find('externalId eq "X1"')).toEqual(["alice"]);
+    expect(await find('externalId eq "x1"')).toEqual([]);
+    expect(await find(`id eq "${alice.id}"`)).toEqual(["alice"]);
+    expect(await find('emails[type eq "work"].value eq "bob@example.com"')).toEqual(["bob"]);
+    expect(await find('userName eq "alice" and externalId eq "X2"')).toEqual([]);
+    expect(await find('userName eq "alice" or externalId eq "X2"')).toEqual(["alice", "bob"]);
+    const empty = await scim(
+      handler,
+      "GET",
+      `/scim/v2/Users?filter=${encodeURIComponent('userName eq "00000000-0000"')}`,
+    );
+    expect(empty.body).toEqual({
+      schemas: ["urn:ietf:params:scim:api:messages:2.0:ListResponse"],
+      totalResults: 0,
+      startIndex: 1,
+      itemsPerPage: 0,
+      Resources: [],
+    });
+  });
+
+  it("answers 400 invalidFilter for a bad filter", async () => {
+    const { handler } = setup();
+    for (const filter of ["userName eq", 'userName xx "a"', '(userName eq "a"', "x".repeat(5000)]) {
+      const answer = await scim(
+        handler,
+        "GET",
+        `/scim/v2/Users?filter=${encodeURIComponent(filter)}`,
+      );
+      expect(answer.status).toBe(400);
+      expect(answer.body).toMatchObject({ status: "400", scimType: "invalidFilter" });
+    }
+  });
+
+  it("pages with startIndex and count, in a stable order, numbers as numbers", async () => {
+    const { handler } = setup();
+    for (const name of ["a", "b", "c", "d", "e"])
+      await scim(handler, "POST", "/scim/v2/Users", entraUser(name));
+    const page = await scim(handler, "GET", "/scim/v2/Users?startIndex=2&count=2");
+    expect(page.body).toMatchObject({ totalResults: 5, startIndex: 2, itemsPerPage: 2 });
+    expect(page.body.Resources.map((user: { userName: string }) => user.userName)).toEqual([
+      "b",
+      "c",
+    ]);
+    const none = await scim(handler, "GET", "/scim/v2/Users?count=0");
+    expect(none.body).toMatchObject({ totalResults: 5, itemsPerPage: 0 });
+    const below = await scim(handler, "GET", "/scim/v2/Users?startIndex=0&count=-3");
+    expect(below.body).toMatchObject({ startIndex: 1, itemsPerPage: 0 });
+    const capped = setup({ maxResults: 2 });
+    for (const name of ["a", "b", "c"])
+      await scim(capped.handler, "POST", "/scim/v2/Users", entraUser(name));
+    expect((await scim(capped.handler, "GET", "/scim/v2/Users?count=100")).body.itemsPerPage).toBe(
+      2,
+    );
+  });
+
+  it("returns only the attributes asked, never fewer than id", async () => {
+    const { handler } = setup();
+    await scim(handler, "POST", "/scim/v2/Users", entraUser("alice"));
+    const some = await scim(handler, "GET", "/scim/v2/Users?attributes=userName,name.givenName");
+    expect(Object.keys(some.body.Resources[0]).sort()).toEqual([
+      "id",
+      "name",
+      "schemas",
+      "userName",
+    ]);
+    expect(some.body.Resources[0].name).toEqual({ givenName: "Ryan" });
+    const less = await scim(handler, "GET", "/scim/v2/Users?excludedAttributes=emails,id,name");
+    expect(less.body.Resources[0].id).toEqual(expect.any(String));
+    expect(less.body.Resources[0].emails).toBeUndefined();
+    expect(less.body.Resources[0].name).toBeUndefined();
+  });
+
+  it("answers 404 for an unknown id, in the SCIM error form", async () => {
+    const { handler } = setup();
+    const answer = await scim(handler, "GET", "/scim/v2/Users/00919288221112222");
+    expect(answer.status).toBe(404);
+    expect(answer.body).toMatchObject({
+      schemas: [errorSchema],
+      status: "404",
+      detail: expect.any(String),
+    });
+  });
+});
+
+describe("PATCH", () => {
+  async function created(options: Parameters<typeof setup>[1] = {}) {
+    const context = setup({}, options);
+    const user = (await scim(context.handler, "POST", "/scim/v2/Users", entraUser("ryan"))).body;
+    const patch = (...Operations: unknown[]) =>
+      scim(context.handler, "PATCH", `/scim/v2/Users/${user.id}`, {
+        schemas: [patchOp],
+        Operations,
+      });
+    return { ...context, user, patch };
+  }
+
+  it("reads Entra's capitalised ops, value paths and string booleans", async () => {
+    const { patch, store, user } = await created();
+    const answer = await patch(
+      { op: "Replace", path: 'emails[type eq "work"].value', value: "new@example.com" },
+      { op: "Replace", path: "name.familyName", value: "Smith" },
+      { op: "Add", path: `${enterprise}:manager`, value: [{ $ref: null, value: "boss-id" }] },
+      { op: "Replace", path: "active", value: "False" },
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({
+      active: false,
+      name: { familyName: "Smith", givenName: "Ryan" },
+      emails: [{ value: "new@example.com", type: "work", primary: true }],
+      [enterprise]: { manager: { value: "boss-id" } },
+    });
+    expect(answer.body.schemas).toContain(enterprise);
+    expect(await store.get(user.id)).toMatchObject({ email: "new@example.com", lastName: "Smith" });
+  });
+
+  it("reads a replace without path whose keys are paths (Entra's aadOptscim062020)", async () => {
+    const { patch } = await created();
+    const answer = await patch({
+      op: "replace",
+      value: { "name.givenName": "Ry", [`${enterprise}:employeeNumber`]: "42", active: false },
+    });
+    expect(answer.body).toMatchObject({
+      name: { givenName: "Ry" },
+      active: false,
+      [enterprise]: { employeeNumber: "42" },
+    });
+  });
+
+  it("keeps a deactivated user readable and inactive through a later PATCH; reactivates on active true", async () => {
+    const { patch, handler, user } = await created();
+    await patch({ op: "replace", value: { active: false } });
+    await patch({ op: "replace", path: "displayName", value: "Ryan L." });
+    const read = await scim(handler, "GET", `/scim/v2/Users/${user.id}`);
+    expect(read.body).toMatchObject({
+      active: false,
+      displayName: "Ryan L.",
+      externalId: user.externalId,
+    });
+    expect(
+      (await scim(handler, "GET", "/scim/v2/Users?filter=userName%20eq%20%22ryan%22")).body
+        .totalResults,
+    ).toBe(1);
+    await patch({ op: "replace", path: "active", value: true });
+    expect((await scim(handler, "GET", `/scim/v2/Users/${user.id}`)).body.active).toBe(true);
+  });
+
+  it("applies operations atomically: one failing leaves the user unchanged", async () => {
+    const { patch, handler, user } = await created();
+    const answer = await patch(
+      { op: "replace", path: "displayName", value: "Changed" },
+      { op: "replace", path: "nonsense", value: 1 },
+    );
+    expect(answer.status).toBe(400);
+    expect(answer.body.scimType).toBe("invalidPath");
+    expect((await scim(handler, "GET", `/scim/v2/Users/${user.id}`)).body).toEqual(user);
+  });
+
+  it("honours no prototype key", async () => {
+    const { patch, handler, user } = await created();
+    for (const path of [
+      "__proto__",
+      "constructor",
+      "name.__proto__",
+      'emails[type eq "work"].__proto__',
+    ]) {
+      const answer = await patch({ op: "add", path, value: { polluted: true } });
+      expect(answer.status).toBe(400);
+    }
+    await patch({ op: "add", value: JSON.parse('{"__proto__":{"polluted":true},"title":"x"}') });
+    expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
+    const read = (await scim(handler, "GET", `/scim/v2/Users/${user.id}`)).body;
+    expect(read.title).toBe("x");
+    expect(Object.hasOwn(read, "__proto__")).toBe(false);
+  });
+
+  it("answers 400 noTarget for remove without path, invalidSyntax for a bad op", async () => {
+    const { patch } = await created();
+    expect((await patch({ op: "remove" })).body.scimType).toBe("noTarget");
+    expect((await patch({ op: "move", path: "title" })).body.scimType).toBe("invalidSyntax");
+  });
+});
+
+describe("DELETE", () => {
+  it("answers 204, then 404 for the id, also where the store keeps the row", async () => {
+    for (const onDelete of ["delete", "deactivate"] as const) {
+      const { handler, store } = setup({}, { onDelete });
+      const user = (await scim(handler, "POST", "/scim/v2/Users", entraUser("gone"))).body;
+      expect((await scim(handler, "DELETE", `/scim/v2/Users/${user.id}`)).status).toBe(204);
+      expect((await scim(handler, "GET", `/scim/v2/Users/${user.id}`)).status).toBe(404);
+      expect((await scim(handler, "DELETE", `/scim/v2/Users/${user.id}`)).status).toBe(404);
+      expect((await scim(handler, "GET", "/scim/v2/Users")).body.totalResults).toBe(0);
+      expect((await store.get(user.id)) === undefined).toBe(onDelete === "delete");
+    }
+  });
+});
+
+describe("a failing store", () => {
+  it("answers 503, never 404 or 400", async () => {
+    const store = new MemoryUserStore();
+    const onError = vi.fn();
+    const handler = createScimHandler({ store, token, onError });
+    store.get = () => Promise.reject(new Error("connection refused"));
+    store.list = () => Promise.reject(new Error("connection refused"));
+    expect((await scim(handler, "GET", "/scim/v2/Users/x")).status).toBe(503);
+    expect((await scim(handler, "GET", "/scim/v2/Users")).status).toBe(503);
+    expect(onError).toHaveBeenCalledTimes(2);
+  });
+});
