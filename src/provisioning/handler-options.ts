@@ -165,3 +165,10 @@ export interface ProvisioningHandler {
    */
   retryQuarantined(): Promise<QuarantineRetry>;
 }
+
+/**
+ * What the Node, Fastify and Koa adapters drive: the plain-data core, the route check and the
+ * limits. A {@link ProvisioningHandler} has it, and so does the SCIM handler
+ * (`platform-integration/scim`), which the same adapters serve.
+ */
+export type ServedHandler = Pick<ProvisioningHandler, "handle" | "owns" | "basePath" | "bodyLimit">;

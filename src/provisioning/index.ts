@@ -27,7 +27,12 @@ export {
   userFieldNames,
 } from "../users/user-record.ts";
 export { userRecordSchema } from "../users/user-record-schema.ts";
-export type { UserReadOptions, UserStore, UserStoreReads } from "../users/user-store.ts";
+export type {
+  UserLookup,
+  UserReadOptions,
+  UserStore,
+  UserStoreReads,
+} from "../users/user-store.ts";
 export { type Authorize, allowAddresses, sharedSecret } from "./authorize.ts";
 export {
   ProvisioningError,
@@ -36,7 +41,11 @@ export {
   type ProvisioningErrorStatus,
 } from "./errors.ts";
 export { createProvisioningHandler } from "./handler.ts";
-export type { ProvisioningHandler, ProvisioningHandlerOptions } from "./handler-options.ts";
+export type {
+  ProvisioningHandler,
+  ProvisioningHandlerOptions,
+  ServedHandler,
+} from "./handler-options.ts";
 export type { ProvisioningTelemetryOptions } from "./observe.ts";
 export type { CountedOperation, ProvisioningStats } from "./stats.ts";
 export type {
