@@ -6,7 +6,7 @@
 // Hostile input is bounded: a filter or path longer than `maxFilterLength` characters or nested
 // deeper than `maxFilterDepth` is refused with 400 `invalidFilter` (`invalidPath` for a path)
 // before any recursion could exhaust the stack.
-import { asciiLowerCase } from "../provisioning/store-rules.ts";
+import { asciiLowerCase } from "../users/store-rules.ts";
 import { badFilter, badPath, type ScimError } from "./errors.ts";
 import {
   type AttributeDefinition,

@@ -1,6 +1,6 @@
 import type { Logger } from "../internal/logger.ts";
 import type { ProvisioningRequest, ProvisioningResponse } from "../provisioning/types.ts";
-import type { UserStore, UserStoreReads } from "../provisioning/user-store.ts";
+import type { UserStore, UserStoreReads } from "../users/user-store.ts";
 import type { ScimAuthenticate } from "./auth.ts";
 
 /**

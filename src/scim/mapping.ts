@@ -10,7 +10,7 @@
 // otherwise it is a deleted user whose row the store keeps (`onDelete: "deactivate"`), which SCIM
 // answers 404 for.
 import type { JsonValue } from "type-fest";
-import type { UserRecord } from "../provisioning/user-record.ts";
+import type { UserRecord } from "../users/user-record.ts";
 import { type JsonObject, ownValue } from "./filter.ts";
 import { copyResource, plainObject, setOwn } from "./resource.ts";
 

@@ -2,10 +2,10 @@
 // writes it back whole with `store.replace`. Writes to one user take turns in this process (a
 // keyed lock), so a PATCH reads what the previous one wrote; across replicas, what holds is the
 // store's atomic write and unique indexes (see docs/scim.md, "Replicas").
-import { KeyedLock } from "../provisioning/keyed-lock.ts";
-import { asciiLowerCase } from "../provisioning/store-rules.ts";
-import { isUserConflict } from "../provisioning/user-conflict-error.ts";
-import type { UserRecord } from "../provisioning/user-record.ts";
+import { KeyedLock } from "../users/keyed-lock.ts";
+import { asciiLowerCase } from "../users/store-rules.ts";
+import { isUserConflict } from "../users/user-conflict-error.ts";
+import type { UserRecord } from "../users/user-record.ts";
 import { badValue, mutability, ScimError } from "./errors.ts";
 import { type Filter, type JsonObject, matches, parseFilter } from "./filter.ts";
 import type { ScimUserStore } from "./handler-options.ts";
