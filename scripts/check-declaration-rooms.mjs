@@ -16,6 +16,7 @@ const rules = [
     forbiddenEntries: ["testing", "msw"],
     forbiddenWords: /\bfaults?\b|injectFault|withFaults/i,
   },
+  { entry: "scim", forbiddenEntries: ["testing", "msw"], forbiddenWords: /\binjectFault|withFaults\b/ },
 ];
 
 /** Every declaration file `file` reaches through relative imports, itself included. */

@@ -39,6 +39,16 @@ const violations: { rule: string; from: string; to: string }[] = [
     to: "src/adapters/server.ts",
   },
   {
+    rule: "users-imports-no-protocol",
+    from: "src/users/imports-provisioning.ts",
+    to: "src/provisioning/core.ts",
+  },
+  {
+    rule: "store-contract-only-for-the-testing-kit",
+    from: "src/provisioning/imports-contract.ts",
+    to: "src/users/contract/suite.ts",
+  },
+  {
     rule: "internal-imports-no-feature",
     from: "src/internal/imports-feature.ts",
     to: "src/provisioning/core.ts",

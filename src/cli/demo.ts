@@ -9,7 +9,6 @@ import { toNodeHandler } from "../adapters/node/index.ts";
 import { createAuditClient, defineAuditActions } from "../clients/audit/index.ts";
 import { createVersionClient } from "../clients/version/index.ts";
 import { createProvisioningHandler } from "../provisioning/handler.ts";
-import type { UserStore } from "../provisioning/user-store.ts";
 import { createFakeIntegrationApi } from "../testing/fake-integration-api.ts";
 import {
   createPlatformSimulator,
@@ -19,6 +18,7 @@ import {
   type SimulatorSyncReport,
 } from "../testing/platform-simulator.ts";
 import { createUserGenerator } from "../testing/user-generator.ts";
+import type { UserStore } from "../users/user-store.ts";
 import type { CommandIo } from "./command.ts";
 import { createProgress } from "./progress.ts";
 import { serveFetch } from "./serve-fetch.ts";

@@ -1,6 +1,6 @@
 import type { Client } from "ldapts";
-import type { UserRecord } from "../provisioning/user-record.ts";
 import type { ChangeFeed, DirectoryChanges, SkippedEntry } from "../sync/source.ts";
+import type { UserRecord } from "../users/user-record.ts";
 import {
   hookClient,
   refreshRequired,

@@ -1,4 +1,4 @@
-import type { UserRecord } from "../provisioning/user-record.ts";
+import type { UserRecord } from "../users/user-record.ts";
 import { objectGuidToString, objectSidToString } from "./object-guid.ts";
 
 /**

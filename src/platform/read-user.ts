@@ -1,6 +1,6 @@
 import { readFailureCause } from "../internal/failure-cause.ts";
 import { redactUrl } from "../internal/url.ts";
-import type { UserRecord } from "../provisioning/user-record.ts";
+import type { UserRecord } from "../users/user-record.ts";
 import { fromWireUser } from "./wire-user.ts";
 
 /**

@@ -1,9 +1,5 @@
-import {
-  type UserFieldName,
-  type UserRecord,
-  userFieldNames,
-} from "../provisioning/user-record.ts";
 import { wireFieldNames } from "../provisioning/wire.ts";
+import { type UserFieldName, type UserRecord, userFieldNames } from "../users/user-record.ts";
 import { isGone, type UserReader } from "./read-user.ts";
 
 /**

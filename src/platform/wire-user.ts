@@ -1,7 +1,7 @@
 import type { JsonValue } from "type-fest";
-import { mergeUser } from "../provisioning/merge-user.ts";
-import { type UserRecord, userFieldNames } from "../provisioning/user-record.ts";
 import { toPatches, wireFieldNames } from "../provisioning/wire.ts";
+import { mergeUser } from "../users/merge-user.ts";
+import { type UserRecord, userFieldNames } from "../users/user-record.ts";
 
 /**
  * A user read back in the wire's snake_case names, by the Provisioning API's own lenient rule

@@ -2,11 +2,11 @@
 // and the patches it carries.
 
 import type { Logger } from "../internal/logger.ts";
+import type { UserPatch } from "../users/user-record.ts";
 import { errorResponse, ProvisioningError } from "./errors.ts";
 import type { ProvisioningHandlerOptions } from "./handler-options.ts";
 import { payloadTooLarge, withinBodyLimit } from "./http/body-limit.ts";
 import { bodyReadInFront, type ProvisioningRequest, type ProvisioningResponse } from "./types.ts";
-import type { UserPatch } from "./user-record.ts";
 import {
   parseKeepingNumbers,
   reparseKeepingNumbers,

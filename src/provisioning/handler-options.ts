@@ -1,7 +1,9 @@
 import type { Logger } from "../internal/logger.ts";
+import type { QuarantinedUser, QuarantineEvent, QuarantineRetry } from "../users/quarantine.ts";
+import type { UserPatch } from "../users/user-record.ts";
+import type { UserStore } from "../users/user-store.ts";
 import type { Authorize } from "./authorize.ts";
 import type { ProvisioningTelemetryOptions } from "./observe.ts";
-import type { QuarantinedUser, QuarantineEvent, QuarantineRetry } from "./quarantine.ts";
 import type { ProvisioningStats } from "./stats.ts";
 import type {
   ProvisioningChange,
@@ -9,8 +11,6 @@ import type {
   ProvisioningRequest,
   ProvisioningResponse,
 } from "./types.ts";
-import type { UserPatch } from "./user-record.ts";
-import type { UserStore } from "./user-store.ts";
 
 /** Options of {@link createProvisioningHandler}. Only `store` is required. */
 export interface ProvisioningHandlerOptions {
@@ -165,3 +165,10 @@ export interface ProvisioningHandler {
    */
   retryQuarantined(): Promise<QuarantineRetry>;
 }
+
+/**
+ * What the Node, Fastify and Koa adapters drive: the plain-data core, the route check and the
+ * limits. A {@link ProvisioningHandler} has it, and so does the SCIM handler
+ * (`platform-integration/scim`), which the same adapters serve.
+ */
+export type ServedHandler = Pick<ProvisioningHandler, "handle" | "owns" | "basePath" | "bodyLimit">;

@@ -1,4 +1,38 @@
 export type { LogFields, Logger } from "../internal/logger.ts";
+export { MemoryUserStore, type MemoryUserStoreOptions } from "../users/memory-user-store.ts";
+export type {
+  QuarantinedUser,
+  QuarantineEvent,
+  QuarantineRetry,
+  QuarantineStats,
+} from "../users/quarantine.ts";
+export type {
+  AwaitedValue,
+  PendingUser,
+  QuarantineMethods,
+  QuarantineStep,
+} from "../users/quarantine-store.ts";
+export {
+  type OnDelete,
+  type StoreRulesOptions,
+  type UniqueField,
+  uniqueFieldNames,
+} from "../users/store-rules.ts";
+export { UserConflictError } from "../users/user-conflict-error.ts";
+export {
+  type UpsertResult,
+  type UserFieldName,
+  type UserPatch,
+  type UserRecord,
+  userFieldNames,
+} from "../users/user-record.ts";
+export { userRecordSchema } from "../users/user-record-schema.ts";
+export type {
+  UserLookup,
+  UserReadOptions,
+  UserStore,
+  UserStoreReads,
+} from "../users/user-store.ts";
 export { type Authorize, allowAddresses, sharedSecret } from "./authorize.ts";
 export {
   ProvisioningError,
@@ -7,28 +41,13 @@ export {
   type ProvisioningErrorStatus,
 } from "./errors.ts";
 export { createProvisioningHandler } from "./handler.ts";
-export type { ProvisioningHandler, ProvisioningHandlerOptions } from "./handler-options.ts";
-export { MemoryUserStore, type MemoryUserStoreOptions } from "./memory-user-store.ts";
+export type {
+  ProvisioningHandler,
+  ProvisioningHandlerOptions,
+  ServedHandler,
+} from "./handler-options.ts";
 export type { ProvisioningTelemetryOptions } from "./observe.ts";
-export type {
-  QuarantinedUser,
-  QuarantineEvent,
-  QuarantineRetry,
-  QuarantineStats,
-} from "./quarantine.ts";
-export type {
-  AwaitedValue,
-  PendingUser,
-  QuarantineMethods,
-  QuarantineStep,
-} from "./quarantine-store.ts";
 export type { CountedOperation, ProvisioningStats } from "./stats.ts";
-export {
-  type OnDelete,
-  type StoreRulesOptions,
-  type UniqueField,
-  uniqueFieldNames,
-} from "./store-rules.ts";
 export type {
   GuardedRequest,
   HeaderRecord,
@@ -39,13 +58,3 @@ export type {
   ProvisioningResponse,
   RequestHeaders,
 } from "./types.ts";
-export { UserConflictError } from "./user-conflict-error.ts";
-export {
-  type UpsertResult,
-  type UserFieldName,
-  type UserPatch,
-  type UserRecord,
-  userFieldNames,
-} from "./user-record.ts";
-export { userRecordSchema } from "./user-record-schema.ts";
-export type { UserReadOptions, UserStore, UserStoreReads } from "./user-store.ts";

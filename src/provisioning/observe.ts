@@ -10,10 +10,10 @@ import {
   scopeOf,
   withSpan,
 } from "../internal/telemetry.ts";
+import type { UserStore } from "../users/user-store.ts";
 import type { Route } from "./routes.ts";
 import { type CountedOperation, createStatsCounter, type ProvisioningStats } from "./stats.ts";
 import type { ProvisioningRequest, ProvisioningResponse } from "./types.ts";
-import type { UserStore } from "./user-store.ts";
 
 /** The handler's `telemetry` option. */
 export interface ProvisioningTelemetryOptions {

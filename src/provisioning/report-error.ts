@@ -2,9 +2,9 @@
 // request's secrets (the user's password, credential headers) cut out of the error's text, since a
 // store's or a hook's error may quote what it was given.
 import type { Logger } from "../internal/logger.ts";
+import type { UserPatch } from "../users/user-record.ts";
 import { headerOf } from "./headers.ts";
 import type { HeaderRecord, ProvisioningErrorContext, RequestHeaders } from "./types.ts";
-import type { UserPatch } from "./user-record.ts";
 
 /** What a failing request carried that must never reach a log. */
 export interface Sensitive {

@@ -1,6 +1,6 @@
 // Health figures of one handler: what `handler.stats()` returns, counted on every answer. Plain
 // counters, so that a /healthz route reads them without OpenTelemetry.
-import type { QuarantineStats } from "./quarantine.ts";
+import type { QuarantineStats } from "../users/quarantine.ts";
 import type { ProvisioningResponse } from "./types.ts";
 
 /** What a request was, for the counters: an operation, or `other` for an unknown route. */

@@ -2,7 +2,7 @@
 // the operations, the adapters): every other module of the folder imports it, and it imports
 // nothing of the folder but the user record, so no import cycle can form through it.
 import type { Logger } from "../internal/logger.ts";
-import type { UserRecord } from "./user-record.ts";
+import type { UserRecord } from "../users/user-record.ts";
 
 /** Header values by lowercase name, as in Node's `req.headers` or a Web Request's headers. */
 export type HeaderRecord = Readonly<Record<string, string | readonly string[] | undefined>>;

@@ -1,7 +1,7 @@
 // Users whose creation is stored but whose `onChange({ type: "created" })` failed: the platform
 // sends the message again, and by then the store reports the user as existing. Until the hook
 // accepts the creation, every later write of that uuid reports it as `created`.
-import type { UserRecord } from "./user-record.ts";
+import type { UserRecord } from "../users/user-record.ts";
 
 /**
  * The creations `onChange` has not yet accepted, by uuid, in the handler's memory: a restart, or a

@@ -1,11 +1,11 @@
 import type { JsonValue } from "type-fest";
-import { ProvisioningError } from "./errors.ts";
 import {
   type UserFieldName,
   type UserPatch,
   userFieldNames,
   userWireNames,
-} from "./user-record.ts";
+} from "../users/user-record.ts";
+import { ProvisioningError } from "./errors.ts";
 
 /** How deep a value of an unknown or wrong-typed field may nest before the record is refused. */
 export const maxDepth = 64;

@@ -6,6 +6,7 @@
 // Hostile input is bounded: a filter or path longer than `maxFilterLength` characters or nested
 // deeper than `maxFilterDepth` is refused with 400 `invalidFilter` (`invalidPath` for a path)
 // before any recursion could exhaust the stack.
+import { asciiLowerCase } from "../users/store-rules.ts";
 import { badFilter, badPath, type ScimError } from "./errors.ts";
 import {
   type AttributeDefinition,
@@ -463,8 +464,8 @@ function compare(
   }
   if (typeof actual !== "string") return false;
   const exact = definition?.caseExact === true;
-  const left = exact ? actual : actual.toLowerCase();
-  const right = exact ? expected : expected.toLowerCase();
+  const left = exact ? actual : asciiLowerCase(actual);
+  const right = exact ? expected : asciiLowerCase(expected);
   switch (op) {
     case "co":
       return left.includes(right);

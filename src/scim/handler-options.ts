@@ -1,10 +1,15 @@
 import type { Logger } from "../internal/logger.ts";
 import type { ProvisioningRequest, ProvisioningResponse } from "../provisioning/types.ts";
-import type { UserStore, UserStoreReads } from "../provisioning/user-store.ts";
+import type { UserStore, UserStoreReads } from "../users/user-store.ts";
 import type { ScimAuthenticate } from "./auth.ts";
 
-/** What a SCIM server needs of a store: the writes every `UserStore` has, and the reads. */
-export type ScimUserStore = UserStore & UserStoreReads;
+/**
+ * What a SCIM server needs of a store: the writes of every `UserStore` and `replace` (SCIM writes
+ * whole records, and its `active: false` deactivates without deleting), and the reads;
+ * `findUsers`, when the store has it, finds users by userName and externalId without reading
+ * every user. The bundled stores (Memory, SQLite, PostgreSQL) have all of it.
+ */
+export type ScimUserStore = UserStore & Required<Pick<UserStore, "replace">> & UserStoreReads;
 
 /** What `onError` learns besides the error. */
 export interface ScimErrorContext {

@@ -33,8 +33,9 @@ const tooLarge = new ScimError(413, "The body exceeds the size limit of this SCI
  * `status` as a string. A user's `id` is the store's uuid, assigned on create. See docs/scim.md
  * for the mapping to the user record and what Entra ID and Okta send.
  *
- * @throws TypeError without `token` or `authenticate` (there is no open default), with both, or
- * for a bad `basePath`, `baseUrl`, `bodyLimit` or `maxResults`.
+ * @throws TypeError without `token` or `authenticate` (there is no open default), with both, for
+ * a store without `replace` and the reads, or for a bad `basePath`, `baseUrl`, `bodyLimit` or
+ * `maxResults`.
  *
  * @example
  * ```ts
@@ -47,6 +48,11 @@ const tooLarge = new ScimError(413, "The body exceeds the size limit of this SCI
  */
 export function createScimHandler(options: ScimHandlerOptions): ScimHandler {
   const authenticate = authenticationOf(options);
+  if (typeof options.store?.replace !== "function" || typeof options.store.get !== "function") {
+    throw new TypeError(
+      "createScimHandler: the store needs replace() and the reads (get, list), as the bundled stores have: see UserStore.replace",
+    );
+  }
   const basePath = trimTrailingSlashes(options.basePath ?? "/scim/v2");
   if (basePath !== "" && !basePath.startsWith("/")) {
     throw new TypeError(`createScimHandler: basePath must start with "/": "${basePath}"`);

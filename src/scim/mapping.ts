@@ -1,12 +1,16 @@
 // The one mapping between a SCIM User and the store's user record. The record's documented fields
-// take the attributes a application reads: `username` ← userName, `firstName` ← name.givenName,
+// take the attributes an application reads: `username` ← userName, `firstName` ← name.givenName,
 // `lastName` ← name.familyName, `fullName` ← displayName (else name.formatted), `email` ← the
-// primary email (else the first). The whole resource, `externalId`, `active` and the rest included,
-// is kept round trip under `extra.scim`, with the times of its creation and last change. Reading
-// back, the documented fields win over `extra.scim`: a change the Provisioning API (or the
-// application) made to them shows through SCIM too.
+// primary email (else the first), and `deactivatedAt` ← `active: false`. The whole resource,
+// `externalId` and the rest included, is kept round trip under `extra.scim`, with the times of its
+// creation and last change. Reading back, the record wins over `extra.scim`: a change the
+// Provisioning API (or the application) made to a documented field shows through SCIM too.
+//
+// A deactivated record is a SCIM user with `active: false` when `extra.scim.active` is false too;
+// otherwise it is a deleted user whose row the store keeps (`onDelete: "deactivate"`), which SCIM
+// answers 404 for.
 import type { JsonValue } from "type-fest";
-import type { UserPatch, UserRecord } from "../provisioning/user-record.ts";
+import type { UserRecord } from "../users/user-record.ts";
 import { type JsonObject, ownValue } from "./filter.ts";
 import { copyResource, plainObject, setOwn } from "./resource.ts";
 
@@ -19,13 +23,25 @@ export interface ScimTimes {
   lastModified?: string | undefined;
 }
 
+function keptResource(user: UserRecord): JsonObject | undefined {
+  const kept =
+    user.extra !== undefined && Object.hasOwn(user.extra, scimExtraKey)
+      ? user.extra[scimExtraKey]
+      : undefined;
+  return typeof kept === "object" && kept !== null && !Array.isArray(kept)
+    ? (kept as JsonObject)
+    : undefined;
+}
+
+/** Whether SCIM reads this stored user as deleted: deactivated, and not by SCIM's `active: false`. */
+export function deletedForScim(user: UserRecord): boolean {
+  return user.deactivatedAt !== undefined && keptResource(user)?.active !== false;
+}
+
 /** The SCIM resource of a stored user, without `id`, `schemas` and `meta`; and its times. */
 export function resourceOf(user: UserRecord): { resource: JsonObject; times: ScimTimes } {
-  const kept = user.extra?.[scimExtraKey];
-  const resource =
-    typeof kept === "object" && kept !== null && !Array.isArray(kept)
-      ? copyResource(kept as JsonObject)
-      : plainObject();
+  const kept = keptResource(user);
+  const resource = kept === undefined ? plainObject() : copyResource(kept);
   const meta = resource.meta as JsonObject | undefined;
   const times: ScimTimes = {
     created: typeof meta?.created === "string" ? meta.created : undefined,
@@ -33,11 +49,10 @@ export function resourceOf(user: UserRecord): { resource: JsonObject; times: Sci
   };
   delete resource.meta;
   overlay(resource, user);
-  if (typeof resource.active !== "boolean") resource.active = true;
   return { resource, times };
 }
 
-/** Puts the record's documented fields over the kept resource. */
+/** Puts the record's documented fields and its deactivation over the kept resource. */
 function overlay(resource: JsonObject, user: UserRecord): void {
   setOrDelete(resource, "userName", user.username);
   const name = { ...((resource.name as JsonObject | undefined) ?? {}) };
@@ -61,6 +76,7 @@ function overlay(resource: JsonObject, user: UserRecord): void {
   }
   if (emails.length > 0) resource.emails = emails;
   else delete resource.emails;
+  resource.active = user.deactivatedAt === undefined;
 }
 
 function setOrDelete(object: JsonObject, key: string, value: string | undefined): void {
@@ -76,31 +92,60 @@ function mappedEmail(emails: readonly JsonObject[]): number {
 }
 
 /**
- * The store patch that writes `resource` whole: each mapped documented field set or cleared, and
- * `extra.scim` replaced (other `extra` keys, and the fields SCIM does not map, are kept).
+ * The record that stores `resource` whole (for `UserStore.replace`): the mapped documented fields
+ * set or cleared, `extra.scim` the resource, `deactivatedAt` from `active`. What SCIM does not map
+ * is kept from `previous`: `userId`, the password fields, the other keys of `extra`.
  */
-export function patchOf(uuid: string, resource: JsonObject, times: ScimTimes): UserPatch {
+export function recordOf(
+  uuid: string,
+  resource: JsonObject,
+  times: ScimTimes,
+  previous: UserRecord | undefined,
+  now: string,
+): UserRecord {
   const name = resource.name as JsonObject | undefined;
   const emails = Array.isArray(resource.emails) ? (resource.emails as JsonObject[]) : [];
   const at = mappedEmail(emails);
-  const email = at === -1 ? undefined : ownValue(emails[at], "value");
-  const fullName = resource.displayName ?? name?.formatted;
   const kept = copyResource(resource);
+  const active = resource.active !== false;
+  kept.active = active;
   const meta = plainObject();
   if (times.created !== undefined) meta.created = times.created;
   if (times.lastModified !== undefined) meta.lastModified = times.lastModified;
   kept.meta = meta;
-  return {
-    uuid,
-    username: stringOrNull(resource.userName),
-    firstName: stringOrNull(name?.givenName),
-    lastName: stringOrNull(name?.familyName),
-    fullName: stringOrNull(fullName),
-    email: stringOrNull(email),
-    extra: { [scimExtraKey]: kept as JsonValue },
-  };
+  const record: UserRecord = { uuid };
+  for (const field of ["userId", "passwordFormat", "password"] as const) {
+    const value = previous?.[field];
+    if (value !== undefined) record[field] = value;
+  }
+  setField(record, "username", resource.userName);
+  setField(record, "firstName", name?.givenName);
+  setField(record, "lastName", name?.familyName);
+  setField(record, "fullName", resource.displayName ?? name?.formatted);
+  setField(record, "email", at === -1 ? undefined : ownValue(emails[at], "value"));
+  const others = Object.entries(previous?.extra ?? {}).filter(([key]) => key !== scimExtraKey);
+  record.extra = Object.fromEntries([...others, [scimExtraKey, kept as JsonValue]]);
+  if (!active) record.deactivatedAt = previous?.deactivatedAt ?? now;
+  return record;
 }
 
-function stringOrNull(value: unknown): string | null {
-  return typeof value === "string" ? value : null;
+function setField(
+  record: UserRecord,
+  field: "username" | "firstName" | "lastName" | "fullName" | "email",
+  value: unknown,
+): void {
+  if (typeof value === "string") record[field] = value;
+}
+
+/** The record of a SCIM-deactivated user marked deleted: still deactivated, no longer SCIM's. */
+export function deletedRecord(user: UserRecord): UserRecord {
+  const kept = keptResource(user);
+  const extra = Object.fromEntries(
+    Object.entries(user.extra ?? {}).map(([key, value]) =>
+      key === scimExtraKey && kept !== undefined
+        ? [key, { ...kept, active: true } as JsonValue]
+        : [key, value],
+    ),
+  );
+  return { ...user, extra };
 }

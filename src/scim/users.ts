@@ -1,18 +1,26 @@
 // The /Users operations over the store: each reads the stored user, works on its SCIM form, and
-// writes it back whole in one upsert. Writes to one user take turns in this process (a keyed
-// lock), so a PATCH reads what the previous one wrote; a user's uniqueness is the store's unique
-// index across replicas, and a look-up here within one.
-import { KeyedLock } from "../provisioning/keyed-lock.ts";
-import { isUserConflict } from "../provisioning/user-conflict-error.ts";
-import type { UserRecord } from "../provisioning/user-record.ts";
+// writes it back whole with `store.replace`. Writes to one user take turns in this process (a
+// keyed lock), so a PATCH reads what the previous one wrote; across replicas, what holds is the
+// store's atomic write and unique indexes (see docs/scim.md, "Replicas").
+import { KeyedLock } from "../users/keyed-lock.ts";
+import { asciiLowerCase } from "../users/store-rules.ts";
+import { isUserConflict } from "../users/user-conflict-error.ts";
+import type { UserRecord } from "../users/user-record.ts";
 import { badValue, mutability, ScimError } from "./errors.ts";
-import { type Filter, type JsonObject, matches, ownValue, parseFilter } from "./filter.ts";
+import { type Filter, type JsonObject, matches, parseFilter } from "./filter.ts";
 import type { ScimUserStore } from "./handler-options.ts";
-import { patchOf, resourceOf, type ScimTimes } from "./mapping.ts";
+import {
+  deletedForScim,
+  deletedRecord,
+  recordOf,
+  resourceOf,
+  type ScimTimes,
+  scimExtraKey,
+} from "./mapping.ts";
 import { applyPatch, readPatchBody } from "./patch.ts";
 import { served } from "./present.ts";
 import { normalizeResource } from "./resource.ts";
-import { listResponseSchema } from "./schemas.ts";
+import { listResponseSchema, userSchema } from "./schemas.ts";
 
 /** A user as served, with its ETag. */
 export interface ServedUser {
@@ -56,27 +64,50 @@ export function createUserOperations(
     return { body, version: (body.meta as JsonObject).version as string };
   }
 
-  /** The live user with this id (a deleted one kept by `onDelete: "deactivate"` is gone). */
+  /** The user with this id, active or not; a deleted one (kept by the store or not) is gone. */
   async function live(id: string): Promise<UserRecord> {
     const user = await store.get(id);
-    if (user === undefined || user.deactivatedAt !== undefined) throw notFound(id);
+    if (user === undefined || deletedForScim(user)) throw notFound(id);
     return user;
   }
 
-  /** Throws 409 when another live user holds `userName` (SCIM compares it without case). */
+  /** Every SCIM user, inactive ones included, in the store's order. */
+  async function everyone(): Promise<UserRecord[]> {
+    const users = await store.list({ includeDeactivated: true });
+    return users.filter((user) => !deletedForScim(user));
+  }
+
+  /** The SCIM users whose userName is `userName`, ignoring ASCII case. */
+  async function byUserName(userName: string): Promise<UserRecord[]> {
+    if (store.findUsers === undefined) {
+      const lower = asciiLowerCase(userName);
+      return (await everyone()).filter(
+        (user) => user.username !== undefined && asciiLowerCase(user.username) === lower,
+      );
+    }
+    const found = await store.findUsers({ field: "username", value: userName, ignoreCase: true });
+    return found.filter((user) => !deletedForScim(user));
+  }
+
+  /**
+   * Throws 409 when another SCIM user, active or not, holds `userName` (compared without case):
+   * a deactivated user keeps its userName, to come back with it.
+   */
   async function checkUserName(userName: unknown, self: string | undefined): Promise<void> {
     if (typeof userName !== "string") throw badValue("userName is required");
-    const lower = userName.toLowerCase();
-    const users = await store.list();
-    if (users.some((user) => user.uuid !== self && user.username?.toLowerCase() === lower)) {
+    if ((await byUserName(userName)).some((user) => user.uuid !== self)) {
       throw new ScimError(409, "Another user has this userName", "uniqueness");
     }
   }
 
-  async function write(uuid: string, resource: JsonObject, times: ScimTimes): Promise<ServedUser> {
+  async function write(
+    uuid: string,
+    resource: JsonObject,
+    times: ScimTimes,
+    previous: UserRecord | undefined,
+  ): Promise<ServedUser> {
     try {
-      const { user } = await store.upsert(patchOf(uuid, resource, times));
-      return serve(user);
+      return serve(await store.replace(recordOf(uuid, resource, times, previous, now())));
     } catch (error) {
       if (isUserConflict(error)) {
         const field = (error as { field?: string }).field;
@@ -96,6 +127,23 @@ export function createUserOperations(
     }
   }
 
+  /**
+   * The users a filter can match: found by id, userName or externalId when the filter requires
+   * one (alone, or in an `and`), else every SCIM user. The filter itself is applied after.
+   */
+  async function candidates(filter: Filter | undefined): Promise<UserRecord[]> {
+    const key = filter === undefined ? undefined : lookupOf(filter);
+    if (key === undefined) return everyone();
+    if (key.attribute === "id") {
+      const user = await store.get(key.value);
+      return user === undefined || deletedForScim(user) ? [] : [user];
+    }
+    if (key.attribute === "username") return byUserName(key.value);
+    if (store.findUsers === undefined) return everyone();
+    const found = await store.findUsers({ extra: [scimExtraKey, "externalId"], value: key.value });
+    return found.filter((user) => !deletedForScim(user));
+  }
+
   return {
     async get(id: string): Promise<ServedUser> {
       return serve(await live(id));
@@ -105,10 +153,11 @@ export function createUserOperations(
       const resource = normalizeResource(body);
       const userName = resource.userName;
       if (typeof userName !== "string") throw badValue("userName is required");
-      return locked(`userName:${userName.toLowerCase()}`, async () => {
+      return locked(`userName:${asciiLowerCase(userName)}`, async () => {
         await checkUserName(userName, undefined);
         const stamp = now();
-        return write(crypto.randomUUID(), resource, { created: stamp, lastModified: stamp });
+        const times = { created: stamp, lastModified: stamp };
+        return write(crypto.randomUUID(), resource, times, undefined);
       });
     },
 
@@ -117,11 +166,11 @@ export function createUserOperations(
       return locked(id, async () => {
         const user = await live(id);
         checkVersion(serve(user), ifMatch);
-        if (resource.userName?.toString().toLowerCase() !== user.username?.toLowerCase()) {
+        if (!sameUserName(resource.userName, user.username)) {
           await checkUserName(resource.userName, id);
         }
         const { times } = resourceOf(user);
-        return write(id, resource, { created: times.created, lastModified: now() });
+        return write(id, resource, { created: times.created, lastModified: now() }, user);
       });
     },
 
@@ -133,10 +182,10 @@ export function createUserOperations(
         const { resource, times } = resourceOf(user);
         const patched = applyPatch(resource, operations);
         if (typeof patched.userName !== "string") throw mutability("userName is required");
-        if (patched.userName.toLowerCase() !== user.username?.toLowerCase()) {
+        if (!sameUserName(patched.userName, user.username)) {
           await checkUserName(patched.userName, id);
         }
-        return write(id, patched, { created: times.created, lastModified: now() });
+        return write(id, patched, { created: times.created, lastModified: now() }, user);
       });
     },
 
@@ -144,6 +193,10 @@ export function createUserOperations(
       await locked(id, async () => {
         const user = await live(id);
         checkVersion(serve(user), ifMatch);
+        // An inactive user is deactivated already, which a store's delete leaves as it is: it is
+        // marked deleted first (SCIM answers 404 from then on), then removed where the store
+        // removes deleted users (`onDelete: "delete"`).
+        if (user.deactivatedAt !== undefined) await store.replace(deletedRecord(user));
         await store.delete(id);
       });
     },
@@ -153,7 +206,7 @@ export function createUserOperations(
       const filter = text === null || text.trim() === "" ? undefined : parseFilter(text);
       const startIndex = Math.max(1, integerOf(query.get("startIndex"), 1));
       const count = Math.min(maxResults, Math.max(0, integerOf(query.get("count"), maxResults)));
-      const found = (await candidates(filter)).map(serve).map((user) => user.body);
+      const found = (await candidates(filter)).map((user) => serve(user).body);
       const hits = filter === undefined ? found : found.filter((body) => matches(filter, body));
       const page = hits.slice(startIndex - 1, startIndex - 1 + count);
       return {
@@ -165,20 +218,30 @@ export function createUserOperations(
       };
     },
   };
+}
 
-  /** The users a filter can match: one by id, else every live user. */
-  async function candidates(filter: Filter | undefined): Promise<UserRecord[]> {
-    if (
-      filter?.op === "eq" &&
-      filter.path.attribute.toLowerCase() === "id" &&
-      filter.path.subAttribute === undefined
-    ) {
-      if (typeof filter.value !== "string") return [];
-      const user = await store.get(filter.value);
-      return user === undefined || user.deactivatedAt !== undefined ? [] : [user];
-    }
-    return store.list();
+/** The `id`, `userName` or `externalId` a filter requires, when it requires one. */
+function lookupOf(
+  filter: Filter,
+): { attribute: "id" | "username" | "externalid"; value: string } | undefined {
+  if (filter.op === "and") return lookupOf(filter.left) ?? lookupOf(filter.right);
+  if (filter.op !== "eq" || typeof filter.value !== "string") return undefined;
+  const { schema, attribute, subAttribute } = filter.path;
+  if (subAttribute !== undefined || (schema !== undefined && schema !== userSchema)) {
+    return undefined;
   }
+  const name = attribute.toLowerCase();
+  return name === "id" || name === "username" || name === "externalid"
+    ? { attribute: name, value: filter.value }
+    : undefined;
+}
+
+function sameUserName(given: unknown, stored: string | undefined): boolean {
+  return (
+    typeof given === "string" &&
+    stored !== undefined &&
+    asciiLowerCase(given) === asciiLowerCase(stored)
+  );
 }
 
 /** Whether an If-Match or If-None-Match header lists `version` (or is `*`). */
@@ -195,5 +258,3 @@ function integerOf(text: string | null, fallback: number): number {
   const value = Number(text);
   return Number.isFinite(value) ? Math.trunc(value) : fallback;
 }
-
-export { ownValue };

@@ -5,7 +5,7 @@
 // read and before it is sent.
 import { changedFields, type OutgoingMessage } from "../platform/messages.ts";
 import { toWireUser } from "../platform/wire-user.ts";
-import type { UserRecord } from "../provisioning/user-record.ts";
+import type { UserRecord } from "../users/user-record.ts";
 import type { AcknowledgedState, WireRecord } from "./acknowledged-state.ts";
 import type { Resume } from "./attempt-memory.ts";
 import type { CycleTally } from "./cycle-tally.ts";

@@ -7,7 +7,7 @@ import type {
   ProvisioningTarget,
 } from "../platform/provisioning-api-client.ts";
 import type { VerifyReport } from "../platform/verify-users.ts";
-import type { UserRecord } from "../provisioning/user-record.ts";
+import type { UserRecord } from "../users/user-record.ts";
 import type { SkippedEntry } from "./source.ts";
 
 /** Which kind of cycle ran: the first, an update against the acknowledged state, or a full re-sync. */

@@ -11,7 +11,7 @@ import { TargetError } from "../platform/messages.ts";
 import { connectOverNodeHttp } from "../platform/node-http-client.ts";
 import { connectProvisioning } from "../platform/provisioning-api-client.ts";
 import { verifyUsers } from "../platform/verify-users.ts";
-import type { UserRecord } from "../provisioning/user-record.ts";
+import type { UserRecord } from "../users/user-record.ts";
 import {
   type AcknowledgedState,
   openState,

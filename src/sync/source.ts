@@ -1,4 +1,4 @@
-import type { UserRecord } from "../provisioning/user-record.ts";
+import type { UserRecord } from "../users/user-record.ts";
 
 /** An entry the directory holds that no message can carry (it has no uuid). */
 export interface SkippedEntry {

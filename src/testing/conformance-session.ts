@@ -4,7 +4,7 @@ import type {
   ProvisioningCall,
   ProvisioningTarget,
 } from "../platform/provisioning-api-client.ts";
-import type { UserRecord } from "../provisioning/user-record.ts";
+import type { UserRecord } from "../users/user-record.ts";
 
 /**
  * What a check wants of an answer: an exact status, any 2xx, anything but 2xx, or any answer at

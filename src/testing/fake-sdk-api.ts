@@ -19,9 +19,9 @@ import {
   sdkSupportBundleSchema,
   sdkUpdatesSchema,
 } from "../clients/sdk-api/sdk-records.ts";
+import { jsonEqual } from "../internal/json-equal.ts";
 import type { FakeFailure } from "./fake-integration-api.ts";
 import { decodeSegment } from "./fake-responses.ts";
-import { jsonEqual } from "./json-equal.ts";
 
 /** A release as the fake's newer API serves it (app info's `currentRelease`, history). */
 export interface FakeSdkRelease {

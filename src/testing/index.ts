@@ -8,6 +8,12 @@ export type {
 export type { ReadUser } from "../platform/read-user.ts";
 export type { UserDifference, VerifyReport } from "../platform/verify-users.ts";
 export {
+  type TestContext,
+  type TestRunner,
+  testUserStore,
+  type UserStoreContractOptions,
+} from "../users/contract/user-store-contract.ts";
+export {
   type ConformanceOptions,
   type ConformanceReport,
   type ConformanceResult,
@@ -87,9 +93,3 @@ export {
   type UserGenerator,
   type UserGeneratorOptions,
 } from "./user-generator.ts";
-export {
-  type TestContext,
-  type TestRunner,
-  testUserStore,
-  type UserStoreContractOptions,
-} from "./user-store-contract.ts";

@@ -15,8 +15,8 @@ import {
 import { connectUserReader, type ReadUser } from "../platform/read-user.ts";
 import { type VerifyReport, verifyUsers } from "../platform/verify-users.ts";
 import { toWireUser } from "../platform/wire-user.ts";
-import { mergeUser } from "../provisioning/merge-user.ts";
-import type { UserFieldName, UserPatch, UserRecord } from "../provisioning/user-record.ts";
+import { mergeUser } from "../users/merge-user.ts";
+import type { UserFieldName, UserPatch, UserRecord } from "../users/user-record.ts";
 import { type Fault, withFaults } from "./faults.ts";
 import {
   createScimIdentityProvider,

@@ -2,7 +2,7 @@ import { toWireUser } from "../platform/wire-user.ts";
 import { errorResponse } from "../provisioning/errors.ts";
 import type { ProvisioningHandler } from "../provisioning/handler-options.ts";
 import type { ProvisioningResponse } from "../provisioning/types.ts";
-import type { UserRecord } from "../provisioning/user-record.ts";
+import type { UserRecord } from "../users/user-record.ts";
 
 /** A store that can look one user up: `MemoryUserStore`, or any `UserStore` with a `get`. */
 export interface ReadableUserStore {

@@ -1,5 +1,5 @@
 import type { JsonValue } from "type-fest";
-import { jsonEqual } from "./json-equal.ts";
+import { jsonEqual } from "../internal/json-equal.ts";
 import { filterString, scimMediaType, usersQuery } from "./scim-client.ts";
 import {
   asObject,

@@ -1,7 +1,7 @@
 import type { JsonValue } from "type-fest";
 import type { UserReader } from "../platform/read-user.ts";
-import { mergeUser } from "../provisioning/merge-user.ts";
-import type { UserRecord } from "../provisioning/user-record.ts";
+import { mergeUser } from "../users/merge-user.ts";
+import type { UserRecord } from "../users/user-record.ts";
 import { toPatches } from "../provisioning/wire.ts";
 import {
   connectScim,

@@ -1,4 +1,4 @@
-import type { UserRecord } from "../provisioning/user-record.ts";
+import type { UserRecord } from "../users/user-record.ts";
 import type { DirectoryChange } from "./platform-simulator.ts";
 
 /** Where {@link createUserGenerator} starts from: the same seed gives the same users. */

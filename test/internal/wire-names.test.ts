@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { auditEventWireNames } from "../../src/clients/audit/audit-event-schema.ts";
 import { snakeCase, wireNamesOf } from "../../src/internal/wire-names.ts";
-import { userWireNames } from "../../src/provisioning/user-record.ts";
 import { wireFieldNames } from "../../src/provisioning/wire.ts";
+import { userWireNames } from "../../src/users/user-record.ts";
 
 describe("the wire naming rule", () => {
   it("turns each capital into an underscore and its lower case, and leaves the rest", () => {

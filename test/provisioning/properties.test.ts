@@ -10,7 +10,7 @@ import {
   type UserRecord,
   type UserStore,
 } from "../../src/provisioning/index.ts";
-import { mergeUser } from "../../src/provisioning/merge-user.ts";
+import { mergeUser } from "../../src/users/merge-user.ts";
 import { call } from "./helpers.ts";
 
 /** The spec's wire names, written out here so that the test does not reuse the code under test. */

@@ -309,6 +309,63 @@ describe("DELETE", () => {
   });
 });
 
+describe("active and the store's deactivation", () => {
+  it("deactivates the stored user on active false, so the application sees it; true reactivates", async () => {
+    const { handler, store } = setup({}, { unique: ["username"] });
+    const user = (await scim(handler, "POST", "/scim/v2/Users", entraUser("dee"))).body;
+    const off = { schemas: [patchOp], Operations: [{ op: "replace", value: { active: false } }] };
+    await scim(handler, "PATCH", `/scim/v2/Users/${user.id}`, off);
+    expect((await store.get(user.id))?.deactivatedAt).toEqual(expect.any(String));
+    expect(await store.list()).toEqual([]);
+    expect((await store.get(user.id))?.username).toBe("dee");
+    const on = {
+      schemas: [patchOp],
+      Operations: [{ op: "replace", path: "active", value: "True" }],
+    };
+    await scim(handler, "PATCH", `/scim/v2/Users/${user.id}`, on);
+    expect((await store.get(user.id))?.deactivatedAt).toBeUndefined();
+    expect((await store.list()).map((stored) => stored.username)).toEqual(["dee"]);
+  });
+
+  it("keeps an inactive user's userName from a new user", async () => {
+    const { handler } = setup();
+    const user = (
+      await scim(handler, "POST", "/scim/v2/Users", { ...entraUser("kept"), active: false })
+    ).body;
+    expect(user.active).toBe(false);
+    expect((await scim(handler, "POST", "/scim/v2/Users", entraUser("KEPT"))).status).toBe(409);
+  });
+
+  it("deletes an inactive user: 404 after, whatever the store does with deleted rows", async () => {
+    for (const onDelete of ["delete", "deactivate"] as const) {
+      const { handler, store } = setup({}, { onDelete });
+      const user = (
+        await scim(handler, "POST", "/scim/v2/Users", { ...entraUser("x"), active: "False" })
+      ).body;
+      expect((await scim(handler, "DELETE", `/scim/v2/Users/${user.id}`)).status).toBe(204);
+      expect((await scim(handler, "GET", `/scim/v2/Users/${user.id}`)).status).toBe(404);
+      expect(
+        (await scim(handler, "GET", "/scim/v2/Users?filter=userName%20eq%20%22x%22")).body
+          .totalResults,
+      ).toBe(0);
+      expect((await store.get(user.id)) === undefined).toBe(onDelete === "delete");
+      // The name is free again.
+      expect((await scim(handler, "POST", "/scim/v2/Users", entraUser("x"))).status).toBe(201);
+    }
+  });
+
+  it("refuses a store without replace at construction", () => {
+    const store = {
+      upsert: async () => ({}),
+      delete: async () => ({}),
+      get: async () => undefined,
+      list: async () => [],
+      count: async () => 0,
+    };
+    expect(() => createScimHandler({ store: store as never, token })).toThrow(/replace/);
+  });
+});
+
 describe("a failing store", () => {
   it("answers 503, never 404 or 400", async () => {
     const store = new MemoryUserStore();

@@ -1,7 +1,7 @@
 import type { Readable } from "node:stream";
 import type { FastifyPluginCallback } from "fastify";
 import { type Logger, takesFieldsFirst } from "../../internal/logger.ts";
-import type { ProvisioningHandler } from "../../provisioning/handler-options.ts";
+import type { ServedHandler } from "../../provisioning/handler-options.ts";
 import { answerNodeRequest } from "../../provisioning/http/node-request.ts";
 
 /**
@@ -24,7 +24,7 @@ import { answerNodeRequest } from "../../provisioning/http/node-request.ts";
  * await app.register(toFastifyPlugin(handler), { prefix: "/ldap/auth" });
  * ```
  */
-export function toFastifyPlugin(handler: ProvisioningHandler): FastifyPluginCallback {
+export function toFastifyPlugin(handler: ServedHandler): FastifyPluginCallback {
   return (fastify, _options, done) => {
     const prefixLength = fastify.prefix.length;
     fastify.removeAllContentTypeParsers();

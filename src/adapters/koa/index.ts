@@ -1,6 +1,6 @@
 import type { Middleware } from "koa";
 import type { Logger } from "../../internal/logger.ts";
-import type { ProvisioningHandler } from "../../provisioning/handler-options.ts";
+import type { ServedHandler } from "../../provisioning/handler-options.ts";
 import { answerNodeRequest } from "../../provisioning/http/node-request.ts";
 
 /**
@@ -25,7 +25,7 @@ import { answerNodeRequest } from "../../provisioning/http/node-request.ts";
  * app.use(toKoaMiddleware(handler));
  * ```
  */
-export function toKoaMiddleware(handler: ProvisioningHandler): Middleware {
+export function toKoaMiddleware(handler: ServedHandler): Middleware {
   return async (ctx, next) => {
     const path = ctx.url;
     // Under koa-mount every path reaching here is the API's: an unknown one gets its JSON 404.

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { errorResponse } from "../../provisioning/errors.ts";
-import type { ProvisioningHandler } from "../../provisioning/handler-options.ts";
+import type { ServedHandler } from "../../provisioning/handler-options.ts";
 import { payloadTooLarge } from "../../provisioning/http/body-limit.ts";
 import { readNodeRequest, writeNodeResponse } from "../../provisioning/http/node-request.ts";
 import type { ProvisioningResponse } from "../../provisioning/types.ts";
@@ -39,7 +39,7 @@ export type NodeHandler = (
  * // Express: app.use("/ldap/auth", toNodeHandler(handler));
  * ```
  */
-export function toNodeHandler(handler: ProvisioningHandler): NodeHandler {
+export function toNodeHandler(handler: ServedHandler): NodeHandler {
   return (req, res, next) => {
     const path = req.url ?? "/";
     if (next !== undefined && !mountedHere(req) && !handler.owns(path)) {
@@ -97,7 +97,7 @@ const bodyParserErrors = new Map<string, ProvisioningResponse>([
  * app.use("/ldap/auth", toNodeHandler(handler), toNodeErrorHandler(handler));
  * ```
  */
-export function toNodeErrorHandler(handler: ProvisioningHandler): NodeErrorHandler {
+export function toNodeErrorHandler(handler: ServedHandler): NodeErrorHandler {
   return (error, req, res, next) => {
     const type =
       typeof error === "object" && error !== null ? Reflect.get(error, "type") : undefined;

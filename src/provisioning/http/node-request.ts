@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
 import type { Logger } from "../../internal/logger.ts";
-import type { ProvisioningHandler } from "../handler-options.ts";
+import type { ServedHandler } from "../handler-options.ts";
 import { headerOf } from "../headers.ts";
 import { bodyReadInFront, type ProvisioningRequest, type ProvisioningResponse } from "../types.ts";
 import { payloadTooLarge, readNodeBody } from "./body-limit.ts";
@@ -24,7 +24,7 @@ import { payloadTooLarge, readNodeBody } from "./body-limit.ts";
  * the body comes from when it is still unread (Fastify hands over its own payload stream).
  */
 export function readNodeRequest(
-  handler: ProvisioningHandler,
+  handler: ServedHandler,
   req: IncomingMessage,
   path: string,
   parsed: unknown,
@@ -70,7 +70,7 @@ export function readNodeRequest(
  * `logger` is the framework's per-request logger, when it has one.
  */
 export function answerNodeRequest(
-  handler: ProvisioningHandler,
+  handler: ServedHandler,
   req: IncomingMessage,
   path: string,
   parsed: unknown,

@@ -1,23 +1,8 @@
 // A UserStore on PostgreSQL through a pool the application passes in. Only pg's types are
 // imported: any pool with pg's `query` and `connect` works, and this module loads without pg.
 import type { Pool, PoolClient } from "pg";
-import { composePatches } from "../../provisioning/compose-patches.ts";
-import {
-  type AwaitedValue,
-  type PendingUser,
-  type QuarantineMethods,
-  type QuarantineStep,
-  type StoreRulesOptions,
-  type UpsertResult,
-  type UserFieldName,
-  type UserPatch,
-  type UserReadOptions,
-  type UserRecord,
-  type UserStore,
-  type UserStoreReads,
-  userFieldNames,
-} from "../../provisioning/index.ts";
-import { mergeUser } from "../../provisioning/merge-user.ts";
+import { composePatches } from "../../users/compose-patches.ts";
+import { mergeUser } from "../../users/merge-user.ts";
 import {
   freedValues,
   keptRecord,
@@ -25,17 +10,32 @@ import {
   pendingColumns,
   stepPatch,
   withCleared,
-} from "../../provisioning/pending.ts";
+} from "../../users/pending.ts";
+import type {
+  AwaitedValue,
+  PendingUser,
+  QuarantineMethods,
+  QuarantineStep,
+} from "../../users/quarantine-store.ts";
 import {
   awaitedRead,
   type OnDelete,
+  type StoreRulesOptions,
   storeRules,
   type UniqueField,
   uniqueConflict,
   uniqueValue,
-} from "../../provisioning/store-rules.ts";
-import { isUserConflict, type UserConflictError } from "../../provisioning/user-conflict-error.ts";
-import { wireFieldNames } from "../../provisioning/wire.ts";
+} from "../../users/store-rules.ts";
+import { isUserConflict, type UserConflictError } from "../../users/user-conflict-error.ts";
+import {
+  type UpsertResult,
+  type UserFieldName,
+  type UserPatch,
+  type UserRecord,
+  userFieldNames,
+  userWireNames,
+} from "../../users/user-record.ts";
+import type { UserReadOptions, UserStore, UserStoreReads } from "../../users/user-store.ts";
 
 /** Options of {@link PostgresUserStore}; `unique` and `onDelete` as for every bundled store. */
 export interface PostgresUserStoreOptions extends StoreRulesOptions {
@@ -58,7 +58,7 @@ export interface PostgresUserStoreOptions extends StoreRulesOptions {
 type Row = { [column: string]: unknown; created?: boolean };
 
 /** userId → user_id: the documented fields keep their wire names as columns. */
-const fields = userFieldNames.map((field) => [field, wireFieldNames[field]] as const);
+const fields = userFieldNames.map((field) => [field, userWireNames[field]] as const);
 const columns = `uuid, ${fields.map(([, column]) => column).join(", ")}, extra, deactivated_at`;
 
 /**
@@ -115,7 +115,7 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
     );
     this.#indexSuffix = hash;
     this.#indexes = new Map(
-      this.#unique.map((field) => [`pi_unique_${wireFieldNames[field]}_${hash}`, field]),
+      this.#unique.map((field) => [`pi_unique_${userWireNames[field]}_${hash}`, field]),
     );
     this.#lockKey = `platform-integration:${this.#table}`;
     this.#upsert = upsertStatement(this.#table);
@@ -150,7 +150,7 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
         if (!this.#indexes.has(name)) await client.query(`DROP INDEX ${qualified}`);
       }
       for (const [name, field] of this.#indexes) {
-        const column = wireFieldNames[field];
+        const column = userWireNames[field];
         const key = field === "email" ? `(lower(${column} COLLATE "C"))` : column;
         try {
           await client.query(
@@ -373,7 +373,7 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
       for (const field of this.#unique) {
         const raw = merged[field];
         if (raw === undefined) continue;
-        const column = wireFieldNames[field];
+        const column = userWireNames[field];
         const key = field === "email" ? `lower(${column} COLLATE "C")` : column;
         const { rowCount } = await client.query(
           `SELECT 1 FROM ${this.#table} WHERE ${key} = $1 AND deactivated_at IS NULL AND uuid <> $2 LIMIT 1`,
@@ -385,7 +385,7 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
       const cleared = withCleared(before, moved);
       if (cleared !== undefined) {
         await client.query(
-          `UPDATE ${this.#table} SET ${moved.map((field) => `${wireFieldNames[field]} = NULL`).join(", ")}
+          `UPDATE ${this.#table} SET ${moved.map((field) => `${userWireNames[field]} = NULL`).join(", ")}
           WHERE uuid = $1 AND deactivated_at IS NULL`,
           [uuid],
         );
@@ -473,7 +473,7 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
     for (const awaited of passed) {
       const field = awaited.field as UniqueField;
       if (!this.#unique.includes(field)) continue;
-      const column = wireFieldNames[field];
+      const column = userWireNames[field];
       const key = field === "email" ? `lower(${column} COLLATE "C")` : column;
       const { rowCount } = await client.query(
         `SELECT 1 FROM ${this.#table} WHERE ${key} = $1 AND deactivated_at IS NULL LIMIT 1`,

@@ -1,22 +1,8 @@
-// A UserStore on node:sqlite, with no dependency. From the provisioning module it takes types and
-// the wire names of the fields (its columns), in a chunk shared with `platform-integration/provisioning`.
+// A UserStore on node:sqlite, with no dependency. From src/users it takes types, the store rules and
+// the snake_case names of the fields (its columns), in a chunk shared with `platform-integration/provisioning`.
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { composePatches } from "../../provisioning/compose-patches.ts";
-import type {
-  AwaitedValue,
-  PendingUser,
-  QuarantineMethods,
-  QuarantineStep,
-  StoreRulesOptions,
-  UpsertResult,
-  UserFieldName,
-  UserPatch,
-  UserReadOptions,
-  UserRecord,
-  UserStore,
-  UserStoreReads,
-} from "../../provisioning/index.ts";
-import { mergeUser } from "../../provisioning/merge-user.ts";
+import { composePatches } from "../../users/compose-patches.ts";
+import { mergeUser } from "../../users/merge-user.ts";
 import {
   conflictsOf,
   freedValues,
@@ -25,23 +11,37 @@ import {
   pendingColumns,
   stepPatch,
   withCleared,
-} from "../../provisioning/pending.ts";
+} from "../../users/pending.ts";
+import type {
+  AwaitedValue,
+  PendingUser,
+  QuarantineMethods,
+  QuarantineStep,
+} from "../../users/quarantine-store.ts";
 import {
   awaitedRead,
   type OnDelete,
+  type StoreRulesOptions,
   storeRules,
   type UniqueField,
   uniqueConflict,
-} from "../../provisioning/store-rules.ts";
-import { isUserConflict, type UserConflictError } from "../../provisioning/user-conflict-error.ts";
-import { userFieldNames } from "../../provisioning/user-record.ts";
-import { wireFieldNames } from "../../provisioning/wire.ts";
+} from "../../users/store-rules.ts";
+import { isUserConflict, type UserConflictError } from "../../users/user-conflict-error.ts";
+import {
+  type UpsertResult,
+  type UserFieldName,
+  type UserPatch,
+  type UserRecord,
+  userFieldNames,
+  userWireNames,
+} from "../../users/user-record.ts";
+import type { UserReadOptions, UserStore, UserStoreReads } from "../../users/user-store.ts";
 import { loadNodeSqlite } from "./load-node-sqlite.ts";
 
 const { DatabaseSync: Database } = loadNodeSqlite();
 
 // The SQL column of each documented field: its wire name (userId → user_id).
-const fields = userFieldNames.map((field) => [field, wireFieldNames[field]] as const);
+const fields = userFieldNames.map((field) => [field, userWireNames[field]] as const);
 
 const table = "provisioned_users";
 const quarantineTable = "provisioned_users_quarantine";
@@ -280,7 +280,7 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
     this.#clearQuarantine = this.#db.prepare(`DELETE FROM ${quarantineTable}`);
     this.#clearAwaits = this.#db.prepare(`DELETE FROM ${awaitsTable}`);
     for (const field of this.#unique) {
-      const column = wireFieldNames[field];
+      const column = userWireNames[field];
       const key = field === "email" ? `lower(${column})` : column;
       this.#holders.set(
         field,
@@ -304,7 +304,7 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
     this.#migrateQuarantine();
     const wanted = new Map<string, string>(
       unique.map((field) => {
-        const column = wireFieldNames[field];
+        const column = userWireNames[field];
         const key = field === "email" ? `lower(${column})` : column;
         const sql = `CREATE UNIQUE INDEX IF NOT EXISTS ${uniqueIndexPrefix}${column} ON ${table} (${key}) WHERE deactivated_at IS NULL AND ${column} IS NOT NULL`;
         return [`${uniqueIndexPrefix}${column}`, sql] as const;
@@ -612,7 +612,7 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
     const key = fields.join(",");
     let statement = this.#clears.get(key);
     if (statement === undefined) {
-      const sets = fields.map((field) => `${wireFieldNames[field]} = NULL`).join(", ");
+      const sets = fields.map((field) => `${userWireNames[field]} = NULL`).join(", ");
       statement = this.#db.prepare(
         `UPDATE ${table} SET ${sets}, revision = revision + 1 WHERE uuid = ? AND deactivated_at IS NULL`,
       );

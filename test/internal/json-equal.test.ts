@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assertJsonEqual, jsonEqual } from "../../src/testing/json-equal.ts";
+import { assertJsonEqual, jsonEqual } from "../../src/internal/json-equal.ts";
 
 describe("jsonEqual", () => {
   it("compares objects by their own keys in any order, and nested values deeply", () => {

@@ -13,9 +13,7 @@ import type {
   QuarantineMethods,
   QuarantineStep,
 } from "./quarantine-store.ts";
-import type { ProvisioningChange, ProvisioningErrorContext } from "./types.ts";
-import type { UserConflictError } from "./user-conflict-error.ts";
-import type { UserFieldName, UserPatch } from "./user-record.ts";
+import type { UserFieldName, UserPatch, UserRecord } from "./user-record.ts";
 import type { UserStore } from "./user-store.ts";
 
 /** A user the quarantine holds, as the handler shows it: everything but the password. */
@@ -93,14 +91,32 @@ export interface Quarantine {
   stats(): QuarantineStats;
 }
 
+/**
+ * A change the quarantine stored on its own (a release, the clearing of a kept user's values),
+ * for the protocol's change hook: the Provisioning API's `onChange` takes it as it is.
+ */
+export interface QuarantineChange {
+  type: "created" | "updated";
+  uuid: string;
+  user: UserRecord;
+}
+
+/** What a failure the quarantine reports concerns: the operation and user, and its status. */
+export interface QuarantineFailure {
+  operation: "create" | "modify";
+  uuid: string;
+  /** 503 when the store failed (retriable), 500 when a hook did. */
+  status: 500 | 503;
+}
+
 export interface QuarantineOptions {
   store: UserStore;
   lanes: KeyedLock;
   logger: Logger;
-  onChange: ((change: ProvisioningChange) => void | Promise<void>) | undefined;
+  onChange: ((change: QuarantineChange) => void | Promise<void>) | undefined;
   onQuarantine: ((event: QuarantineEvent) => void | Promise<void>) | undefined;
   /** Reports a failure that changes no answer (a hook's, a background retry's). */
-  report(error: unknown, context: ProvisioningErrorContext, patch?: UserPatch): void;
+  report(error: unknown, context: QuarantineFailure, patch?: UserPatch): void;
 }
 
 const quarantineMethodNames = [
@@ -174,11 +190,7 @@ export function createQuarantine(options: QuarantineOptions): Quarantine {
   }
 
   /** A change no message will bring again: a failing hook is reported, the answer unchanged. */
-  async function changed(
-    change: ProvisioningChange & { uuid: string },
-    patch?: UserPatch,
-    inPass = false,
-  ) {
+  async function changed(change: QuarantineChange, patch?: UserPatch, inPass = false) {
     if (onChange === undefined) return;
     if (inPass) passHooks++;
     try {
@@ -411,26 +423,4 @@ function withoutPassword(text: string, password: string | null | undefined): str
   return typeof password === "string" && password !== ""
     ? text.replaceAll(password, "[redacted]")
     : text;
-}
-
-/**
- * Without the quarantine, a conflict answers 503 like any store failure, and the platform sends
- * the message again for ever; this says once per user and field that the option would keep the
- * directory flowing. It remembers a bounded number of them.
- */
-export function createConflictHint(
-  logger: Logger,
-): (uuid: string, conflict: UserConflictError, log?: Logger) => void {
-  const told = new Set<string>();
-  return (uuid, conflict, log = logger) => {
-    const key = `${uuid}\u0000${conflict.field ?? ""}`;
-    if (told.has(key)) return;
-    if (told.size >= 10_000) told.clear();
-    told.add(key);
-    const field = conflict.field === undefined ? "a value" : `its ${conflict.field}`;
-    log.warn(
-      `platform-integration: the store refused user ${JSON.stringify(uuid)} for good (${field} conflicts with another user): the platform will send this message again and the directory stays paused behind it until the conflict is resolved. The handler's quarantine option would keep the message, answer success and apply it once the conflict is gone, so that the directory keeps flowing.`,
-      { uuid, ...(conflict.field === undefined ? {} : { field: conflict.field }) },
-    );
-  };
 }

@@ -1,5 +1,5 @@
 import type { QuarantineMethods } from "./quarantine-store.ts";
-import type { UpsertResult, UserPatch, UserRecord } from "./user-record.ts";
+import type { UpsertResult, UserFieldName, UserPatch, UserRecord } from "./user-record.ts";
 
 /**
  * Where the Provisioning API keeps users. Implement it over any database.
@@ -24,7 +24,27 @@ export interface UserStore extends Partial<QuarantineMethods> {
    * it only when the application opts in with its `reset` option.
    */
   reset?(): Promise<void>;
+  /**
+   * Atomically writes `user` whole, creating it when missing: each documented field and `extra`
+   * as given (one the record omits is cleared), and `deactivatedAt` as given. With it set, the
+   * user is deactivated and keeps its record: `get` returns it, `list` and `count` leave it out
+   * unless asked, and it holds no unique value; without it, the user is active. A unique value
+   * held by another active user throws {@link UserConflictError} and stores nothing. Resolves the
+   * stored user. For a second protocol over the same store, whose writes carry whole records and
+   * whose deactivation is not a deletion (SCIM's `active: false`); the bundled stores implement it.
+   */
+  replace?(user: UserRecord): Promise<UserRecord>;
 }
+
+/**
+ * A look-up of {@link UserStoreReads.findUsers}: the users whose documented `field`, or whose
+ * `extra` value at the two-key path `extra` (`["scim", "externalId"]` is
+ * `extra.scim.externalId`), equals `value`; with `ignoreCase`, ignoring the case of ASCII letters
+ * (A-Z) only, as the unique `email` does.
+ */
+export type UserLookup =
+  | { field: UserFieldName; value: string; ignoreCase?: boolean | undefined }
+  | { extra: readonly [string, string]; value: string; ignoreCase?: boolean | undefined };
 
 /** Which users {@link UserStoreReads.list} and {@link UserStoreReads.count} take in. */
 export interface UserReadOptions {
@@ -48,4 +68,10 @@ export interface UserStoreReads {
   list(options?: UserReadOptions): Promise<UserRecord[]>;
   /** How many users `list` would return with the same options. */
   count(options?: UserReadOptions): Promise<number>;
+  /**
+   * The users (deactivated ones too) that a {@link UserLookup} finds, in `list`'s order, without
+   * reading every user into the application: the SCIM server finds a user by `userName` and
+   * `externalId` with it. Optional; the bundled stores implement it.
+   */
+  findUsers?(lookup: UserLookup): Promise<UserRecord[]>;
 }

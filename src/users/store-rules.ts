@@ -68,7 +68,16 @@ export function storeRules(
 
 /** The value a unique index compares: email with its ASCII letters in lower case, others as is. */
 export function uniqueValue(field: UniqueField, value: string): string {
-  return field === "email" ? value.replace(/[A-Z]+/g, (letters) => letters.toLowerCase()) : value;
+  return field === "email" ? asciiLowerCase(value) : value;
+}
+
+/**
+ * `value` with its ASCII letters (A-Z) in lower case and nothing else changed: the one case rule
+ * of the stores (the unique email, `findUsers` with `ignoreCase`) and of SCIM's case-insensitive
+ * comparisons, the same in JavaScript, SQLite's lower() and PostgreSQL's lower() under "C".
+ */
+export function asciiLowerCase(value: string): string {
+  return value.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 }
 
 /** The error a bundled store throws when a unique value is held by another user. */

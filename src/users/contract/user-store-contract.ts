@@ -1,12 +1,8 @@
-import type {
-  QuarantineMethods,
-  UserPatch,
-  UserRecord,
-  UserStore,
-  UserStoreReads,
-} from "../provisioning/index.ts";
-import { isUserConflict } from "../provisioning/user-conflict-error.ts";
-import { assertJsonEqual } from "./json-equal.ts";
+import { assertJsonEqual } from "../../internal/json-equal.ts";
+import type { QuarantineMethods } from "../quarantine-store.ts";
+import { isUserConflict } from "../user-conflict-error.ts";
+import type { UserPatch, UserRecord } from "../user-record.ts";
+import type { UserStore, UserStoreReads } from "../user-store.ts";
 
 /** What a test runner passes to a test: {@link testUserStore} marks checks skipped through it. */
 export interface TestContext {

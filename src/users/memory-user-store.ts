@@ -14,6 +14,7 @@ import type {
   QuarantineStep,
 } from "./quarantine-store.ts";
 import {
+  asciiLowerCase,
   awaitedRead,
   type OnDelete,
   type StoreRulesOptions,
@@ -24,7 +25,7 @@ import {
 } from "./store-rules.ts";
 import { isUserConflict } from "./user-conflict-error.ts";
 import type { UpsertResult, UserPatch, UserRecord } from "./user-record.ts";
-import type { UserReadOptions, UserStore, UserStoreReads } from "./user-store.ts";
+import type { UserLookup, UserReadOptions, UserStore, UserStoreReads } from "./user-store.ts";
 
 /** Options of {@link MemoryUserStore}: unique fields and what a delete does. */
 export type MemoryUserStoreOptions = StoreRulesOptions;
@@ -77,11 +78,42 @@ export class MemoryUserStore implements UserStore, UserStoreReads, QuarantineMet
 
   #delete(uuid: string): { deleted: boolean } {
     const existing = this.#users.get(uuid);
-    if (existing === undefined || existing.deactivatedAt !== undefined) return { deleted: false };
+    if (existing === undefined) return { deleted: false };
+    if (existing.deactivatedAt !== undefined) {
+      // A user deactivated by `replace` (not deleted) is removed as the SQL stores remove it.
+      if (this.#onDelete === "deactivate") return { deleted: false };
+      this.#users.delete(uuid);
+      return { deleted: true };
+    }
     this.#release(existing);
     if (this.#onDelete === "delete") this.#users.delete(uuid);
     else this.#users.set(uuid, { ...existing, deactivatedAt: new Date().toISOString() });
     return { deleted: true };
+  }
+
+  /** Writes `user` whole, as {@link UserStore.replace} says; deactivated, it holds no value. */
+  async replace(user: UserRecord): Promise<UserRecord> {
+    const record = mergeUser(undefined, user as UserPatch);
+    if (user.deactivatedAt !== undefined) record.deactivatedAt = user.deactivatedAt;
+    const stored = this.#users.get(user.uuid);
+    if (record.deactivatedAt === undefined) this.#hold(record, stored);
+    else if (stored !== undefined && stored.deactivatedAt === undefined) this.#release(stored);
+    this.#users.set(user.uuid, record);
+    return copy(record);
+  }
+
+  /** The users a look-up finds, deactivated ones too, as copies, in insertion order. */
+  findUsers(lookup: UserLookup): Promise<UserRecord[]> {
+    return awaitedRead("store.findUsers()", () => {
+      const wanted = lookup.ignoreCase ? asciiLowerCase(lookup.value) : lookup.value;
+      return [...this.#users.values()]
+        .filter((user) => {
+          const value = "field" in lookup ? user[lookup.field] : extraValue(user, lookup.extra);
+          if (typeof value !== "string") return false;
+          return (lookup.ignoreCase ? asciiLowerCase(value) : value) === wanted;
+        })
+        .map(copy);
+    });
   }
 
   /** Removes every user and every kept message: the re-sync that follows supersedes them. */
@@ -284,6 +316,17 @@ export class MemoryUserStore implements UserStore, UserStoreReads, QuarantineMet
       }
     }
   }
+}
+
+/** The value at a two-key path of a user's `extra`. */
+function extraValue(user: UserRecord, [outer, inner]: readonly [string, string]): unknown {
+  const container =
+    user.extra !== undefined && Object.hasOwn(user.extra, outer) ? user.extra[outer] : undefined;
+  if (typeof container !== "object" || container === null || Array.isArray(container))
+    return undefined;
+  return Object.hasOwn(container, inner)
+    ? (container as Record<string, unknown>)[inner]
+    : undefined;
 }
 
 /** The key of an awaited value in the index. */

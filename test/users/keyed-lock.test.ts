@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { KeyedLock } from "../../src/provisioning/keyed-lock.ts";
+import { KeyedLock } from "../../src/users/keyed-lock.ts";
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
 

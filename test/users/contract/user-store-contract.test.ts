@@ -6,13 +6,13 @@ import {
   type UserPatch,
   type UserRecord,
   type UserStore,
-} from "../../src/provisioning/index.ts";
+} from "../../../src/provisioning/index.ts";
 import {
   type TestContext,
   type TestRunner,
   testUserStore,
   type UserStoreContractOptions,
-} from "../../src/testing/index.ts";
+} from "../../../src/testing/index.ts";
 
 const conflict = {
   holder: { uuid: "holder", email: "held@x.io" },
@@ -375,15 +375,15 @@ describe("the ./testing entry", () => {
         if (specifier.startsWith(".")) visit(new URL(specifier, url));
       }
     };
-    visit(new URL("../../src/testing/index.ts", import.meta.url));
+    visit(new URL("../../../src/testing/index.ts", import.meta.url));
     expect(seen.size).toBeGreaterThan(5);
   });
 
   it("would see a node: import in a module it loads", () => {
-    const sqlite = new URL("../../src/stores/sqlite/sqlite-user-store.ts", import.meta.url);
+    const sqlite = new URL("../../../src/stores/sqlite/sqlite-user-store.ts", import.meta.url);
     // A type-only import of node:sqlite there, which is not loaded at run time.
     expect(runtimeImports(sqlite).some((specifier) => specifier.startsWith("node:"))).toBe(false);
-    const demo = new URL("../../src/cli/demo.ts", import.meta.url);
+    const demo = new URL("../../../src/cli/demo.ts", import.meta.url);
     expect(runtimeImports(demo)).toContain("node:http");
   });
 });

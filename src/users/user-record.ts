@@ -1,5 +1,5 @@
-// The user record: the base every other part of the Provisioning API (the store contract, the
-// wire mapping, the handler) builds on. It depends on nothing in the folder.
+// The user record: the base every other part of the users room (the store contract, the stores,
+// the quarantine) and each protocol over it (the Provisioning API's wire form) builds on.
 import type { JsonValue } from "type-fest";
 import { wireNamesOf } from "../internal/wire-names.ts";
 
@@ -16,8 +16,8 @@ export const userFieldNames = [
 ] as const;
 
 /**
- * Each documented field's wire name (`firstName` → `first_name`): the table the Provisioning API's
- * lenient reader and writer use, by the naming rule of the Integration API's records.
+ * Each documented field's snake_case name (`firstName` → `first_name`), by the naming rule of the
+ * Integration API's records: the Provisioning API's wire names, and the bundled stores' columns.
  */
 export const userWireNames = wireNamesOf(userFieldNames);
 

@@ -1,6 +1,6 @@
 import { describe, expectTypeOf, it } from "vitest";
-import { MemoryUserStore } from "../../src/provisioning/index.ts";
-import { testUserStore, type UserStoreContractOptions } from "../../src/testing/index.ts";
+import { MemoryUserStore } from "../../../src/provisioning/index.ts";
+import { testUserStore, type UserStoreContractOptions } from "../../../src/testing/index.ts";
 
 describe("testUserStore", () => {
   it("hands create's own store type to destroy and read", () => {
