@@ -14,7 +14,7 @@ import {
 import { compareUser, describeUserDifference } from "../platform/verify-users.ts";
 import { checks } from "./conformance-checks.ts";
 import { swapCheck } from "./conformance-conflicts.ts";
-import { unreachable, whyPingFailed } from "./conformance-diagnosis.ts";
+import { whyPingFailed } from "./conformance-diagnosis.ts";
 import type { ConformanceReport, ConformanceResult, LeftBehind } from "./conformance-report.ts";
 import {
   type Check,
@@ -24,6 +24,7 @@ import {
   type Session,
   type Want,
 } from "./conformance-session.ts";
+import { type CheckRun, recordSteps, runSuite } from "./conformance-suite.ts";
 import { runScimConformance, type ScimConformanceOptions } from "./scim-conformance.ts";
 
 export type { ConformanceReport, ConformanceResult, LeftBehind };
@@ -66,10 +67,6 @@ export interface ConformanceOptions {
 
 /** How long each clean-up call may wait once the run was interrupted (`signal` aborted). */
 const interruptedTimeoutMs = 5_000;
-
-class StepFailed extends Error {}
-/** Ends a check as a warning; its message is the advice. */
-class Warned extends Error {}
 
 /**
  * Checks a Provisioning API implementation, in any language, from the outside: every rule of
@@ -125,36 +122,28 @@ export async function runConformance(
   });
   const read =
     options.readUser === undefined ? undefined : connectUserReader(options.readUser, { timeoutMs });
-  const results: ConformanceResult[] = [];
   const leftBehind: LeftBehind[] = [];
   const deactivated = new Set<string>();
-  let stoppedEarly: string | undefined;
   const suite = options.conflicts === true ? [...checks, swapCheck] : checks;
-  for (const check of suite) {
-    if (options.signal?.aborted) break;
-    const run = await runCheck(check, {
-      send,
-      sendWhenInterrupted,
-      read,
-      target,
-      timeoutMs,
-      leftBehind,
-      deactivated,
-      options,
-    });
-    results.push(run.result);
-    options.onResult?.(run.result, { index: results.length, total: suite.length });
-    if (options.signal?.aborted) break;
-    stoppedEarly =
-      check === suite[0] && !run.result.passed
-        ? whyPingFailed(run.answers.at(-1), target)
-        : (unreachable(run.answers, false) ?? run.hung);
-    if (stoppedEarly !== undefined) break;
-  }
-  const passed =
-    results.length === suite.length &&
-    stoppedEarly === undefined &&
-    results.every((result) => result.passed);
+  const runner = {
+    send,
+    sendWhenInterrupted,
+    read,
+    target,
+    timeoutMs,
+    leftBehind,
+    deactivated,
+    options,
+  };
+  const { passed, results, stoppedEarly } = await runSuite(
+    suite,
+    (check) => runCheck(check, runner),
+    {
+      whyFirstFailed: (answer) => whyPingFailed(answer, target),
+      signal: options.signal,
+      onResult: options.onResult,
+    },
+  );
   return {
     passed,
     results,
@@ -179,27 +168,18 @@ interface Runner {
 async function runCheck(
   check: Check,
   { send, sendWhenInterrupted, read, target, timeoutMs, leftBehind, deactivated, options }: Runner,
-): Promise<{ result: ConformanceResult; answers: ProvisioningAnswer[]; hung?: string }> {
+): Promise<CheckRun> {
   const { signal } = options;
-  const expected: string[] = [];
-  const actual: string[] = [];
+  const record = recordSteps();
+  const { step } = record;
   const answers: ProvisioningAnswer[] = [];
   const used = new Set<string>();
-  const step = (want: string, got: string, passed: boolean) => {
-    expected.push(want);
-    actual.push(got);
-    if (!passed) throw new StepFailed();
-  };
   const session: Session = {
     target,
     timeoutMs,
     ...(signal && { signal }),
     step,
-    warn(want, got, advice) {
-      expected.push(want);
-      actual.push(got);
-      throw new Warned(advice);
-    },
+    warn: record.warn,
     uuid: (text) => {
       const uuid = `conformance-${crypto.randomUUID()}${text === undefined ? "" : `-${text}`}`;
       used.add(uuid);
@@ -237,39 +217,23 @@ async function runCheck(
       step(want, want, true);
     },
   };
-  let passed = true;
-  let warning: string | undefined;
-  let cleanup: Cleanup | undefined;
-  try {
-    await check.run(session);
-  } catch (error) {
-    if (error instanceof Warned) {
-      warning = error.message;
-    } else {
-      if (!(error instanceof StepFailed)) {
-        expected.push("no exception");
-        actual.push(`threw ${oneLine(error instanceof Error ? error.message : String(error))}`);
-      }
-      passed = false;
-    }
-  } finally {
-    // Not under the caller's signal: after Ctrl-C too, the users of this check are deleted.
-    cleanup = await deleteAll(used, signal?.aborted ? sendWhenInterrupted : send, read);
-    leftBehind.push(...cleanup.left);
-    for (const uuid of cleanup.deactivated) deactivated.add(uuid);
-  }
+  const { passed, warning } = await record.run(() => check.run(session));
+  // Not under the caller's signal: after Ctrl-C too, the users of this check are deleted.
+  const cleanup = await deleteAll(used, signal?.aborted ? sendWhenInterrupted : send, read);
+  leftBehind.push(...cleanup.left);
+  for (const uuid of cleanup.deactivated) deactivated.add(uuid);
   const result: ConformanceResult = {
     name: check.name,
     rule: check.rule,
     passed,
     ...(warning !== undefined && { warning }),
     ...(check.effects && { effects: read ? "verified" : "status only" }),
-    expected: expected.join("; "),
-    actual: actual.join("; "),
+    expected: record.expected,
+    actual: record.actual,
   };
   // An application that let one call run out its time is stuck or far too slow: every further
   // check would wait as long for each of its calls, so the run stops here, with one line.
-  const timedOut = answers.find((answer) => answer.timedOut) ?? cleanup?.timedOut;
+  const timedOut = answers.find((answer) => answer.timedOut) ?? cleanup.timedOut;
   const hung =
     timedOut === undefined
       ? undefined

@@ -1,10 +1,10 @@
 import type { JsonValue } from "type-fest";
 import { jsonEqual } from "../internal/json-equal.ts";
+import { describeAnswer } from "./conformance-session.ts";
 import { filterString, scimMediaType, usersQuery } from "./scim-client.ts";
 import {
   asObject,
   attribute,
-  describeScimAnswer,
   type ScimCheck,
   type ScimSession,
   show,
@@ -473,7 +473,7 @@ const oktaChecks: ScimCheck[] = [
       if (again.status !== undefined && again.status < 300 && typeof id === "string") s.track(id);
       s.step(
         "same create again: 409",
-        `same create again: ${describeScimAnswer(again)}`,
+        `same create again: ${describeAnswer(again)}`,
         again.status === 409,
       );
       expectError(s, "same create again", again.body, 409, "uniqueness");

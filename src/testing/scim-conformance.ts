@@ -1,16 +1,12 @@
 import { redactUrl } from "../internal/url.ts";
+import type { ProvisioningAnswer } from "../platform/provisioning-api-client.ts";
 import { unreachable } from "./conformance-diagnosis.ts";
 import type { ConformanceReport, ConformanceResult, LeftBehind } from "./conformance-report.ts";
-import { oneLine } from "./conformance-session.ts";
+import { describeAnswer, oneLine } from "./conformance-session.ts";
+import { type CheckRun, recordSteps, runSuite } from "./conformance-suite.ts";
 import { scimChecks } from "./scim-checks.ts";
 import { connectScim, type ScimAnswer, type ScimClient, type ScimTarget } from "./scim-client.ts";
-import {
-  describeScimAnswer,
-  describeWant,
-  type ScimCheck,
-  type ScimSession,
-  statusMatches,
-} from "./scim-session.ts";
+import { describeWant, type ScimCheck, type ScimSession, statusMatches } from "./scim-session.ts";
 
 /** How {@link runConformance} checks a SCIM service instead of a Provisioning API. */
 export interface ScimConformanceOptions {
@@ -34,9 +30,6 @@ export interface ScimRunOptions {
 /** How long each clean-up call may wait once the run was interrupted (`signal` aborted). */
 const interruptedTimeoutMs = 5_000;
 
-class StepFailed extends Error {}
-class Warned extends Error {}
-
 /**
  * Runs Entra ID's and Okta's published sequences against a SCIM service: the body of
  * `runConformance(target, { scim: { token } })`. Each check creates its own users (userNames
@@ -54,32 +47,24 @@ export async function runScimConformance(
     token: scim.token,
     timeoutMs: Math.min(timeoutMs, interruptedTimeoutMs),
   });
-  const results: ConformanceResult[] = [];
   const leftBehind: LeftBehind[] = [];
-  let stoppedEarly: string | undefined;
-  for (const check of scimChecks) {
-    if (options.signal?.aborted) break;
-    const run = await runCheck(check, {
-      send,
-      sendWhenInterrupted,
-      leftBehind,
-      hasToken: scim.token !== undefined,
-      timeoutMs,
+  const runner = {
+    send,
+    sendWhenInterrupted,
+    leftBehind,
+    hasToken: scim.token !== undefined,
+    timeoutMs,
+    signal: options.signal,
+  };
+  const { passed, results, stoppedEarly } = await runSuite(
+    scimChecks,
+    (check) => runCheck(check, runner),
+    {
+      whyFirstFailed: (answer) => whyConnectionFailed(answer, target),
       signal: options.signal,
-    });
-    results.push(run.result);
-    options.onResult?.(run.result, { index: results.length, total: scimChecks.length });
-    if (options.signal?.aborted) break;
-    stoppedEarly =
-      check === scimChecks[0] && !run.result.passed
-        ? whyConnectionFailed(run.answers.at(-1), target)
-        : (unreachable(run.answers, false) ?? run.hung);
-    if (stoppedEarly !== undefined) break;
-  }
-  const passed =
-    results.length === scimChecks.length &&
-    stoppedEarly === undefined &&
-    results.every((result) => result.passed);
+      onResult: options.onResult,
+    },
+  );
   return {
     passed,
     results,
@@ -103,24 +88,15 @@ interface Runner {
 async function runCheck(
   check: ScimCheck,
   { send, sendWhenInterrupted, leftBehind, hasToken, timeoutMs, signal }: Runner,
-): Promise<{ result: ConformanceResult; answers: ScimAnswer[]; hung?: string }> {
-  const expected: string[] = [];
-  const actual: string[] = [];
+): Promise<CheckRun> {
+  const record = recordSteps();
+  const { step } = record;
   const answers: ScimAnswer[] = [];
   const created = new Set<string>();
-  const step = (want: string, got: string, passed: boolean) => {
-    expected.push(want);
-    actual.push(got);
-    if (!passed) throw new StepFailed();
-  };
   const session: ScimSession = {
     hasToken,
     step,
-    warn(want, got, advice) {
-      expected.push(want);
-      actual.push(got);
-      throw new Warned(advice);
-    },
+    warn: record.warn,
     mark: () => crypto.randomUUID().slice(-12),
     track: (id) => void created.add(id),
     async call(label, call, want) {
@@ -129,46 +105,36 @@ async function runCheck(
       if (want !== "any") {
         const passed = statusMatches(answer, want);
         // The body is for the step that failed: a passing one says its status only.
-        const got = passed ? String(answer.status) : describeScimAnswer(answer);
+        const got = passed ? String(answer.status) : describeAnswer(answer);
         step(`${label}: ${describeWant(want)}`, `${label}: ${got}`, passed);
       }
       return answer;
     },
   };
-  let passed = true;
-  let warning: string | undefined;
-  let cleanup: { timedOut?: string } = {};
-  try {
+  const { passed, warning } = await record.run(async () => {
     if (check.name.includes("wrong token") && !hasToken) {
-      session.warn(
+      record.warn(
         "a wrong token: 401",
         "not tried: no token was given",
         "Give the token (--token) so that a wrong one can be tried: a SCIM service must not answer without one.",
       );
     }
     await check.run(session);
-  } catch (error) {
-    if (error instanceof Warned) {
-      warning = error.message;
-    } else {
-      if (!(error instanceof StepFailed)) {
-        expected.push("no exception");
-        actual.push(`threw ${oneLine(error instanceof Error ? error.message : String(error))}`);
-      }
-      passed = false;
-    }
-  } finally {
-    // Not under the caller's signal: after Ctrl-C too, the users of this check are deleted.
-    cleanup = await deleteAll(created, signal?.aborted ? sendWhenInterrupted : send, leftBehind);
-  }
+  });
+  // Not under the caller's signal: after Ctrl-C too, the users of this check are deleted.
+  const cleanup = await deleteAll(
+    created,
+    signal?.aborted ? sendWhenInterrupted : send,
+    leftBehind,
+  );
   const result: ConformanceResult = {
     name: check.name,
     rule: check.rule,
     passed,
     ...(warning !== undefined && { warning }),
     effects: "verified",
-    expected: expected.join("; "),
-    actual: actual.join("; "),
+    expected: record.expected,
+    actual: record.actual,
   };
   const timedOut = answers.some((answer) => answer.timedOut) || cleanup.timedOut !== undefined;
   const hung = timedOut
@@ -195,7 +161,7 @@ async function deleteAll(ids: Iterable<string>, send: ScimClient, leftBehind: Le
     if (answer.timedOut) timedOut = answer.error;
     const status = answer.status ?? 0;
     if (!(status >= 200 && status < 300) && status !== 404) {
-      leftBehind.push({ uuid: id, reason: `delete: ${describeScimAnswer(answer)}` });
+      leftBehind.push({ uuid: id, reason: `delete: ${describeAnswer(answer)}` });
     }
   }
   return timedOut === undefined ? {} : { timedOut };
@@ -203,7 +169,7 @@ async function deleteAll(ids: Iterable<string>, send: ScimClient, leftBehind: Le
 
 /** One line that says what to check, from the answer to the connection test that failed. */
 function whyConnectionFailed(
-  answer: ScimAnswer | undefined,
+  answer: ProvisioningAnswer | undefined,
   target: ScimTarget,
 ): string | undefined {
   const where =

@@ -1,8 +1,9 @@
 import type { JsonValue } from "type-fest";
 import type { UserReader } from "../platform/read-user.ts";
+import { toPatches } from "../provisioning/wire.ts";
 import { mergeUser } from "../users/merge-user.ts";
 import type { UserRecord } from "../users/user-record.ts";
-import { toPatches } from "../provisioning/wire.ts";
+import { describeAnswer } from "./conformance-session.ts";
 import {
   connectScim,
   filterString,
@@ -10,7 +11,7 @@ import {
   type ScimTarget,
   usersQuery,
 } from "./scim-client.ts";
-import { asObject, attribute, describeScimAnswer, urn, workEmail } from "./scim-session.ts";
+import { asObject, attribute, urn, workEmail } from "./scim-session.ts";
 
 /** How {@link createScimIdentityProvider} reaches the SCIM service and which client it plays. */
 export interface ScimIdentityProviderOptions {
@@ -204,7 +205,7 @@ export function createScimIdentityProvider(
   const readUser: UserReader = async (uuid) => {
     const lookup = await find(uuid);
     if (!("found" in lookup)) {
-      throw new Error(`the SCIM service answered ${describeScimAnswer(lookup)}`);
+      throw new Error(`the SCIM service answered ${describeAnswer(lookup)}`);
     }
     return lookup.found && fromScimUser(uuid, lookup.found);
   };
@@ -235,7 +236,7 @@ function passOn(answer: ScimAnswer): Response {
   const status = answer.status >= 200 && answer.status < 300 ? 502 : answer.status;
   const body =
     status === 502
-      ? { error: "unexpected_scim_answer", message: `SCIM answered ${describeScimAnswer(answer)}` }
+      ? { error: "unexpected_scim_answer", message: `SCIM answered ${describeAnswer(answer)}` }
       : (answer.body ?? null);
   return Response.json(body, { status });
 }

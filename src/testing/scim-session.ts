@@ -1,5 +1,5 @@
 import type { JsonValue } from "type-fest";
-import { oneLine, short } from "./conformance-session.ts";
+import { short } from "./conformance-session.ts";
 import type { ScimAnswer, ScimCall } from "./scim-client.ts";
 
 /** The schema URNs the checks send and look for (RFC 7643 §8.7, RFC 7644 §3.12, §3.5.2). */
@@ -89,16 +89,6 @@ export function workEmail(user: JsonValue | undefined): JsonValue | undefined {
 /** The JSON text of a value for a report line; `absent` for none. */
 export const show = (value: JsonValue | undefined) =>
   value === undefined ? "absent" : short(value);
-
-/** One line for an answer: its status and the start of its body, or why none came. */
-export function describeScimAnswer(answer: ScimAnswer): string {
-  if (answer.status === undefined) {
-    return answer.timedOut ? oneLine(answer.error) : `no answer (${oneLine(answer.error)})`;
-  }
-  return answer.body === undefined
-    ? String(answer.status)
-    : `${answer.status} ${short(answer.body)}`;
-}
 
 /** Whether an answer's status is what a check wants. */
 export function statusMatches(answer: ScimAnswer, want: ScimWant): boolean {
