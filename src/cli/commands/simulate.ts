@@ -19,6 +19,7 @@ const defaultTimeoutMs = 30_000;
 const testPrefix = "simulate";
 
 const usage = `Usage: platform-integration simulate <url> --users <n> [options]
+       platform-integration simulate --scim <url> --token <token> --users <n> [options]
 
 Plays the platform against a Provisioning API: generates <n> users, runs the initial sync (a
 ping, then a create for each user), then a round of changes (modify, delete, add), one message
@@ -48,8 +49,8 @@ deleted), then every user read back through SCIM and compared. It takes --users,
 --seed and --timeout as above, and:
 ${scimOptionsUsage}
 
-Exit status: 0 when the sync completed (and, with --read-user or --scim, every user was stored as sent),
-1 otherwise, 2 for a wrong command line.
+Exit status: 0 when the sync completed (and, with --read-user or --scim, every user was stored
+as sent), 1 otherwise, 2 for a wrong command line.
 `;
 
 /** `platform-integration simulate <url> --users N`: the platform's sync at scale, with progress. */
