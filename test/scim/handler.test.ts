@@ -272,11 +272,14 @@ describe("PATCH", () => {
 
   it("honours no prototype key", async () => {
     const { patch, handler, user } = await created();
+    const custom = "urn:ietf:params:scim:schemas:extension:custom:2.0:User";
     for (const path of [
       "__proto__",
       "constructor",
       "name.__proto__",
       'emails[type eq "work"].__proto__',
+      `${custom}:constructor`,
+      `${custom}:prototype`,
     ]) {
       const answer = await patch({ op: "add", path, value: { polluted: true } });
       expect(answer.status).toBe(400);
@@ -363,6 +366,23 @@ describe("active and the store's deactivation", () => {
       count: async () => 0,
     };
     expect(() => createScimHandler({ store: store as never, token })).toThrow(/replace/);
+  });
+});
+
+describe("huge bodies", () => {
+  it("answers 413 past bodyLimit, at the Web edge and in the core", async () => {
+    const { handler, store } = setup({ bodyLimit: 200 });
+    const big = { ...entraUser("big"), title: "x".repeat(500) };
+    expect((await scim(handler, "POST", "/scim/v2/Users", big)).status).toBe(413);
+    const answer = await handler.handle({
+      method: "POST",
+      path: "/scim/v2/Users",
+      headers: { authorization: `Bearer ${token}` },
+      body: new TextEncoder().encode(JSON.stringify(big)),
+    });
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body as string)).toMatchObject({ status: "413" });
+    expect(await store.list()).toEqual([]);
   });
 });
 
