@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { MemoryUserStore } from "../../src/provisioning/index.ts";
-import { createScimHandler } from "../../src/scim/index.ts";
+import { bearerToken, createScimHandler, ScimError, scimExtraKey } from "../../src/scim/index.ts";
 import { enterprise, entraUser, errorSchema, patchOp, scim, setup, token } from "./helpers.ts";
 
 describe("construction", () => {
@@ -39,6 +39,79 @@ describe("authentication", () => {
     expect(
       (await scim(handler, "GET", "/scim/v2/Users", undefined, { "x-tenant": "b" })).status,
     ).toBe(401);
+  });
+});
+
+describe("exports", () => {
+  it("lets authenticate (or a store) choose the answer by throwing a ScimError", async () => {
+    const authenticate = () => {
+      throw new ScimError(403, "This tenant is suspended");
+    };
+    const handler = createScimHandler({ store: new MemoryUserStore(), authenticate });
+    const answer = await scim(handler, "GET", "/scim/v2/Users");
+    expect(answer.status).toBe(403);
+    expect(answer.body).toEqual({
+      schemas: [errorSchema],
+      status: "403",
+      detail: "This tenant is suspended",
+    });
+  });
+
+  it("keeps the SCIM resource under extra[scimExtraKey]", async () => {
+    const { handler, store } = setup();
+    const user = (await scim(handler, "POST", "/scim/v2/Users", entraUser("kept", "Ext-9"))).body;
+    const stored = await store.get(user.id);
+    expect(stored?.extra?.[scimExtraKey]).toMatchObject({ externalId: "Ext-9", userName: "kept" });
+  });
+
+  it("bearerToken compares the whole token", async () => {
+    const check = bearerToken("abc");
+    const request = (authorization?: string) => ({
+      method: "GET",
+      path: "/",
+      headers: { authorization },
+    });
+    expect(await check(request("Bearer abc"))).toBe(true);
+    expect(await check(request("Bearer abcd"))).toBe(false);
+    expect(await check(request("Bearer ab"))).toBe(false);
+    expect(await check(request())).toBe(false);
+  });
+});
+
+describe("routes", () => {
+  it("serves discovery truthfully, and answers 501 for Groups, Bulk, /Me and .search", async () => {
+    const { handler } = setup();
+    const config = (await scim(handler, "GET", "/scim/v2/ServiceProviderConfig")).body;
+    expect(config).toMatchObject({
+      patch: { supported: true },
+      bulk: { supported: false },
+      filter: { supported: true, maxResults: 200 },
+      etag: { supported: true },
+      sort: { supported: false },
+    });
+    const types = (await scim(handler, "GET", "/scim/v2/ResourceTypes")).body;
+    expect(types.Resources.map((type: { id: string }) => type.id)).toEqual(["User"]);
+    const schemas = (await scim(handler, "GET", "/scim/v2/Schemas")).body;
+    expect(schemas.totalResults).toBe(2);
+    expect((await scim(handler, "GET", `/scim/v2/Schemas/${enterprise}`)).body.id).toBe(enterprise);
+    for (const [method, path] of [
+      ["GET", "/Groups"],
+      ["POST", "/Groups"],
+      ["POST", "/Bulk"],
+      ["GET", "/Me"],
+      ["POST", "/Users/.search"],
+    ]) {
+      const answer = await scim(
+        handler,
+        method as string,
+        `/scim/v2${path}`,
+        method === "POST" ? {} : undefined,
+      );
+      expect(answer.status, `${method} ${path}`).toBe(501);
+      expect(answer.body.schemas).toEqual([errorSchema]);
+    }
+    expect((await scim(handler, "GET", "/scim/v2/Nothing")).status).toBe(404);
+    expect((await scim(handler, "DELETE", "/scim/v2/Users")).status).toBe(405);
   });
 });
 
