@@ -16,7 +16,11 @@ const rules = [
     forbiddenEntries: ["testing", "msw"],
     forbiddenWords: /\bfaults?\b|injectFault|withFaults/i,
   },
-  { entry: "scim", forbiddenEntries: ["testing", "msw"], forbiddenWords: /\binjectFault|withFaults\b/ },
+  {
+    entry: "scim",
+    forbiddenEntries: ["testing", "msw"],
+    forbiddenWords: /\binjectFault|withFaults\b/,
+  },
 ];
 
 /** Every declaration file `file` reaches through relative imports, itself included. */

@@ -39,6 +39,16 @@ const violations: { rule: string; from: string; to: string }[] = [
     to: "src/adapters/server.ts",
   },
   {
+    rule: "scim-imports-no-adapter",
+    from: "src/scim/imports-adapter.ts",
+    to: "src/adapters/server.ts",
+  },
+  {
+    rule: "provisioning-imports-no-scim",
+    from: "src/provisioning/imports-scim.ts",
+    to: "src/scim/handler.ts",
+  },
+  {
     rule: "users-imports-no-protocol",
     from: "src/users/imports-provisioning.ts",
     to: "src/provisioning/core.ts",

@@ -22,7 +22,7 @@ bin=$(bindir)
 # The server refuses to run as root: the cluster belongs to the postgres user, who also needs a
 # way into the work folder (a checkout under /root has none; then the cluster goes to /tmp).
 as_postgres() { runuser -u postgres -- "$@"; }
-read -r -a suite <<<"${PG_SUITE:-test/stores/postgres.test.ts test/provisioning/quarantine.replicas.model.test.ts examples/servers/servers.test.ts examples/express-postgres/app.test.ts}"
+read -r -a suite <<<"${PG_SUITE:-test/stores/postgres.test.ts test/provisioning/quarantine.replicas.model.test.ts test/scim/stores.test.ts test/scim/scim.replicas.model.test.ts examples/servers/servers.test.ts examples/express-postgres/app.test.ts}"
 data="$1/postgres-$(basename "${suite[0]}")"
 rm -rf "$data" && mkdir -p "$data" && chown postgres: "$data"
 if ! as_postgres test -w "$data"; then

@@ -129,6 +129,8 @@ export function createScimHandler(options: ScimHandlerOptions): ScimHandler {
       }
       case "users":
         if (more !== undefined) break;
+        if (id === ".search")
+          throw new ScimError(501, "POST /Users/.search is not supported: filter with GET /Users");
         return id === undefined
           ? usersCollection(request, method, query, allow)
           : oneUser(request, method, id, query, allow);

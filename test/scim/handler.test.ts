@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { MemoryUserStore } from "../../src/provisioning/index.ts";
-import { createScimHandler } from "../../src/scim/index.ts";
+import { bearerToken, createScimHandler, ScimError, scimExtraKey } from "../../src/scim/index.ts";
 import { enterprise, entraUser, errorSchema, patchOp, scim, setup, token } from "./helpers.ts";
 
 describe("construction", () => {
@@ -39,6 +39,79 @@ describe("authentication", () => {
     expect(
       (await scim(handler, "GET", "/scim/v2/Users", undefined, { "x-tenant": "b" })).status,
     ).toBe(401);
+  });
+});
+
+describe("exports", () => {
+  it("lets authenticate (or a store) choose the answer by throwing a ScimError", async () => {
+    const authenticate = () => {
+      throw new ScimError(403, "This tenant is suspended");
+    };
+    const handler = createScimHandler({ store: new MemoryUserStore(), authenticate });
+    const answer = await scim(handler, "GET", "/scim/v2/Users");
+    expect(answer.status).toBe(403);
+    expect(answer.body).toEqual({
+      schemas: [errorSchema],
+      status: "403",
+      detail: "This tenant is suspended",
+    });
+  });
+
+  it("keeps the SCIM resource under extra[scimExtraKey]", async () => {
+    const { handler, store } = setup();
+    const user = (await scim(handler, "POST", "/scim/v2/Users", entraUser("kept", "Ext-9"))).body;
+    const stored = await store.get(user.id);
+    expect(stored?.extra?.[scimExtraKey]).toMatchObject({ externalId: "Ext-9", userName: "kept" });
+  });
+
+  it("bearerToken compares the whole token", async () => {
+    const check = bearerToken("abc");
+    const request = (authorization?: string) => ({
+      method: "GET",
+      path: "/",
+      headers: { authorization },
+    });
+    expect(await check(request("Bearer abc"))).toBe(true);
+    expect(await check(request("Bearer abcd"))).toBe(false);
+    expect(await check(request("Bearer ab"))).toBe(false);
+    expect(await check(request())).toBe(false);
+  });
+});
+
+describe("routes", () => {
+  it("serves discovery truthfully, and answers 501 for Groups, Bulk, /Me and .search", async () => {
+    const { handler } = setup();
+    const config = (await scim(handler, "GET", "/scim/v2/ServiceProviderConfig")).body;
+    expect(config).toMatchObject({
+      patch: { supported: true },
+      bulk: { supported: false },
+      filter: { supported: true, maxResults: 200 },
+      etag: { supported: true },
+      sort: { supported: false },
+    });
+    const types = (await scim(handler, "GET", "/scim/v2/ResourceTypes")).body;
+    expect(types.Resources.map((type: { id: string }) => type.id)).toEqual(["User"]);
+    const schemas = (await scim(handler, "GET", "/scim/v2/Schemas")).body;
+    expect(schemas.totalResults).toBe(2);
+    expect((await scim(handler, "GET", `/scim/v2/Schemas/${enterprise}`)).body.id).toBe(enterprise);
+    for (const [method, path] of [
+      ["GET", "/Groups"],
+      ["POST", "/Groups"],
+      ["POST", "/Bulk"],
+      ["GET", "/Me"],
+      ["POST", "/Users/.search"],
+    ]) {
+      const answer = await scim(
+        handler,
+        method as string,
+        `/scim/v2${path}`,
+        method === "POST" ? {} : undefined,
+      );
+      expect(answer.status, `${method} ${path}`).toBe(501);
+      expect(answer.body.schemas).toEqual([errorSchema]);
+    }
+    expect((await scim(handler, "GET", "/scim/v2/Nothing")).status).toBe(404);
+    expect((await scim(handler, "DELETE", "/scim/v2/Users")).status).toBe(405);
   });
 });
 
@@ -272,11 +345,14 @@ describe("PATCH", () => {
 
   it("honours no prototype key", async () => {
     const { patch, handler, user } = await created();
+    const custom = "urn:ietf:params:scim:schemas:extension:custom:2.0:User";
     for (const path of [
       "__proto__",
       "constructor",
       "name.__proto__",
       'emails[type eq "work"].__proto__',
+      `${custom}:constructor`,
+      `${custom}:prototype`,
     ]) {
       const answer = await patch({ op: "add", path, value: { polluted: true } });
       expect(answer.status).toBe(400);
@@ -363,6 +439,23 @@ describe("active and the store's deactivation", () => {
       count: async () => 0,
     };
     expect(() => createScimHandler({ store: store as never, token })).toThrow(/replace/);
+  });
+});
+
+describe("huge bodies", () => {
+  it("answers 413 past bodyLimit, at the Web edge and in the core", async () => {
+    const { handler, store } = setup({ bodyLimit: 200 });
+    const big = { ...entraUser("big"), title: "x".repeat(500) };
+    expect((await scim(handler, "POST", "/scim/v2/Users", big)).status).toBe(413);
+    const answer = await handler.handle({
+      method: "POST",
+      path: "/scim/v2/Users",
+      headers: { authorization: `Bearer ${token}` },
+      body: new TextEncoder().encode(JSON.stringify(big)),
+    });
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body as string)).toMatchObject({ status: "413" });
+    expect(await store.list()).toEqual([]);
   });
 });
 

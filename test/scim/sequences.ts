@@ -195,3 +195,29 @@ export async function oktaSequence(call: Call, suffix = ""): Promise<void> {
     detail: expect.any(String),
   });
 }
+
+/** A client of a handler's Web entry, without a server (the stores' runs). */
+export function handlerClient(
+  handler: { fetch(request: Request): Promise<Response> },
+  basePath = "/scim/v2",
+): Call {
+  return async (method, path, body, headers = {}) => {
+    const response = await handler.fetch(
+      new Request(`http://127.0.0.1${basePath}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+          ...headers,
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }),
+    );
+    const text = await response.text();
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: text === "" ? undefined : JSON.parse(text),
+    };
+  };
+}

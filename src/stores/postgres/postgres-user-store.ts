@@ -35,7 +35,13 @@ import {
   userFieldNames,
   userWireNames,
 } from "../../users/user-record.ts";
-import type { UserReadOptions, UserStore, UserStoreReads } from "../../users/user-store.ts";
+import type {
+  UserLookup,
+  UserReadOptions,
+  UserStore,
+  UserStoreReads,
+} from "../../users/user-store.ts";
+import { findQuery, replaceStatement } from "./whole-writes.ts";
 
 /** Options of {@link PostgresUserStore}; `unique` and `onDelete` as for every bundled store. */
 export interface PostgresUserStoreOptions extends StoreRulesOptions {
@@ -259,6 +265,27 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
             [uuid, new Date().toISOString()],
           );
     return { deleted: (rowCount ?? 0) > 0 };
+  }
+
+  /** Writes `user` whole in one statement, as {@link UserStore.replace} says. */
+  async replace(user: UserRecord): Promise<UserRecord> {
+    try {
+      const { rows } = await this.#pool.query<Row>(replaceStatement(this.#table), [
+        JSON.stringify(user),
+      ]);
+      return toUser(rows[0] as Row);
+    } catch (error) {
+      throw this.#conflictOf(error) ?? error;
+    }
+  }
+
+  /** The users a look-up finds, deactivated ones too, ordered by uuid. */
+  findUsers(lookup: UserLookup): Promise<UserRecord[]> {
+    return awaitedRead("store.findUsers()", async () => {
+      const { text, values } = findQuery(this.#table, lookup);
+      const { rows } = await this.#pool.query<Row>(text, values);
+      return rows.map(toUser);
+    });
   }
 
   /** The stored user with this uuid (a deactivated one too), or undefined. */

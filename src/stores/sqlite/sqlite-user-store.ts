@@ -35,8 +35,14 @@ import {
   userFieldNames,
   userWireNames,
 } from "../../users/user-record.ts";
-import type { UserReadOptions, UserStore, UserStoreReads } from "../../users/user-store.ts";
+import type {
+  UserLookup,
+  UserReadOptions,
+  UserStore,
+  UserStoreReads,
+} from "../../users/user-store.ts";
 import { loadNodeSqlite } from "./load-node-sqlite.ts";
+import { createWholeWrites } from "./whole-writes.ts";
 
 const { DatabaseSync: Database } = loadNodeSqlite();
 
@@ -214,6 +220,8 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
   readonly #holders = new Map<UniqueField, StatementSync>();
   /** The statements clearing a set of fields, by the fields' names joined. */
   readonly #clears = new Map<string, StatementSync>();
+  /** replace() and findUsers(), prepared on first use. */
+  #wholeWrites: ReturnType<typeof createWholeWrites> | undefined;
 
   /** Opens (or creates) the database file at `path`, or a private in-memory one for `":memory:"`. */
   constructor(path: string, options: SqliteUserStoreOptions = {}) {
@@ -442,6 +450,29 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
         ? statement.run(uuid).changes
         : statement.run(new Date().toISOString(), uuid).changes;
     return { deleted: Number(changes) > 0 };
+  }
+
+  /** Writes `user` whole in one statement, as {@link UserStore.replace} says. */
+  async replace(user: UserRecord): Promise<UserRecord> {
+    return this.#whole().replace(user);
+  }
+
+  /** The users a look-up finds, deactivated ones too, in the order of creation. */
+  findUsers(lookup: UserLookup): Promise<UserRecord[]> {
+    return awaitedRead("store.findUsers()", () => this.#whole().findUsers(lookup));
+  }
+
+  #whole(): ReturnType<typeof createWholeWrites> {
+    this.#wholeWrites ??= createWholeWrites({
+      db: this.#db,
+      table,
+      toUser,
+      conflictOf,
+      checkText: (what, value) => {
+        if (value.includes("\0")) throw new TypeError(nulRefused(what));
+      },
+    });
+    return this.#wholeWrites;
   }
 
   /** True while the file can be read: false once closed, or when the table has gone. */

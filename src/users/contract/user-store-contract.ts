@@ -3,6 +3,7 @@ import type { QuarantineMethods } from "../quarantine-store.ts";
 import { isUserConflict } from "../user-conflict-error.ts";
 import type { UserPatch, UserRecord } from "../user-record.ts";
 import type { UserStore, UserStoreReads } from "../user-store.ts";
+import { replaceChecks } from "./replace.ts";
 
 /** What a test runner passes to a test: {@link testUserStore} marks checks skipped through it. */
 export interface TestContext {
@@ -579,6 +580,7 @@ export function testUserStore<Store extends UserStore>(
         }
       },
     );
+    replaceChecks({ options, onDelete, check, read, equal });
   });
 }
 

@@ -228,6 +228,7 @@ describe("testUserStore's checks of the reads", () => {
     });
     expect(outcomes.failed).toEqual([
       "leaves a deactivated user out of list and count unless asked, and get shows it",
+      "replace deactivates without deleting, and reactivates with the record",
     ]);
   });
 });
@@ -246,9 +247,14 @@ describe("testUserStore's reporting", () => {
   it("marks skipped, not passed, the checks of reset and ready for a store without them", async () => {
     const outcomes = await runContract({ create: minimal, read: (store, uuid) => store.get(uuid) });
     expect(outcomes.skipped.sort()).toEqual([
+      "a user replace deactivated holds no unique value; reactivating into a taken one is refused",
+      "delete removes a user replace deactivated",
       "deletes a user and discards its pending record in one step",
+      "findUsers finds by a field (ASCII case ignored when asked) and by an extra path, deactivated users too",
       "keeps a conflict as one pending record per uuid, merging every later message into it",
       "removes every user on reset",
+      "replace deactivates without deleting, and reactivates with the record",
+      "replace writes a user whole: it creates, and clears what a later record omits",
       "reports ready once created",
       "stays atomic per uuid under concurrent writes, releases and deletes",
       "wakes a pending uuid when its value is freed, and releases it in one step",

@@ -1,0 +1,59 @@
+// PostgresUserStore's whole-record write and look-ups (UserStore.replace, UserStoreReads.findUsers),
+// for a second protocol over the same store (SCIM): each one SQL statement, bound to parameters.
+import type { UserFieldName } from "../../users/user-record.ts";
+import { userFieldNames, userWireNames } from "../../users/user-record.ts";
+import type { UserLookup } from "../../users/user-store.ts";
+
+const fields = userFieldNames.map((field) => [field, userWireNames[field]] as const);
+const columns = `uuid, ${fields.map(([, column]) => column).join(", ")}, extra, deactivated_at`;
+
+/**
+ * The statement that writes a user whole, bound to the record as jsonb ($1): every column as the
+ * record says (an absent field cleared), `extra` its top-level non-null values, `deactivated_at`
+ * as given. One INSERT ... ON CONFLICT DO UPDATE: PostgreSQL locks the row, and the partial
+ * unique indexes (over active users) refuse a value another active user holds.
+ */
+export function replaceStatement(table: string): string {
+  return `INSERT INTO ${table} AS stored (${columns})
+VALUES (
+  $1::jsonb ->> 'uuid',
+  ${fields.map(([field]) => `$1::jsonb ->> '${field}'`).join(",\n  ")},
+  (SELECT jsonb_object_agg(key, value) FROM jsonb_each(coalesce($1::jsonb -> 'extra', '{}'))
+    WHERE jsonb_typeof(value) <> 'null'),
+  $1::jsonb ->> 'deactivatedAt'
+)
+ON CONFLICT (uuid) DO UPDATE SET
+  ${fields.map(([, column]) => `${column} = excluded.${column}`).join(",\n  ")},
+  extra = excluded.extra,
+  deactivated_at = excluded.deactivated_at
+RETURNING ${columns}`;
+}
+
+/**
+ * The query of a look-up and its parameters. A field is checked against the record's fields (it
+ * names a column); `extra`'s keys are bound. `lower()` under the "C" collation changes ASCII
+ * letters only, the stores' one case rule.
+ */
+export function findQuery(table: string, lookup: UserLookup): { text: string; values: string[] } {
+  const compare = (expression: string, parameter: string) =>
+    lookup.ignoreCase
+      ? `lower((${expression}) COLLATE "C") = lower(${parameter} COLLATE "C")`
+      : `${expression} = ${parameter}`;
+  if ("field" in lookup) {
+    if (!(userFieldNames as readonly string[]).includes(lookup.field)) {
+      throw new TypeError(
+        `findUsers: ${JSON.stringify(lookup.field)} is not a field of a user record`,
+      );
+    }
+    const column = userWireNames[lookup.field as UserFieldName];
+    return {
+      text: `SELECT ${columns} FROM ${table} WHERE ${compare(column, "$1::text")} ORDER BY uuid`,
+      values: [lookup.value],
+    };
+  }
+  const [outer, inner] = lookup.extra;
+  return {
+    text: `SELECT ${columns} FROM ${table} WHERE ${compare("extra -> $2::text ->> $3::text", "$1::text")} ORDER BY uuid`,
+    values: [lookup.value, outer, inner],
+  };
+}
