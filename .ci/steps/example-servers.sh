@@ -16,7 +16,5 @@ check_scim=1
 for example in node-http express fastify koa hono/node; do
   check_example "${example/\//-}" "$node" "examples/servers/$example.ts"
 done
-# SCIM needs the store's replace() (PUT), which SqliteUserStore does not have yet.
-check_scim=0
 check_example node-http-sqlite env DATABASE_FILE="$work/node.db" "$node" \
   --disable-warning=ExperimentalWarning examples/servers/node-http.ts
