@@ -2,8 +2,10 @@
 # check_example NAME COMMAND...: starts the server on a free port with its read route
 # (READ_USER_ROUTE=1), runs `platform-integration conformance --read-user` against it (on the
 # repository's Node 24), and stops it with SIGTERM, which must end it with status 0 after
-# "Stopped.". Needs $root (the repository) and $work (a folder for logs). Whatever happens, no
-# server is left running.
+# "Stopped.". With check_scim=1 it also serves SCIM (SCIM_TOKEN set) and runs `platform-integration
+# conformance --scim` against it: Entra's and Okta's sequences, every test user deleted. Needs
+# $root (the repository) and $work (a folder for logs). Whatever happens, no server is left
+# running.
 node="$root/node_modules/.bin/node"
 server=""
 trap '[ -z "$server" ] || kill -KILL "$server" 2>/dev/null; true' EXIT
@@ -13,7 +15,9 @@ check_example() {
   shift
   echo "--- $name"
   : >"$log" # exists before the server's shell opens it
-  PORT=0 HOST=127.0.0.1 READ_USER_ROUTE=1 "$@" >"$log" 2>&1 &
+  local token=""
+  [ "${check_scim:-0}" = 1 ] && token="ci-$RANDOM-$RANDOM-$RANDOM"
+  PORT=0 HOST=127.0.0.1 READ_USER_ROUTE=1 SCIM_TOKEN="$token" "$@" >"$log" 2>&1 &
   server=$!
   for _ in $(seq 300); do
     url=$(sed -n 's/^Provisioning API at \([^,]*\),.*/\1/p' "$log")
@@ -30,6 +34,18 @@ check_example() {
     return 1
   fi
   grep -E "checks passed" <<<"$report"
+  if [ -n "$token" ]; then
+    local scim
+    scim=$(sed -n 's/^SCIM 2.0 at \([^,]*\),.*/\1/p' "$log")
+    [ -n "$scim" ] || { cat "$log"; echo "$name printed no SCIM URL"; return 1; }
+    report=$(SCIM_TOKEN="$token" "$node" "$root/dist/cli/index.js" conformance --scim "$scim") ||
+      { echo "$report"; return 1; }
+    if grep -q -e "Could not delete" <<<"$report"; then
+      echo "$report"
+      return 1
+    fi
+    grep -E "checks passed" <<<"$report" | sed 's/^/SCIM: /'
+  fi
   kill -TERM "$server"
   for _ in $(seq 150); do kill -0 "$server" 2>/dev/null && sleep 0.1 || break; done
   kill -0 "$server" 2>/dev/null && { cat "$log"; echo "$name still runs 15 s after SIGTERM"; return 1; }

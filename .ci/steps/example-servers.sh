@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every Node example server as the README runs it, from its command line on the built package and
 # Node 24, with its opt-in read route: each must pass `platform-integration conformance
-# --read-user` (effects verified, every test user deleted) and exit 0 on SIGTERM. The Hono app on
-# Bun and Deno is checked the same way by hono-bun-deno.sh.
+# --read-user` (effects verified, every test user deleted), serve SCIM from the same store
+# (SCIM_TOKEN) that passes `conformance --scim`, and exit 0 on SIGTERM. The Hono app on Bun and
+# Deno is checked the same way, Provisioning API only, by hono-bun-deno.sh.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work="$1/example-servers"
@@ -10,6 +11,7 @@ rm -rf "$work" && mkdir -p "$work"
 cd "$root"
 [ -f dist/cli/index.js ] || npm run build >/dev/null
 source .ci/lib/check-example-server.sh
+check_scim=1
 
 for example in node-http express fastify koa hono/node; do
   check_example "${example/\//-}" "$node" "examples/servers/$example.ts"

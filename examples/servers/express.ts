@@ -5,12 +5,13 @@ import { createServer } from "node:http";
 import express from "express";
 import { toNodeErrorHandler, toNodeHandler } from "platform-integration/node";
 import { createProvisioningHandler } from "platform-integration/provisioning";
+import { createScimHandler } from "platform-integration/scim";
 import { withReadUserRoute } from "platform-integration/testing";
 import { runFromCommandLine } from "./main.ts";
-import { listen, type StartOptions } from "./serve.ts";
+import { listen, type StartOptions, scimStore } from "./serve.ts";
 
 /** Serves the example: the API under /ldap/auth, the application's routes beside it. */
-export function start({ store, readUserRoute, ...address }: StartOptions) {
+export function start({ store, readUserRoute, scimToken, ...address }: StartOptions) {
   const app = express();
   app.disable("x-powered-by");
   // The API first, before any body parser: it reads its own body, up to its own bodyLimit (1 MiB;
@@ -22,6 +23,12 @@ export function start({ store, readUserRoute, ...address }: StartOptions) {
   // A test aid, off by default: GET /v1/user/:uuid for `conformance --read-user`.
   if (readUserRoute) provisioning = withReadUserRoute(provisioning, store);
   app.use("/ldap/auth", toNodeHandler(provisioning), toNodeErrorHandler(provisioning));
+  // SCIM 2.0 from the same store, for identity providers, also ahead of the body parser; the
+  // mount path is stripped, so its basePath is empty.
+  if (scimToken !== undefined) {
+    const scim = createScimHandler({ store: scimStore(store), token: scimToken, basePath: "" });
+    app.use("/scim/v2", toNodeHandler(scim), toNodeErrorHandler(scim));
+  }
   // The application's own routes parse JSON their own way.
   app.use(express.json());
 

@@ -4,9 +4,10 @@ import type { AddressInfo } from "node:net";
 import Fastify from "fastify";
 import { toFastifyPlugin } from "platform-integration/fastify";
 import { createProvisioningHandler } from "platform-integration/provisioning";
+import { createScimHandler } from "platform-integration/scim";
 import { withReadUserRoute } from "platform-integration/testing";
 import { runFromCommandLine } from "./main.ts";
-import { type RunningServer, type StartOptions, serverUrl } from "./serve.ts";
+import { type RunningServer, type StartOptions, scimStore, serverUrl } from "./serve.ts";
 
 /** Serves the example: the API under /ldap/auth, the application's page at /. */
 export async function start(options: StartOptions): Promise<RunningServer> {
@@ -20,6 +21,15 @@ export async function start(options: StartOptions): Promise<RunningServer> {
   await app.register(toFastifyPlugin(provisioning), {
     prefix: "/ldap/auth",
   });
+  // SCIM 2.0 from the same store, for identity providers: the same plugin, its own prefix.
+  if (options.scimToken !== undefined) {
+    const scim = createScimHandler({
+      store: scimStore(store),
+      token: options.scimToken,
+      basePath: "",
+    });
+    await app.register(toFastifyPlugin(scim), { prefix: "/scim/v2" });
+  }
   app.get("/", async () => "Hello from Fastify. The Provisioning API is at /ldap/auth.\n");
 
   // Fastify listens on localhost only unless told otherwise.

@@ -1,8 +1,9 @@
 // The command line of every example server, on Node, Bun and Deno: PORT (default 3000, 0 picks
 // a free port), HOST (default: every interface), DATABASE_URL (a postgres:// URL) or
 // DATABASE_FILE (a SQLite file); default: users in memory. READ_USER_ROUTE=1 also serves
-// GET /v1/user/:uuid for `conformance --read-user`, a test aid (off by default). Prints the
-// Provisioning API's URL and stops gracefully on SIGTERM and SIGINT.
+// GET /v1/user/:uuid for `conformance --read-user`, a test aid (off by default). SCIM_TOKEN also
+// serves SCIM 2.0 at /scim/v2 from the same store, for identity providers holding that bearer
+// token. Prints the APIs' URLs and stops gracefully on SIGTERM and SIGINT.
 import process from "node:process";
 import { MemoryUserStore } from "platform-integration/provisioning";
 import type { RunningServer, Start, StartOptions } from "./serve.ts";
@@ -81,6 +82,7 @@ export async function runFromCommandLine(start: Start): Promise<void> {
       host: process.env.HOST || undefined,
       store: users.store,
       readUserRoute: process.env.READ_USER_ROUTE === "1",
+      scimToken: process.env.SCIM_TOKEN || undefined,
     });
   } catch (error) {
     await users.close();
@@ -108,6 +110,14 @@ export async function runFromCommandLine(start: Start): Promise<void> {
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
   console.log(`Provisioning API at ${server.url}, users ${users.description}`);
+  if (process.env.SCIM_TOKEN) {
+    // The token is not printed: it is a secret, and the one who set it has it.
+    const scim = `${new URL(server.url).origin}/scim/v2`;
+    console.log(`SCIM 2.0 at ${scim}, same users`);
+    console.log(
+      `Check it with: npx platform-integration conformance --scim ${scim} (token from $SCIM_TOKEN)`,
+    );
+  }
   const readUser = `${server.url}/v1/user/{uuid}`;
   if (process.env.READ_USER_ROUTE === "1") {
     console.log(`Read route (a test aid, READ_USER_ROUTE=1): ${readUser}`);

@@ -3,6 +3,7 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { UserStore } from "platform-integration/provisioning";
+import type { ScimUserStore } from "platform-integration/scim";
 import type { ReadableUserStore } from "platform-integration/testing";
 
 /** Where a server listens and where it keeps users. */
@@ -18,6 +19,23 @@ export interface StartOptions {
    * off unless asked for (READ_USER_ROUTE=1 on the command line).
    */
   readUserRoute?: boolean;
+  /**
+   * Also serve SCIM 2.0 at /scim/v2 from the same store, for identity providers (Entra ID, Okta)
+   * that hold this bearer token (SCIM_TOKEN on the command line). Off without it: SCIM has no
+   * open default.
+   */
+  scimToken?: string | undefined;
+}
+
+/**
+ * The store, for SCIM: its PUT replaces a user whole, which needs the store's `replace` (every
+ * bundled store has it). Checked, so that a store without it fails at start, not at the first PUT.
+ */
+export function scimStore(store: StartOptions["store"]): ScimUserStore {
+  if (typeof store.replace !== "function") {
+    throw new TypeError("SCIM needs a store with replace(), for PUT: the bundled stores have it");
+  }
+  return store as ScimUserStore;
 }
 
 /** A server that is listening. */

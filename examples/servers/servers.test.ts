@@ -21,8 +21,13 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((server) => server.close()));
 });
 
-async function serve(start: Start, store = new MemoryUserStore(), readUserRoute = false) {
-  const server = await start({ port: 0, host: "127.0.0.1", store, readUserRoute });
+async function serve(
+  start: Start,
+  store = new MemoryUserStore(),
+  readUserRoute = false,
+  scimToken?: string,
+) {
+  const server = await start({ port: 0, host: "127.0.0.1", store, readUserRoute, scimToken });
   running.push(server);
   return { ...server, store };
 }
@@ -42,6 +47,55 @@ describe.each(servers)("%s", (_name, start, greeting) => {
     const report = await runConformance(url, { readUser: `${url}/v1/user/{uuid}` });
     expect(report.results.filter((result) => !result.passed || result.warning)).toEqual([]);
     expect(report).toMatchObject({ passed: true, effectsVerified: true, leftBehind: [] });
+  });
+
+  it("serves SCIM from the same store: Entra's and Okta's sequences pass, both APIs see one user", async () => {
+    const token = "a-long-random-token";
+    const store = new MemoryUserStore({ unique: ["username"], onDelete: "deactivate" });
+    const { url } = await serve(start, store, false, token);
+    const scim = `${new URL(url).origin}/scim/v2`;
+    const report = await runConformance(scim, { scim: { token } });
+    expect(report.results.filter((result) => !result.passed || result.warning)).toEqual([]);
+    expect(report).toMatchObject({ passed: true, leftBehind: [] });
+
+    // A user the platform pushed is the SCIM user of the same id; SCIM's changes reach the
+    // Provisioning API's store, and a userName it holds is taken for SCIM too.
+    const created = await fetch(`${url}/v1/user/create`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ uuid: "from-platform", username: "bob", email: "bob@acme.test" }),
+    });
+    expect(created.status).toBe(201);
+    const headers = { authorization: `Bearer ${token}`, "content-type": "application/scim+json" };
+    const read = await fetch(`${scim}/Users/from-platform`, { headers });
+    expect(await read.json()).toMatchObject({ id: "from-platform", userName: "bob" });
+    const duplicate = await fetch(`${scim}/Users`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({
+        schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"],
+        userName: "bob",
+      }),
+    });
+    expect(duplicate.status).toBe(409);
+    const patched = await fetch(`${scim}/Users/from-platform`, {
+      method: "PATCH",
+      headers,
+      body: JSON.stringify({
+        schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+        Operations: [{ op: "Replace", path: "active", value: "False" }],
+      }),
+    });
+    expect(patched.ok).toBe(true);
+    expect((await store.get("from-platform"))?.deactivatedAt).toEqual(expect.any(String));
+  });
+
+  it("serves no SCIM without a token", async () => {
+    const { url } = await serve(start);
+    const response = await fetch(`${new URL(url).origin}/scim/v2/Users`, {
+      headers: { authorization: "Bearer anything" },
+    });
+    expect(response.status).toBe(404);
   });
 
   it("serves no read route unless asked", async () => {

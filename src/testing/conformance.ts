@@ -14,7 +14,8 @@ import {
 import { compareUser, describeUserDifference } from "../platform/verify-users.ts";
 import { checks } from "./conformance-checks.ts";
 import { swapCheck } from "./conformance-conflicts.ts";
-import { unreachable, whyPingFailed } from "./conformance-diagnosis.ts";
+import { whyPingFailed } from "./conformance-diagnosis.ts";
+import type { ConformanceReport, ConformanceResult, LeftBehind } from "./conformance-report.ts";
 import {
   type Check,
   describeAnswer,
@@ -23,6 +24,10 @@ import {
   type Session,
   type Want,
 } from "./conformance-session.ts";
+import { type CheckRun, recordSteps, runSuite } from "./conformance-suite.ts";
+import { runScimConformance, type ScimConformanceOptions } from "./scim-conformance.ts";
+
+export type { ConformanceReport, ConformanceResult, LeftBehind };
 
 /** How {@link runConformance} calls the application, and how it may look inside it. */
 export interface ConformanceOptions {
@@ -49,62 +54,19 @@ export interface ConformanceOptions {
    * default: not every application holds emails unique. Default `false`.
    */
   conflicts?: boolean | undefined;
-}
-
-/** The outcome of one check. */
-export interface ConformanceResult {
-  name: string;
-  /** Where the rule comes from: a section of the spec, the platform's behaviour, or the SDK. */
-  rule: string;
-  /** False when the check failed; true when it passed or ended in a warning. */
-  passed: boolean;
-  /** Set when the check ended in a warning: printed, not counted as a failure. The advice. */
-  warning?: string;
   /**
-   * For a check whose name claims an effect on the stored user: `"verified"` when the user was
-   * read back, `"status only"` when only the answers' statuses were checked (no `readUser`).
+   * Checks a SCIM 2.0 service instead (`target` is its base URL, the part before `/Users`, or a
+   * handler such as `createScimHandler`'s): Entra ID's and Okta's published sequences (create,
+   * get, filter by userName and externalId, PATCH replace/add/remove with and without path,
+   * string booleans, deactivate, reactivate, a PATCH that must not reactivate, PUT, duplicate
+   * 409, unknown user 404, wrong token 401, pagination), each reading back what it changed.
+   * `readUser` and `conflicts` are the Provisioning API's and are refused with it.
    */
-  effects?: "verified" | "status only";
-  /** The steps and what each should get, up to the first that failed. */
-  expected: string;
-  /** What came back at each of those steps. */
-  actual: string;
-}
-
-/** A user that the suite created and could not delete, and why. */
-export interface LeftBehind {
-  uuid: string;
-  reason: string;
-}
-
-/** Every check's result; `passed` when all passed. */
-export interface ConformanceReport {
-  passed: boolean;
-  results: ConformanceResult[];
-  /** Whether the checks that claim effects read users back (`readUser` was given). */
-  effectsVerified: boolean;
-  /**
-   * Set when the suite stopped before its end because the application cannot be checked (ping
-   * failed, nothing answers, the answers are not the API's): one line that says what to check.
-   */
-  stoppedEarly?: string;
-  /** The users created and not deleted: empty unless a delete failed or the process was killed. */
-  leftBehind: LeftBehind[];
-  /**
-   * The uuids of users it created that the application keeps deactivated (a store with
-   * `onDelete: "deactivate"`, read back with the marker {@link ReadUser} describes): deleted as
-   * the platform sees it, so not in `leftBehind`, but their rows stay in the application's
-   * database. Empty without `readUser`, which alone can tell.
-   */
-  deactivated: string[];
+  scim?: ScimConformanceOptions | undefined;
 }
 
 /** How long each clean-up call may wait once the run was interrupted (`signal` aborted). */
 const interruptedTimeoutMs = 5_000;
-
-class StepFailed extends Error {}
-/** Ends a check as a warning; its message is the advice. */
-class Warned extends Error {}
 
 /**
  * Checks a Provisioning API implementation, in any language, from the outside: every rule of
@@ -120,7 +82,14 @@ class Warned extends Error {}
  * fails, and after the first check in which a call got no answer in time or nothing answers (with
  * `stoppedEarly` saying what to check), and after the check under way when `signal` aborts (the
  * report does not pass). It never rejects, except for a
- * malformed `readUser` template. The CLI runs it as `platform-integration conformance <url>`.
+ * malformed `readUser` template or base URL, and for `scim` given with `readUser` or `conflicts`.
+ * The CLI runs it as `platform-integration conformance <url>`.
+ *
+ * With `scim`, it checks a SCIM 2.0 service the same way and in the same report (see
+ * {@link ConformanceOptions.scim}; `platform-integration conformance --scim <url> --token …`):
+ * `leftBehind` then names SCIM ids, every check verifies its effects by reading back, and the
+ * run stops after the first check when the connection test fails (a refused token, a wrong base
+ * URL, nothing answering).
  *
  * @example
  * ```ts
@@ -128,12 +97,23 @@ class Warned extends Error {}
  *   readUser: "http://127.0.0.1:3000/v1/user/{uuid}", // or (uuid) => store.get(uuid)
  * });
  * expect(report.results.filter((result) => !result.passed)).toEqual([]);
+ *
+ * const scim = await runConformance("http://127.0.0.1:3000/scim/v2", { scim: { token } });
+ * expect(scim.passed).toBe(true);
  * ```
  */
 export async function runConformance(
   target: ProvisioningTarget,
   options: ConformanceOptions = {},
 ): Promise<ConformanceReport> {
+  if (options.scim !== undefined) {
+    if (options.readUser !== undefined || options.conflicts !== undefined) {
+      throw new TypeError(
+        "readUser and conflicts are the Provisioning API's options: a SCIM run reads users back with GET /Users/{id}, and has no conflict check to add",
+      );
+    }
+    return runScimConformance(target, options.scim, options);
+  }
   const timeoutMs = options.timeoutMs ?? 10_000;
   const send = connectProvisioning(target, { timeoutMs });
   // Once interrupted, the clean-up waits less: whoever pressed Ctrl-C wants the prompt back.
@@ -142,36 +122,28 @@ export async function runConformance(
   });
   const read =
     options.readUser === undefined ? undefined : connectUserReader(options.readUser, { timeoutMs });
-  const results: ConformanceResult[] = [];
   const leftBehind: LeftBehind[] = [];
   const deactivated = new Set<string>();
-  let stoppedEarly: string | undefined;
   const suite = options.conflicts === true ? [...checks, swapCheck] : checks;
-  for (const check of suite) {
-    if (options.signal?.aborted) break;
-    const run = await runCheck(check, {
-      send,
-      sendWhenInterrupted,
-      read,
-      target,
-      timeoutMs,
-      leftBehind,
-      deactivated,
-      options,
-    });
-    results.push(run.result);
-    options.onResult?.(run.result, { index: results.length, total: suite.length });
-    if (options.signal?.aborted) break;
-    stoppedEarly =
-      check === suite[0] && !run.result.passed
-        ? whyPingFailed(run.answers.at(-1), target)
-        : (unreachable(run.answers, false) ?? run.hung);
-    if (stoppedEarly !== undefined) break;
-  }
-  const passed =
-    results.length === suite.length &&
-    stoppedEarly === undefined &&
-    results.every((result) => result.passed);
+  const runner = {
+    send,
+    sendWhenInterrupted,
+    read,
+    target,
+    timeoutMs,
+    leftBehind,
+    deactivated,
+    options,
+  };
+  const { passed, results, stoppedEarly } = await runSuite(
+    suite,
+    (check) => runCheck(check, runner),
+    {
+      whyFirstFailed: (answer) => whyPingFailed(answer, target),
+      signal: options.signal,
+      onResult: options.onResult,
+    },
+  );
   return {
     passed,
     results,
@@ -196,27 +168,18 @@ interface Runner {
 async function runCheck(
   check: Check,
   { send, sendWhenInterrupted, read, target, timeoutMs, leftBehind, deactivated, options }: Runner,
-): Promise<{ result: ConformanceResult; answers: ProvisioningAnswer[]; hung?: string }> {
+): Promise<CheckRun> {
   const { signal } = options;
-  const expected: string[] = [];
-  const actual: string[] = [];
+  const record = recordSteps();
+  const { step } = record;
   const answers: ProvisioningAnswer[] = [];
   const used = new Set<string>();
-  const step = (want: string, got: string, passed: boolean) => {
-    expected.push(want);
-    actual.push(got);
-    if (!passed) throw new StepFailed();
-  };
   const session: Session = {
     target,
     timeoutMs,
     ...(signal && { signal }),
     step,
-    warn(want, got, advice) {
-      expected.push(want);
-      actual.push(got);
-      throw new Warned(advice);
-    },
+    warn: record.warn,
     uuid: (text) => {
       const uuid = `conformance-${crypto.randomUUID()}${text === undefined ? "" : `-${text}`}`;
       used.add(uuid);
@@ -254,39 +217,23 @@ async function runCheck(
       step(want, want, true);
     },
   };
-  let passed = true;
-  let warning: string | undefined;
-  let cleanup: Cleanup | undefined;
-  try {
-    await check.run(session);
-  } catch (error) {
-    if (error instanceof Warned) {
-      warning = error.message;
-    } else {
-      if (!(error instanceof StepFailed)) {
-        expected.push("no exception");
-        actual.push(`threw ${oneLine(error instanceof Error ? error.message : String(error))}`);
-      }
-      passed = false;
-    }
-  } finally {
-    // Not under the caller's signal: after Ctrl-C too, the users of this check are deleted.
-    cleanup = await deleteAll(used, signal?.aborted ? sendWhenInterrupted : send, read);
-    leftBehind.push(...cleanup.left);
-    for (const uuid of cleanup.deactivated) deactivated.add(uuid);
-  }
+  const { passed, warning } = await record.run(() => check.run(session));
+  // Not under the caller's signal: after Ctrl-C too, the users of this check are deleted.
+  const cleanup = await deleteAll(used, signal?.aborted ? sendWhenInterrupted : send, read);
+  leftBehind.push(...cleanup.left);
+  for (const uuid of cleanup.deactivated) deactivated.add(uuid);
   const result: ConformanceResult = {
     name: check.name,
     rule: check.rule,
     passed,
     ...(warning !== undefined && { warning }),
     ...(check.effects && { effects: read ? "verified" : "status only" }),
-    expected: expected.join("; "),
-    actual: actual.join("; "),
+    expected: record.expected,
+    actual: record.actual,
   };
   // An application that let one call run out its time is stuck or far too slow: every further
   // check would wait as long for each of its calls, so the run stops here, with one line.
-  const timedOut = answers.find((answer) => answer.timedOut) ?? cleanup?.timedOut;
+  const timedOut = answers.find((answer) => answer.timedOut) ?? cleanup.timedOut;
   const hung =
     timedOut === undefined
       ? undefined

@@ -82,6 +82,13 @@ export {
   type SyncStop,
 } from "./platform-simulator.ts";
 export { type ReadableUserStore, withReadUserRoute } from "./read-route.ts";
+export type { ScimTarget } from "./scim-client.ts";
+export type { ScimConformanceOptions } from "./scim-conformance.ts";
+export {
+  createScimIdentityProvider,
+  type ScimIdentityProvider,
+  type ScimIdentityProviderOptions,
+} from "./scim-identity-provider.ts";
 export {
   createUserGenerator,
   type UserGenerator,

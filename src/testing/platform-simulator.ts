@@ -18,6 +18,10 @@ import { toWireUser } from "../platform/wire-user.ts";
 import { mergeUser } from "../users/merge-user.ts";
 import type { UserFieldName, UserPatch, UserRecord } from "../users/user-record.ts";
 import { type Fault, withFaults } from "./faults.ts";
+import {
+  createScimIdentityProvider,
+  type ScimIdentityProviderOptions,
+} from "./scim-identity-provider.ts";
 
 // The delivery loop and its messages are the platform's side (src/platform): one engine for the
 // simulator's in-memory directory and a real LDAP directory.
@@ -70,6 +74,13 @@ export interface PlatformSimulatorOptions {
    * `{uuid}`, or a function), for {@link PlatformSimulator.verify}.
    */
   readUser?: ReadUser;
+  /**
+   * Pushes the directory into a SCIM 2.0 service instead, as Entra ID (or Okta) would: `target`
+   * is then the SCIM service (its base URL, the part before `/Users`, or a handler), and each
+   * message becomes the identity provider's SCIM calls (see `createScimIdentityProvider`).
+   * `readUser` defaults to reading users back through SCIM, so `verify()` works as it is.
+   */
+  scim?: Omit<ScimIdentityProviderOptions, "target" | "timeoutMs"> | undefined;
 }
 
 /** The platform's side of provisioning, for tests: see {@link createPlatformSimulator}. */
@@ -135,7 +146,12 @@ export interface PlatformSimulator {
  */
 export function createPlatformSimulator(options: PlatformSimulatorOptions): PlatformSimulator {
   const timeoutMs = options.timeoutMs ?? 30_000;
-  const client = withFaults(connectProvisioning(options.target, { timeoutMs }));
+  const identityProvider =
+    options.scim === undefined
+      ? undefined
+      : createScimIdentityProvider({ ...options.scim, target: options.target, timeoutMs });
+  const client = withFaults(connectProvisioning(identityProvider ?? options.target, { timeoutMs }));
+  const readUser = options.readUser ?? identityProvider?.readUser;
   const engine = createDeliveryEngine(client);
   const directory = new Map<string, UserRecord>();
   // Users removed from the directory, which the application must no longer hold.
@@ -265,10 +281,10 @@ export function createPlatformSimulator(options: PlatformSimulatorOptions): Plat
       return sync(resetOptions);
     },
     async verify({ signal } = {}) {
-      if (options.readUser === undefined) {
+      if (readUser === undefined) {
         throw new TypeError("verify() needs the readUser option of createPlatformSimulator");
       }
-      const read = connectUserReader(options.readUser, { timeoutMs });
+      const read = connectUserReader(readUser, { timeoutMs });
       const present = [...directory.values()].map((user) => structuredClone(user));
       return verifyUsers(read, { present, gone: [...removed], signal });
     },

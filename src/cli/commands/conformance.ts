@@ -1,15 +1,18 @@
 import {
+  type ConformanceOptions,
   type ConformanceReport,
   type ConformanceResult,
   runConformance,
 } from "../../testing/conformance.ts";
 import { parseTargetCommandLine, targetOptionsUsage } from "../args.ts";
 import type { Command, CommandIo } from "../command.ts";
+import { parseScimCommandLine, scimOptionsUsage, wantsScim } from "../scim-args.ts";
 import { formatTable, labelled } from "../table.ts";
 
 const defaultTimeoutMs = 10_000;
 
 const usage = `Usage: platform-integration conformance <url> [options]
+       platform-integration conformance --scim <url> --token <token> [--timeout <time>] [--json]
 
 Checks a Provisioning API implementation, in any language, from the outside: every rule of the
 spec's sections 4.1 and 7 (statuses, duplicate create, modify and delete of a missing user),
@@ -36,6 +39,15 @@ ${targetOptionsUsage(defaultTimeoutMs, "each call is one small message, which a 
   --json             Print the report as JSON
   -h, --help         Show this help
 
+SCIM 2.0: --scim <url> checks a SCIM service instead (<url> is its base, the part before
+/Users: https://host/scim/v2) with Entra ID's and Okta's published sequences: a connection test,
+create, get, filter by userName and by externalId, PATCH Replace/Add/Remove with and without
+path and with string booleans ("False"), disable and enable, a PATCH that must keep a disabled
+user inactive, PUT, duplicate create 409, unknown user 404, wrong token 401, pagination. Every
+check reads back what it changed. Its users (userNames conformance-...@example.invalid) are
+deleted after each check with DELETE /Users/{id}. It takes --timeout and --json as above, and:
+${scimOptionsUsage}
+
 Test users: every user it creates is a test user (uuid and username start with conformance-,
 emails are at example.invalid), so that the application's hooks can tell. It deletes every user
 after each check, also when a check fails and on Ctrl-C. It may leave behind: users whose delete
@@ -51,35 +63,58 @@ early, 2 for a wrong command line.
 /** `platform-integration conformance <url>`: {@link runConformance} with a table or JSON. */
 export const conformanceCommand: Command = {
   name: "conformance",
-  summary: "Check a Provisioning API implementation against the spec, from the outside",
+  summary: "Check a Provisioning API implementation, or a SCIM service, from the outside",
   usage,
   async run(args, io) {
+    if (wantsScim(args)) return runScim(args, io);
     const { values, url, timeoutMs, readUser } = parseTargetCommandLine(
       args,
       { json: { type: "boolean" }, conflicts: { type: "boolean" } },
       { defaultTimeoutMs },
     );
-    const onInterrupt = () =>
-      io.stderr.write(
-        "Interrupted: deleting the users of the check under way (Ctrl-C again to quit at once).\n",
-      );
-    io.signal.addEventListener("abort", onInterrupt, { once: true });
-    const report = await runConformance(url, {
+    return check(io, url, values.json === true, {
       timeoutMs,
       conflicts: values.conflicts === true,
-      signal: io.signal,
-      // Progress on stderr as each check ends: the table comes at the end, on stdout.
-      onResult: (result, { index, total }) =>
-        io.stderr.write(
-          `[${String(index).padStart(String(total).length)}/${total}] ${resultLabel(result).padEnd(6)}${result.name}\n`,
-        ),
       ...(readUser !== undefined && { readUser }),
-    }).finally(() => io.signal.removeEventListener("abort", onInterrupt));
-    if (values.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    else printReport(io, report);
-    return report.passed ? 0 : 1;
+    });
   },
 };
+
+/** Runs the checks with progress on stderr and Ctrl-C handled; prints the report; the status. */
+async function check(
+  io: CommandIo,
+  url: string,
+  json: boolean,
+  options: ConformanceOptions,
+): Promise<number> {
+  const onInterrupt = () =>
+    io.stderr.write(
+      "Interrupted: deleting the users of the check under way (Ctrl-C again to quit at once).\n",
+    );
+  io.signal.addEventListener("abort", onInterrupt, { once: true });
+  const report = await runConformance(url, {
+    ...options,
+    signal: io.signal,
+    // Progress on stderr as each check ends: the table comes at the end, on stdout.
+    onResult: (result, { index, total }) =>
+      io.stderr.write(
+        `[${String(index).padStart(String(total).length)}/${total}] ${resultLabel(result).padEnd(6)}${result.name}\n`,
+      ),
+  }).finally(() => io.signal.removeEventListener("abort", onInterrupt));
+  if (json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else printReport(io, report);
+  return report.passed ? 0 : 1;
+}
+
+/** `conformance --scim <url> --token …`: the SCIM checks, printed as the others are. */
+async function runScim(args: string[], io: CommandIo): Promise<number> {
+  const { values, url, token, timeoutMs } = parseScimCommandLine(
+    args,
+    { json: { type: "boolean" } },
+    { defaultTimeoutMs, io },
+  );
+  return check(io, url, values.json === true, { timeoutMs, scim: { token } });
+}
 
 const resultLabel = (result: ConformanceResult) =>
   !result.passed ? "FAIL" : result.warning === undefined ? "pass" : "WARN";

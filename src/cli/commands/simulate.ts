@@ -10,6 +10,7 @@ import { createUserGenerator } from "../../testing/user-generator.ts";
 import { integerOption, parseTargetCommandLine, targetOptionsUsage } from "../args.ts";
 import type { Command, CommandIo } from "../command.ts";
 import { createProgress } from "../progress.ts";
+import { parseScimCommandLine, scimOptionsUsage, wantsScim } from "../scim-args.ts";
 import { formatTable } from "../table.ts";
 import { describeVerifyReport, verifiedAll } from "../verify-output.ts";
 
@@ -18,6 +19,7 @@ const defaultTimeoutMs = 30_000;
 const testPrefix = "simulate";
 
 const usage = `Usage: platform-integration simulate <url> --users <n> [options]
+       platform-integration simulate --scim <url> --token <token> --users <n> [options]
 
 Plays the platform against a Provisioning API: generates <n> users, runs the initial sync (a
 ping, then a create for each user), then a round of changes (modify, delete, add), one message
@@ -40,8 +42,15 @@ Test users: uuids and usernames start with ${testPrefix}-, emails are at example
 the application's hooks can tell. They stay in the application afterwards, as a directory's
 users do.
 
-Exit status: 0 when the sync completed (and, with --read-user, every user was stored as sent),
-1 otherwise, 2 for a wrong command line.
+SCIM 2.0: --scim <url> pushes the directory into a SCIM service instead, as Entra ID does: its
+connection test for the ping, each user matched by externalId (its uuid), POST for a new one,
+one PATCH Replace per changed attribute, "active": "False" for a deleted one (deactivated, not
+deleted), then every user read back through SCIM and compared. It takes --users, --changes,
+--seed and --timeout as above, and:
+${scimOptionsUsage}
+
+Exit status: 0 when the sync completed (and, with --read-user or --scim, every user was stored
+as sent), 1 otherwise, 2 for a wrong command line.
 `;
 
 /** `platform-integration simulate <url> --users N`: the platform's sync at scale, with progress. */
@@ -50,11 +59,18 @@ export const simulateCommand: Command = {
   summary: "Sync a generated directory of users to a Provisioning API, as the platform does",
   usage,
   async run(args, io) {
-    const { values, url, timeoutMs, readUser } = parseTargetCommandLine(
-      args,
-      { users: { type: "string" }, changes: { type: "string" }, seed: { type: "string" } },
-      { defaultTimeoutMs },
-    );
+    const own = {
+      users: { type: "string" },
+      changes: { type: "string" },
+      seed: { type: "string" },
+    } as const;
+    // With --scim, the directory goes to a SCIM service as Entra ID pushes it, read back by SCIM.
+    const scim = wantsScim(args)
+      ? parseScimCommandLine(args, own, { defaultTimeoutMs, io })
+      : undefined;
+    const { values, url, timeoutMs, readUser } = scim
+      ? { ...scim, readUser: undefined }
+      : parseTargetCommandLine(args, own, { defaultTimeoutMs });
     const users = integerOption(values.users, "users", { min: 1 });
     const changes = integerOption(values.changes, "changes", {
       min: 0,
@@ -68,9 +84,10 @@ export const simulateCommand: Command = {
       timeoutMs,
       onProgress: ({ done, total }) => progress.update(done, total),
       ...(readUser !== undefined && { readUser }),
+      ...(scim && { scim: { token: scim.token } }),
     });
     io.stdout.write(
-      `Simulating the platform against ${redactUrl(url)}: ${users} users, seed ${seed}\n`,
+      `Simulating ${scim ? "Entra ID's SCIM push" : "the platform"} against ${redactUrl(url)}: ${users} users, seed ${seed}\n`,
     );
     const generator = createUserGenerator({
       seed: /^\d+$/.test(seed) ? Number(seed) : seed,
@@ -103,9 +120,9 @@ export const simulateCommand: Command = {
       progress = createProgress(io, "changes");
       completed = await cycle("Changes", "changes");
     }
-    printReport(io, reports, completed, url);
+    printReport(io, reports, completed, url, scim !== undefined);
     if (!completed) return 1;
-    if (readUser === undefined) {
+    if (readUser === undefined && !scim) {
       io.stdout.write("What the application stored was not verified: see --read-user.\n");
       return 0;
     }
@@ -118,6 +135,7 @@ function printReport(
   reports: SimulatorSyncReport[],
   completed: boolean,
   url: string,
+  scim: boolean,
 ) {
   const kinds: MessageKind[] = ["ping", "create", "modify", "delete"];
   const deliveries = reports.flatMap((report) => report.delivered);
@@ -141,7 +159,7 @@ function printReport(
   // A failed ping says what to check, as conformance does (a 404 or a web page: the base path).
   const answer =
     stop.error ??
-    (stop.message.kind === "ping" && stop.status !== undefined
+    (stop.message.kind === "ping" && stop.status !== undefined && !scim
       ? whyPingFailed({ status: stop.status, body: stop.body, durationMs: 0 }, url)
       : `status ${stop.status}${stop.body === undefined ? "" : ` ${JSON.stringify(stop.body)}`}`);
   const remaining = reports.at(-1)?.remaining ?? 0;

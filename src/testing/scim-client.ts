@@ -1,0 +1,144 @@
+import type { JsonValue } from "type-fest";
+import { readFailureCause } from "../internal/failure-cause.ts";
+import { readCappedText } from "../internal/read-capped-text.ts";
+import { joinUrl, normalizeBaseUrl } from "../internal/url.ts";
+import { maxAnswerBytes, parseBody } from "../platform/outbound.ts";
+import type { FetchHandler } from "../platform/provisioning-api-client.ts";
+
+/**
+ * Where a SCIM service is: its base URL, the part before `/Users` (`https://host/scim/v2`), or a
+ * handler called in-process, at `http://localhost` under its `basePath` when it has one (as
+ * `createScimHandler`'s does), else at the root.
+ */
+export type ScimTarget = string | URL | (FetchHandler & { readonly basePath?: string });
+
+/** The media type RFC 7644 §8.1 gives SCIM messages; Entra ID sends it, Okta sends JSON's. */
+export const scimMediaType = "application/scim+json";
+
+/** One SCIM request. `path` starts with `/` (`/Users?filter=…`), already percent-encoded. */
+export interface ScimCall {
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  path: string;
+  /** Sent as JSON, with `contentType` (default `application/scim+json`). */
+  body?: unknown;
+  contentType?: string;
+  /** The Authorization header in place of the bearer token: Okta's test sends `non-token`. */
+  authorization?: string;
+}
+
+/** What came back: a status, the parsed body and the headers a check reads, or why none came. */
+export type ScimAnswer = (
+  | {
+      status: number;
+      body: JsonValue | undefined;
+      /** The answer's `Content-Type`, `Location` and `ETag` headers, when present. */
+      headers: { contentType?: string; location?: string; etag?: string };
+      error?: undefined;
+      timedOut?: undefined;
+    }
+  | { status?: undefined; body?: undefined; headers?: undefined; error: string; timedOut?: true }
+) & { durationMs: number };
+
+/** Sends one SCIM request and resolves with the answer; never rejects. */
+export type ScimClient = (call: ScimCall, signal?: AbortSignal) => Promise<ScimAnswer>;
+
+// A handler sees requests for this origin; only the path matters to it.
+const inProcessOrigin = "http://localhost";
+
+/**
+ * A SCIM client on fetch for the checker and the fake identity provider: plain fetch, no retries,
+ * every status returned as it is (the exact status is what they judge), answers read up to
+ * 64 KiB, `Authorization: Bearer <token>` on every call.
+ *
+ * @throws TypeError for a base URL that is not an http(s) URL without credentials or query.
+ */
+export function connectScim(
+  target: ScimTarget,
+  { token, timeoutMs }: { token?: string | undefined; timeoutMs: number },
+): ScimClient {
+  const handler = typeof target === "object" && !(target instanceof URL) ? target : undefined;
+  let base = `${inProcessOrigin}${typeof handler?.basePath === "string" ? handler.basePath : ""}`;
+  if (!handler) {
+    try {
+      base = normalizeBaseUrl(target as string | URL);
+    } catch (error) {
+      throw new TypeError(`The SCIM base URL ${(error as Error).message}`);
+    }
+  }
+  const send = handler ? (request: Request) => handler.fetch(request) : fetch;
+  return async (call, signal) => {
+    const started = performance.now();
+    const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const abort = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    const headers: Record<string, string> = {
+      accept: `${scimMediaType}, application/json`,
+    };
+    const authorization =
+      call.authorization ?? (token === undefined ? undefined : `Bearer ${token}`);
+    if (authorization !== undefined) headers.authorization = authorization;
+    if (call.body !== undefined) headers["content-type"] = call.contentType ?? scimMediaType;
+    try {
+      const exchange = (async () => {
+        const response = await send(
+          new Request(joinUrl(base, call.path), {
+            method: call.method,
+            headers,
+            signal: abort,
+            ...(call.body !== undefined && { body: JSON.stringify(call.body) }),
+          }),
+        );
+        const { body, complete } = await readCappedText(response, maxAnswerBytes, abort);
+        return { response, body, complete };
+      })();
+      const { response, body, complete } = await raceAbort(exchange, abort);
+      const read = (name: string) => response.headers.get(name) ?? undefined;
+      const contentType = read("content-type");
+      const location = read("location");
+      const etag = read("etag");
+      return {
+        status: response.status,
+        body: parseBody(body, complete),
+        headers: {
+          ...(contentType !== undefined && { contentType }),
+          ...(location !== undefined && { location }),
+          ...(etag !== undefined && { etag }),
+        },
+        durationMs: elapsed(),
+      };
+    } catch (error) {
+      const timedOut = timeout.aborted && !signal?.aborted;
+      return {
+        error: abort.aborted
+          ? timedOut
+            ? `no answer within ${timeoutMs} ms`
+            : "aborted"
+          : readFailureCause(error).message,
+        ...(timedOut && { timedOut: true as const }),
+        durationMs: elapsed(),
+      };
+    }
+  };
+}
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+/** `/Users?filter=…` for a filter, with the other query parameters given. */
+export function usersQuery(filter: string | undefined, parameters: Record<string, number> = {}) {
+  const query = new URLSearchParams();
+  if (filter !== undefined) query.set("filter", filter);
+  for (const [name, value] of Object.entries(parameters)) query.set(name, String(value));
+  // URLSearchParams writes a space as "+", which RFC 3986 servers may read literally.
+  const text = query.toString().replaceAll("+", "%20");
+  return text === "" ? "/Users" : `/Users?${text}`;
+}
+
+/** A SCIM string literal in a filter: JSON's string form, as RFC 7644 §3.4.2.2 says. */
+export const filterString = (value: string) => JSON.stringify(value);
