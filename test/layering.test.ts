@@ -8,8 +8,12 @@ import { describe, expect, it } from "vitest";
 const root = fileURLToPath(new URL("..", import.meta.url));
 
 /**
- * One forbidden import per rule of .dependency-cruiser.json, each a tiny file under
- * test/fixtures/layering/src/. A new rule adds one line here and one fixture file.
+ * The forbidden imports of .dependency-cruiser.json, each a tiny file under
+ * test/fixtures/layering/src/: at least one per rule (each row of docs/design.md's rooms table is
+ * one "imports only" rule), and the pairs issue 41's review added one at a time and saw pass
+ * (provisioning -> clients/version, stores/sqlite -> platform, adapters/koa -> clients/audit,
+ * platform -> clients/version, clients/version -> provisioning/wire). A new rule adds a line here
+ * and a fixture file.
  */
 const violations: { rule: string; from: string; to: string }[] = [
   { rule: "no-circular", from: "src/cycle/a.ts", to: "src/cycle/b.ts" },
@@ -24,19 +28,19 @@ const violations: { rule: string; from: string; to: string }[] = [
     to: "src/clients/license/fake.ts",
   },
   {
-    rule: "client-imports-no-other-client",
-    from: "src/clients/version/imports-license.ts",
-    to: "src/clients/license/client.ts",
+    rule: "store-contract-only-for-the-testing-kit",
+    from: "src/provisioning/imports-contract.ts",
+    to: "src/users/contract/suite.ts",
   },
   {
-    rule: "audit-pg-boss-imports-only-the-audit-event",
-    from: "src/clients/audit-pg-boss/imports-audit-buffer.ts",
-    to: "src/clients/audit/buffer.ts",
+    rule: "internal-imports-only-internal",
+    from: "src/internal/imports-feature.ts",
+    to: "src/provisioning/core.ts",
   },
   {
-    rule: "integration-api-imports-no-client",
-    from: "src/clients/integration-api/imports-sdk-api.ts",
-    to: "src/clients/sdk-api/selection.ts",
+    rule: "users-imports-only-internal",
+    from: "src/users/imports-provisioning.ts",
+    to: "src/provisioning/core.ts",
   },
   {
     rule: "provisioning-imports-only-users-and-internal",
@@ -49,30 +53,66 @@ const violations: { rule: string; from: string; to: string }[] = [
     to: "src/clients/version/client.ts",
   },
   {
+    rule: "provisioning-imports-only-users-and-internal",
+    from: "src/provisioning/imports-scim.ts",
+    to: "src/scim/handler.ts",
+  },
+  {
+    rule: "scim-imports-only-users-the-http-edge-and-internal",
+    from: "src/scim/imports-adapter.ts",
+    to: "src/adapters/server.ts",
+  },
+  {
+    rule: "adapters-import-only-the-core",
+    from: "src/adapters/koa/imports-audit.ts",
+    to: "src/clients/audit/buffer.ts",
+  },
+  {
     rule: "stores-import-only-users-and-internal",
     from: "src/stores/sqlite/imports-platform.ts",
     to: "src/platform/engine.ts",
   },
   {
-    rule: "scim-imports-no-adapter",
-    from: "src/scim/imports-adapter.ts",
-    to: "src/adapters/server.ts",
+    rule: "integration-api-imports-only-internal",
+    from: "src/clients/integration-api/imports-sdk-api.ts",
+    to: "src/clients/sdk-api/selection.ts",
   },
   {
-    rule: "users-imports-no-protocol",
-    from: "src/users/imports-provisioning.ts",
-    to: "src/provisioning/core.ts",
+    rule: "sdk-api-imports-only-integration-api-and-internal",
+    from: "src/clients/sdk-api/imports-version.ts",
+    to: "src/clients/version/client.ts",
   },
   {
-    rule: "store-contract-only-for-the-testing-kit",
-    from: "src/provisioning/imports-contract.ts",
-    to: "src/users/contract/suite.ts",
+    rule: "client-imports-only-its-layers",
+    from: "src/clients/version/imports-license.ts",
+    to: "src/clients/license/client.ts",
   },
   {
-    rule: "internal-imports-no-feature",
-    from: "src/internal/imports-feature.ts",
-    to: "src/provisioning/core.ts",
+    rule: "client-imports-only-its-layers",
+    from: "src/clients/version/imports-wire.ts",
+    to: "src/provisioning/wire.ts",
   },
+  {
+    rule: "audit-pg-boss-imports-only-the-audit-event",
+    from: "src/clients/audit-pg-boss/imports-audit-buffer.ts",
+    to: "src/clients/audit/buffer.ts",
+  },
+  {
+    rule: "platform-imports-only-the-core",
+    from: "src/platform/imports-version.ts",
+    to: "src/clients/version/client.ts",
+  },
+  {
+    rule: "sync-imports-only-the-platform-side",
+    from: "src/sync/imports-testing.ts",
+    to: "src/testing/kit.ts",
+  },
+  {
+    rule: "ldap-imports-only-the-sync-and-below",
+    from: "src/ldap/imports-client.ts",
+    to: "src/clients/license/client.ts",
+  },
+  { rule: "testing-kit-imports-no-cli", from: "src/testing/imports-cli.ts", to: "src/cli/main.ts" },
 ];
 
 /** Every import of every TypeScript file under `folder`: the importing file and where it points. */
