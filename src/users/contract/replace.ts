@@ -7,7 +7,7 @@ import type { ContractKit, Skip } from "./kit.ts";
 
 type Replacing = UserStore & Required<Pick<UserStore, "replace">>;
 
-/** The checks of `replace` and `findUsers`, skipped where the store has none. */
+/** The checks of `replace`, skipped where the store has none. */
 export function replaceChecks<Store extends UserStore>(kit: ContractKit<Store>): void {
   const { check, equal, read, options, onDelete } = kit;
   const replacing = (store: Store, skip: Skip): Replacing | undefined => {
@@ -143,7 +143,11 @@ export function replaceChecks<Store extends UserStore>(kit: ContractKit<Store>):
       );
     },
   );
+}
 
+/** The checks of `findUsers`, skipped where the store has none. */
+export function findUsersChecks<Store extends UserStore>(kit: ContractKit<Store>): void {
+  const { check, equal } = kit;
   check(
     "findUsers finds by a field (ASCII case ignored when asked) and by an extra path, deactivated users too",
     async (store, skip) => {
