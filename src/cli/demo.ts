@@ -1,5 +1,5 @@
-// The demo's scenario, read top to bottom: its steps share the app, the fake Integration API and
-// the platform it starts; the helpers below it only check and format what each step reports.
+// The demo's scenario, read top to bottom: setUp starts the app, the fake Integration API and the
+// platform its steps share; the helpers below them only check and format what each step reports.
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -63,9 +63,25 @@ async function demo(
   io: CommandIo,
   { users, file, cleanup }: { users: number; file: string; cleanup: (() => unknown)[] },
 ): Promise<number> {
-  const out = (line = "") => io.stdout.write(`${line}\n`);
   const started = performance.now();
+  const scene = await setUp(io, file, cleanup);
+  introduce(scene, users);
+  await initialSync(scene, users);
+  const round = await loseAnAnswer(scene, users);
+  const joined = await failTheStore(scene, users);
+  const held = await summarize(scene, { users, round, joined });
+  scene.out();
+  scene.out(`Done in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
+  verify(scene, { ...held, story: users + round.length + joined + 1 });
+  return 0;
+}
 
+/** What the demo starts, shared by its steps; `audited` counts what the app gave the audit client. */
+type Scene = Awaited<ReturnType<typeof setUp>>;
+
+/** Starts the store, the fake Integration API, the audit client, the app and the platform. */
+async function setUp(io: CommandIo, file: string, cleanup: (() => unknown)[]) {
+  const out = (line = "") => io.stdout.write(`${line}\n`);
   const database = await openSqlite(file);
   cleanup.push(() => database.close());
   const store = failOnce(database);
@@ -79,13 +95,12 @@ async function demo(
   const served = await serveFetch(integrationApi.respond, { host: "127.0.0.1", port: 0 });
   cleanup.push(() => served.close());
 
-  let recorded = 0;
-  let dropped = 0;
+  const audited = { recorded: 0, dropped: 0 };
   const audit = createAuditClient({
     baseUrl: served.baseUrl,
     actions,
     onDrop: (drop) => {
-      dropped += drop.count;
+      audited.dropped += drop.count;
     },
   });
   cleanup.push(() => audit.close());
@@ -93,7 +108,7 @@ async function demo(
   const handler = createProvisioningHandler({
     store: store.store,
     onChange: (change) => {
-      recorded++;
+      audited.recorded++;
       audit.record({
         action: actions[change.type],
         title: change.type === "reset" ? "Directory reset" : `User ${change.type}`,
@@ -109,13 +124,11 @@ async function demo(
   const app = await listen(toNodeHandler(handler));
   cleanup.push(() => app.close());
 
-  const generator = createUserGenerator({ seed: 1 });
   let progress = createProgress(io, "initial sync");
   const platform = createPlatformSimulator({
     target: app.baseUrl,
     onProgress: ({ done, total }) => progress.update(done, total),
   });
-  for (const user of generator.users(users)) platform.addUser(user);
   const sync = async () => {
     const report = await platform.sync({ signal: io.signal });
     progress.finish();
@@ -123,7 +136,24 @@ async function demo(
     if (io.signal.aborted) throw new DemoFailure("Interrupted.");
     return report;
   };
+  const generator = createUserGenerator({ seed: 1 });
+  return {
+    out,
+    file,
+    database,
+    store,
+    integrationApi,
+    served,
+    audit,
+    audited,
+    app,
+    platform,
+    sync,
+    generator,
+  };
+}
 
+function introduce({ out, app, file, served }: Scene, users: number): void {
   out(`platform-integration demo: ${count(users, "directory user")}, all on this machine`);
   out();
   out(`  app              ${app.baseUrl}  the Provisioning API over a SQLite store`);
@@ -131,16 +161,26 @@ async function demo(
   out(`  Integration API  ${served.baseUrl}  a local fake of the Version and Audit APIs`);
   out("  platform         simulated: a generated directory, one message at a time, in order");
   out();
+}
 
+/** Step 1: the generated directory's users, a create each. */
+async function initialSync({ out, platform, generator, sync }: Scene, users: number) {
+  for (const user of generator.users(users)) platform.addUser(user);
   out("1. Initial sync: a create for every user in the directory");
   const initial = expectCompleted(await sync(), "The initial sync");
   out(`   ${count(users, "user")} created in ${rate(initial, "users")}`);
   out();
+}
 
+/** Step 2: a round of directory changes whose first answer is lost; resolves with the round. */
+async function loseAnAnswer({ out, platform, generator, sync }: Scene, users: number) {
   const round = generator.changes(Math.max(3, Math.round(users / 10)));
   for (const change of round) platform.apply(change);
-  const tally = (type: DirectoryChange["type"]) => round.filter((c) => c.type === type).length;
-  const [modified, deleted, added] = [tally("change"), tally("remove"), tally("add")];
+  const [modified, deleted, added] = [
+    tally(round, "change"),
+    tally(round, "remove"),
+    tally(round, "add"),
+  ];
   out(`2. Directory changes: ${modified} modified, ${deleted} deleted, ${added} added`);
   // The fault hits the round's first message; the answer is lost after the app stored it.
   const first = kindOf(round[0] as DirectoryChange);
@@ -159,7 +199,11 @@ async function demo(
   out("   Its onChange hook runs again (at least once per change): one audit event more.");
   out(`   ${count(delivered(redelivered), "message")} delivered.`);
   out();
+  return round;
+}
 
+/** Step 3: new users join and the store fails the first write; resolves with how many joined. */
+async function failTheStore({ out, platform, generator, store, sync }: Scene, users: number) {
   const joined = Math.max(3, Math.round(users / 100));
   for (const user of generator.users(joined)) platform.addUser(user);
   out(`3. Store failure: ${count(joined, "new user")} join, and the next write fails (injected)`);
@@ -178,20 +222,25 @@ async function demo(
       `${count(delivered(retried), "message")} delivered.`,
   );
   out();
+  return joined;
+}
 
+/** The summary table: what the database, the audit log and the Version API hold at the end. */
+async function summarize(
+  { out, audit, served, database, integrationApi }: Scene,
+  { users, round, joined }: { users: number; round: DirectoryChange[]; joined: number },
+): Promise<{ inDatabase: number; received: number }> {
   // Everything queued is delivered before the audit log is read.
   await audit.flush({ timeoutMs: 30_000 });
   const version = createVersionClient({ api: "integration", baseUrl: served.baseUrl });
   const [current, updates] = await Promise.all([version.current(), version.updates()]);
   const inDatabase = await database.count();
-  const inDirectory = platform.users().length;
   const received = integrationApi.auditEvents.length;
-
   const rows: [string, string, string][] = [
     [
       "users in the database",
       number(inDatabase),
-      `${number(users)} created - ${deleted} deleted + ${added} added + ${joined} joined`,
+      `${number(users)} created - ${tally(round, "remove")} deleted + ${tally(round, "add")} added + ${joined} joined`,
     ],
     [
       "audit events recorded",
@@ -216,23 +265,31 @@ async function demo(
   for (const [label, value, detail] of rows) {
     out(`  ${label.padEnd(22)} ${value.padStart(width)}  ${detail}`);
   }
-  out();
-  out(`Done in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
+  return { inDatabase, received };
+}
 
+/**
+ * Fails the demo unless the database holds the directory's users and the audit log every event
+ * recorded, `story` of them: one per change stored, one more for the message delivered twice.
+ */
+function verify(
+  { platform, audited }: Scene,
+  { inDatabase, received, story }: { inDatabase: number; received: number; story: number },
+): void {
+  const inDirectory = platform.users().length;
   if (inDatabase !== inDirectory) {
     throw new DemoFailure(`The database holds ${inDatabase} users, the directory ${inDirectory}.`);
   }
-  if (received + dropped !== recorded) {
-    throw new DemoFailure(`${recorded - received - dropped} audit events are unaccounted for.`);
+  if (received + audited.dropped !== audited.recorded) {
+    throw new DemoFailure(
+      `${audited.recorded - received - audited.dropped} audit events are unaccounted for.`,
+    );
   }
-  // One event per change stored, and one more for the message delivered twice.
-  const story = users + round.length + joined + 1;
   if (received !== story) {
     throw new DemoFailure(
       `The audit log holds ${received} events where the story adds up to ${story}.`,
     );
   }
-  return 0;
 }
 
 /**
@@ -316,6 +373,10 @@ function expectResumed(report: SimulatorSyncReport, message: MessageSummary) {
     throw new DemoFailure(`The next cycle did not resume with ${describe(message)}.`);
   }
   return resumed;
+}
+
+function tally(round: DirectoryChange[], type: DirectoryChange["type"]): number {
+  return round.filter((change) => change.type === type).length;
 }
 
 function kindOf(change: DirectoryChange): MessageKind {
