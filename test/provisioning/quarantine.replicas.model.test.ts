@@ -272,10 +272,19 @@ abstract class Changes implements fc.AsyncCommand<Model, World> {
     let back: Promise<void> | undefined;
     const kill = (index: number) => {
       world.kill(index);
-      if (!toggle) return;
-      if (world.quarantineOff.has(index)) world.quarantineOff.delete(index);
-      else world.quarantineOff.add(index);
-      back = world.start(index);
+      if (toggle) {
+        if (world.quarantineOff.has(index)) world.quarantineOff.delete(index);
+        else world.quarantineOff.add(index);
+        back = world.start(index);
+      } else if (
+        !world.replicas.some(
+          (replica, other) => replica !== undefined && !world.quarantineOff.has(other),
+        )
+      ) {
+        // It was the last live replica with the option on: those left answer a conflict with 503
+        // for ever, so it comes back at once (as the platform's retries would find it, once up).
+        back = world.start(index);
+      }
     };
     if (this.together) {
       const sent = messages.map((message, index) => world.deliver(message, this.picks[index] ?? 0));
