@@ -1,6 +1,7 @@
 // MemoryUserStore: the UserStore in Maps, with the store rules, the reads and the quarantine's
 // pending records and their index of awaited values; its steps are quarantine-step.ts's.
 
+import { jsonEqual } from "../internal/json-equal.ts";
 import { mergeUser } from "./merge-user.ts";
 import { quarantineDelete, quarantineStep, type StepStorage } from "./quarantine-step.ts";
 import type {
@@ -20,7 +21,13 @@ import {
   uniqueValue,
 } from "./store-rules.ts";
 import type { UpsertResult, UserPatch, UserRecord } from "./user-record.ts";
-import type { UserLookup, UserReadOptions, UserStore, UserStoreReads } from "./user-store.ts";
+import type {
+  ReplaceOptions,
+  UserLookup,
+  UserReadOptions,
+  UserStore,
+  UserStoreReads,
+} from "./user-store.ts";
 
 /** Options of {@link MemoryUserStore}: unique fields and what a delete does. */
 export type MemoryUserStoreOptions = StoreRulesOptions;
@@ -105,11 +112,19 @@ export class MemoryUserStore implements UserStore, UserStoreReads, QuarantineMet
     return { deleted: true };
   }
 
-  /** Writes `user` whole, as {@link UserStore.replace} says; deactivated, it holds no value. */
-  async replace(user: UserRecord): Promise<UserRecord> {
+  /**
+   * Writes `user` whole, as {@link UserStore.replace} says; deactivated, it holds no value. With
+   * `expected`, only if the stored user still equals it (else resolves undefined).
+   */
+  async replace(user: UserRecord): Promise<UserRecord>;
+  async replace(user: UserRecord, options: ReplaceOptions): Promise<UserRecord | undefined>;
+  async replace(user: UserRecord, options?: ReplaceOptions): Promise<UserRecord | undefined> {
+    const stored = this.#users.get(user.uuid);
+    if (options !== undefined && (stored === undefined || !jsonEqual(stored, options.expected))) {
+      return undefined;
+    }
     const record = mergeUser(undefined, user as UserPatch);
     if (user.deactivatedAt !== undefined) record.deactivatedAt = user.deactivatedAt;
-    const stored = this.#users.get(user.uuid);
     if (record.deactivatedAt === undefined) this.#hold(record, stored);
     else if (stored !== undefined && stored.deactivatedAt === undefined) this.#release(stored);
     this.#users.set(user.uuid, record);

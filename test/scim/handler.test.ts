@@ -471,3 +471,53 @@ describe("a failing store", () => {
     expect(onError).toHaveBeenCalledTimes(2);
   });
 });
+
+describe("another replica writing the same user", () => {
+  async function created(handler: ReturnType<typeof setup>["handler"]) {
+    const answer = await scim(handler, "POST", "/scim/v2/Users", entraUser("ann"));
+    return (answer.body as { id: string }).id;
+  }
+  const title = (value: string) => ({
+    schemas: [patchOp],
+    Operations: [{ op: "replace", path: "title", value }],
+  });
+
+  it("re-reads and re-applies a PATCH when the user changed between its read and its write", async () => {
+    const { store, handler } = setup();
+    const id = await created(handler);
+    const get = store.get.bind(store);
+    let reads = 0;
+    // The other replica's acknowledged write lands right after this replica's first read.
+    store.get = async (uuid) => {
+      const user = await get(uuid);
+      if (++reads === 1 && user !== undefined) await store.replace({ ...user, firstName: "Other" });
+      return user;
+    };
+    const answer = await scim(handler, "PATCH", `/scim/v2/Users/${id}`, title("Boss"));
+    expect(answer.status).toBe(200);
+    expect(reads).toBe(2);
+    expect(answer.body).toMatchObject({
+      title: "Boss",
+      name: { givenName: "Other" },
+    });
+    expect((await get(id))?.firstName).toBe("Other");
+  });
+
+  it("answers 503 after 8 attempts when the user changes under every one", async () => {
+    const onError = vi.fn();
+    const { store, handler } = setup({ onError });
+    const id = await created(handler);
+    const get = store.get.bind(store);
+    let reads = 0;
+    store.get = async (uuid) => {
+      const user = await get(uuid);
+      if (user !== undefined) await store.replace({ ...user, firstName: `Other ${++reads}` });
+      return user;
+    };
+    const answer = await scim(handler, "PUT", `/scim/v2/Users/${id}`, entraUser("ann"));
+    expect(answer.status).toBe(503);
+    expect(answer.body).toMatchObject({ status: "503" });
+    expect(reads).toBe(8);
+    expect((await get(id))?.firstName).toBe("Other 8");
+  });
+});
