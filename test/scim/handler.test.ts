@@ -525,3 +525,21 @@ describe("another replica writing the same user", () => {
     expect((await get(id))?.firstName).toBe("Other 8");
   });
 });
+
+describe("a Provisioning API delete of a user SCIM deactivated (docs/scim.md, both protocols)", () => {
+  for (const onDelete of ["deactivate", "delete"] as const) {
+    it(`with onDelete: ${onDelete}, ${onDelete === "delete" ? "removes it" : "leaves it inactive, with its attributes"}`, async () => {
+      const { store, handler } = setup({}, { onDelete });
+      const id = (await scim(handler, "POST", "/scim/v2/Users", entraUser("ann", "Ext-1"))).body.id;
+      const off = {
+        schemas: [patchOp],
+        Operations: [{ op: "replace", path: "active", value: false }],
+      };
+      expect((await scim(handler, "PATCH", `/scim/v2/Users/${id}`, off)).status).toBe(200);
+      await store.delete(id);
+      const answer = await scim(handler, "GET", `/scim/v2/Users/${id}`);
+      if (onDelete === "delete") expect(answer.status).toBe(404);
+      else expect(answer.body).toMatchObject({ active: false, externalId: "Ext-1" });
+    });
+  }
+});
