@@ -335,9 +335,9 @@ class UserMap {
     this.#users.set(uuid, user);
     if (user.username !== undefined) {
       const key = asciiLowerCase(user.username);
-      let uuids = this.#byUsername.get(key);
-      if (uuids === undefined) this.#byUsername.set(key, (uuids = new Set()));
-      uuids.add(uuid);
+      const uuids = this.#byUsername.get(key);
+      if (uuids === undefined) this.#byUsername.set(key, new Set([uuid]));
+      else uuids.add(uuid);
     }
   }
 
