@@ -219,6 +219,8 @@ function change(
     async run(model, world) {
       const [id, before] = [...model.users][which % model.users.size] as [string, Acknowledged];
       const next = { ...before, ...values };
+      // A PUT replaces the whole user: the title a racing PATCH set is not in its body.
+      if (byPut) delete next.title;
       const call = world.replicas[replica] as Call;
       const answer = byPut
         ? await call("PUT", `/Users/${id}`, {
