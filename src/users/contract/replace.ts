@@ -7,20 +7,24 @@ import type { ContractKit, Skip } from "./kit.ts";
 
 type Replacing = UserStore & Required<Pick<UserStore, "replace">>;
 
-/** The checks of `replace` and `findUsers`, skipped where the store has none. */
+/** The store as one with `replace`, or undefined after skipping the check. */
+function replacing(store: UserStore, skip: Skip): Replacing | undefined {
+  if (typeof store.replace === "function") return store as Replacing;
+  skip("the store has no replace()");
+  return undefined;
+}
+
+/** The store's reads, or undefined after skipping the check. */
+function readsOf(store: UserStore, skip: Skip): UserStoreReads | undefined {
+  const reads = store as unknown as Partial<UserStoreReads>;
+  if (reads.get && reads.list && reads.count) return reads as UserStoreReads;
+  skip("the store has no reads (get, list, count)");
+  return undefined;
+}
+
+/** The checks of `replace`, skipped where the store has none. */
 export function replaceChecks<Store extends UserStore>(kit: ContractKit<Store>): void {
-  const { check, equal, read, options, onDelete, concurrency } = kit;
-  const replacing = (store: Store, skip: Skip): Replacing | undefined => {
-    if (typeof store.replace === "function") return store as Replacing;
-    skip("the store has no replace()");
-    return undefined;
-  };
-  const readsOf = (store: Store, skip: Skip): UserStoreReads | undefined => {
-    const reads = store as unknown as Partial<UserStoreReads>;
-    if (reads.get && reads.list && reads.count) return reads as UserStoreReads;
-    skip("the store has no reads (get, list, count)");
-    return undefined;
-  };
+  const { check, equal, read, options, onDelete } = kit;
 
   check(
     "replace writes a user whole: it creates, and clears what a later record omits",
@@ -82,6 +86,119 @@ export function replaceChecks<Store extends UserStore>(kit: ContractKit<Store>):
     },
   );
 
+  check(
+    "a user replace deactivated holds no unique value; reactivating into a taken one is refused",
+    async (store, skip) => {
+      const s = replacing(store, skip);
+      if (!s) return;
+      if (!options.conflict)
+        return skip("needs the conflict option (two records sharing a unique value)");
+      const { holder, refused } = options.conflict;
+      const asRecord = (patch: UserPatch): UserRecord =>
+        Object.fromEntries(
+          Object.entries(patch).filter(([, value]) => value !== null),
+        ) as unknown as UserRecord;
+      await s.replace(asRecord(holder));
+      const taken = await s.replace(asRecord(refused)).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      equal(
+        isUserConflict(taken),
+        true,
+        "replace into a value an active user holds throws UserConflictError",
+      );
+      // Through the store itself: a read by another way may open the database afresh, and
+      // a bundled store opened without the unique option drops its indexes.
+      const get = (store as unknown as Partial<UserStoreReads>).get;
+      if (get) equal(await get.call(store, refused.uuid), undefined, "and stores nothing");
+      const at = "2026-01-02T03:04:05.000Z";
+      await s.replace({ ...asRecord(holder), deactivatedAt: at });
+      await s.replace(asRecord(refused));
+      const again = await s.replace(asRecord(holder)).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      equal(isUserConflict(again), true, "reactivating the holder into its taken value throws");
+      if (options.read)
+        equal((await read(store, holder.uuid))?.deactivatedAt, at, "the holder stays deactivated");
+    },
+  );
+
+  check(
+    onDelete === "delete"
+      ? "delete removes a user replace deactivated"
+      : "delete leaves a user replace deactivated as it is",
+    async (store, skip) => {
+      const s = replacing(store, skip);
+      if (!s) return;
+      if (!options.read) return skip("needs the read option to look at the database");
+      const user: UserRecord = {
+        uuid: "u1",
+        username: "dee",
+        deactivatedAt: "2026-01-02T03:04:05.000Z",
+      };
+      await s.replace(user);
+      await store.delete("u1");
+      equal(
+        await read(store, "u1"),
+        onDelete === "delete" ? undefined : user,
+        "the user after delete",
+      );
+    },
+  );
+}
+
+/** The checks of `findUsers`, skipped where the store has none. */
+export function findUsersChecks<Store extends UserStore>(kit: ContractKit<Store>): void {
+  const { check, equal } = kit;
+  check(
+    "findUsers finds by a field (ASCII case ignored when asked) and by an extra path, deactivated users too",
+    async (store, skip) => {
+      const reads = store as unknown as Partial<UserStoreReads>;
+      if (typeof reads.findUsers !== "function") return skip("the store has no findUsers()");
+      const a = { uuid: "u1", username: "Élise.Smith", extra: { scim: { externalId: "Ext-1" } } };
+      const b = { uuid: "u2", username: "élise.smith", email: "E@x.org" };
+      await store.upsert(a);
+      await store.upsert(b);
+      if (typeof store.replace === "function") {
+        await store.replace({
+          uuid: "u3",
+          username: "ÉLISE.SMITH",
+          deactivatedAt: "2026-01-02T03:04:05.000Z",
+        });
+      }
+      const find = async (lookup: Parameters<NonNullable<UserStoreReads["findUsers"]>>[0]) =>
+        ((await reads.findUsers?.(lookup)) ?? []).map((user) => user.uuid).sort();
+      equal(await find({ field: "username", value: "Élise.Smith" }), ["u1"], "exact");
+      equal(
+        await find({ field: "username", value: "élise.SMITH", ignoreCase: true }),
+        ["u2"],
+        "ASCII case only",
+      );
+      equal(
+        await find({ field: "username", value: "ÉLISE.smith", ignoreCase: true }),
+        typeof store.replace === "function" ? ["u1", "u3"] : ["u1"],
+        "a deactivated user too",
+      );
+      equal(await find({ field: "email", value: "e@X.ORG", ignoreCase: true }), ["u2"], "email");
+      equal(await find({ extra: ["scim", "externalId"], value: "Ext-1" }), ["u1"], "an extra path");
+      equal(
+        await find({ extra: ["scim", "externalId"], value: "ext-1" }),
+        [],
+        "an extra path, exactly",
+      );
+      equal(await find({ extra: ["level", "x"], value: "1" }), [], "a path that is not there");
+    },
+  );
+}
+
+/**
+ * The checks of `replace(user, { expected })`, the conditional write that keeps two replicas'
+ * read-and-write cycles from losing each other's change; skipped where the store has no replace.
+ */
+export function conditionalReplaceChecks<Store extends UserStore>(kit: ContractKit<Store>): void {
+  const { check, equal, concurrency } = kit;
   check(
     "replace with expected writes only over the user as it was read, else resolves undefined",
     async (store, skip) => {
@@ -151,106 +268,4 @@ export function replaceChecks<Store extends UserStore>(kit: ContractKit<Store>):
     const stored = Object.keys((await reads.get("u1"))?.extra ?? {});
     equal(stored.sort(), [...fields].sort(), "the stored extra keys: every caller's change");
   });
-
-  check(
-    "a user replace deactivated holds no unique value; reactivating into a taken one is refused",
-    async (store, skip) => {
-      const s = replacing(store, skip);
-      if (!s) return;
-      if (!options.conflict)
-        return skip("needs the conflict option (two records sharing a unique value)");
-      const { holder, refused } = options.conflict;
-      const asRecord = (patch: UserPatch): UserRecord =>
-        Object.fromEntries(
-          Object.entries(patch).filter(([, value]) => value !== null),
-        ) as unknown as UserRecord;
-      await s.replace(asRecord(holder));
-      const taken = await s.replace(asRecord(refused)).then(
-        () => undefined,
-        (error: unknown) => error,
-      );
-      equal(
-        isUserConflict(taken),
-        true,
-        "replace into a value an active user holds throws UserConflictError",
-      );
-      // Through the store itself: a read by another way may open the database afresh, and
-      // a bundled store opened without the unique option drops its indexes.
-      const get = (store as unknown as Partial<UserStoreReads>).get;
-      if (get) equal(await get.call(store, refused.uuid), undefined, "and stores nothing");
-      const at = "2026-01-02T03:04:05.000Z";
-      await s.replace({ ...asRecord(holder), deactivatedAt: at });
-      await s.replace(asRecord(refused));
-      const again = await s.replace(asRecord(holder)).then(
-        () => undefined,
-        (error: unknown) => error,
-      );
-      equal(isUserConflict(again), true, "reactivating the holder into its taken value throws");
-      if (options.read)
-        equal((await read(store, holder.uuid))?.deactivatedAt, at, "the holder stays deactivated");
-    },
-  );
-
-  check(
-    onDelete === "delete"
-      ? "delete removes a user replace deactivated"
-      : "delete leaves a user replace deactivated as it is",
-    async (store, skip) => {
-      const s = replacing(store, skip);
-      if (!s) return;
-      if (!options.read) return skip("needs the read option to look at the database");
-      const user: UserRecord = {
-        uuid: "u1",
-        username: "dee",
-        deactivatedAt: "2026-01-02T03:04:05.000Z",
-      };
-      await s.replace(user);
-      await store.delete("u1");
-      equal(
-        await read(store, "u1"),
-        onDelete === "delete" ? undefined : user,
-        "the user after delete",
-      );
-    },
-  );
-
-  check(
-    "findUsers finds by a field (ASCII case ignored when asked) and by an extra path, deactivated users too",
-    async (store, skip) => {
-      const reads = store as unknown as Partial<UserStoreReads>;
-      if (typeof reads.findUsers !== "function") return skip("the store has no findUsers()");
-      const a = { uuid: "u1", username: "Élise.Smith", extra: { scim: { externalId: "Ext-1" } } };
-      const b = { uuid: "u2", username: "élise.smith", email: "E@x.org" };
-      await store.upsert(a);
-      await store.upsert(b);
-      if (typeof store.replace === "function") {
-        await store.replace({
-          uuid: "u3",
-          username: "ÉLISE.SMITH",
-          deactivatedAt: "2026-01-02T03:04:05.000Z",
-        });
-      }
-      const find = async (lookup: Parameters<NonNullable<UserStoreReads["findUsers"]>>[0]) =>
-        ((await reads.findUsers?.(lookup)) ?? []).map((user) => user.uuid).sort();
-      equal(await find({ field: "username", value: "Élise.Smith" }), ["u1"], "exact");
-      equal(
-        await find({ field: "username", value: "élise.SMITH", ignoreCase: true }),
-        ["u2"],
-        "ASCII case only",
-      );
-      equal(
-        await find({ field: "username", value: "ÉLISE.smith", ignoreCase: true }),
-        typeof store.replace === "function" ? ["u1", "u3"] : ["u1"],
-        "a deactivated user too",
-      );
-      equal(await find({ field: "email", value: "e@X.ORG", ignoreCase: true }), ["u2"], "email");
-      equal(await find({ extra: ["scim", "externalId"], value: "Ext-1" }), ["u1"], "an extra path");
-      equal(
-        await find({ extra: ["scim", "externalId"], value: "ext-1" }),
-        [],
-        "an extra path, exactly",
-      );
-      equal(await find({ extra: ["level", "x"], value: "1" }), [], "a path that is not there");
-    },
-  );
 }
