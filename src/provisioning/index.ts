@@ -30,6 +30,7 @@ export {
 } from "../users/user-record.ts";
 export { userRecordSchema } from "../users/user-record-schema.ts";
 export type {
+  ReplaceOptions,
   UserLookup,
   UserReadOptions,
   UserStore,

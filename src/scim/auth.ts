@@ -1,5 +1,6 @@
 // Who may call the SCIM server: a bearer token compared in constant time, or the application's own
 // `authenticate` function. There is no open default: createScimHandler throws without either.
+import { sameDigest, sha256 } from "../internal/sha256.ts";
 import type { GuardedRequest } from "../provisioning/types.ts";
 
 /**
@@ -7,12 +8,6 @@ import type { GuardedRequest } from "../provisioning/types.ts";
  * It sees the headers as a record by lowercase name.
  */
 export type ScimAuthenticate = (request: GuardedRequest) => boolean | Promise<boolean>;
-
-const encoder = new TextEncoder();
-
-async function sha256(text: string): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
-}
 
 /** The token of an `Authorization: Bearer <token>` header (scheme in any case), or undefined. */
 export function bearerTokenOf(header: unknown): string | undefined {
@@ -33,14 +28,14 @@ export function bearerToken(token: string): ScimAuthenticate {
     throw new TypeError("createScimHandler: token must be a non-empty string");
   }
   const expected = sha256(token);
-  return async (request) => {
+  return (request) => {
     const given = bearerTokenOf(request.headers.authorization);
     if (given === undefined) return false;
-    const [want, got] = await Promise.all([expected, sha256(given)]);
-    let difference = 0;
-    for (let index = 0; index < want.length; index++) {
-      difference |= (want[index] as number) ^ (got[index] as number);
+    const got = sha256(given);
+    // Synchronous where node:crypto is reachable (both digests are then arrays), else awaited.
+    if (expected instanceof Uint8Array && got instanceof Uint8Array) {
+      return sameDigest(expected, got);
     }
-    return difference === 0;
+    return Promise.all([expected, got]).then(([want, digest]) => sameDigest(want, digest));
   };
 }

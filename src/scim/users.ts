@@ -1,7 +1,8 @@
 // The /Users operations over the store: each reads the stored user, works on its SCIM form, and
-// writes it back whole with `store.replace`. Writes to one user take turns in this process (a
-// keyed lock), so a PATCH reads what the previous one wrote; across replicas, what holds is the
-// store's atomic write and unique indexes (see docs/scim.md, "Replicas").
+// writes it back whole with `store.replace`, conditionally on the stored user being the one read
+// (optimistic concurrency: a replica that lost the race reads again and re-applies). Writes to one
+// user also take turns in this process (a keyed lock), so they rarely race at all; see
+// docs/scim.md, "Replicas".
 import { KeyedLock } from "../users/keyed-lock.ts";
 import { asciiLowerCase } from "../users/store-rules.ts";
 import { isUserConflict } from "../users/user-conflict-error.ts";
@@ -36,6 +37,9 @@ export interface ListPage {
   itemsPerPage: number;
   Resources: JsonObject[];
 }
+
+/** How many times a PUT or PATCH reads and writes a user that other replicas keep changing. */
+const maxWriteAttempts = 8;
 
 const notFound = (id: string) =>
   new ScimError(404, `No user has the id ${JSON.stringify(id.slice(0, 100))}`);
@@ -100,14 +104,23 @@ export function createUserOperations(
     }
   }
 
+  /**
+   * Writes the user; over `previous` (the user as read), only if the store still holds it, else
+   * resolves undefined (another replica wrote the user since: the caller reads again).
+   */
   async function write(
     uuid: string,
     resource: JsonObject,
     times: ScimTimes,
     previous: UserRecord | undefined,
-  ): Promise<ServedUser> {
+  ): Promise<ServedUser | undefined> {
+    const record = recordOf(uuid, resource, times, previous, now());
     try {
-      return serve(await store.replace(recordOf(uuid, resource, times, previous, now())));
+      const stored =
+        previous === undefined
+          ? await store.replace(record)
+          : await store.replace(record, { expected: previous });
+      return stored === undefined ? undefined : serve(stored);
     } catch (error) {
       if (isUserConflict(error)) {
         const field = (error as { field?: string }).field;
@@ -119,6 +132,27 @@ export function createUserOperations(
       }
       throw error;
     }
+  }
+
+  /**
+   * Reads the user and writes what `change` makes of it, conditionally on the stored user being
+   * the one read; when another replica wrote it meanwhile, reads it again and applies `change`
+   * afresh, at most `maxWriteAttempts` times, then answers 503 (the identity provider retries).
+   */
+  async function rewrite(
+    id: string,
+    change: (user: UserRecord) => Promise<{ resource: JsonObject; times: ScimTimes }>,
+  ): Promise<ServedUser> {
+    for (let attempt = 0; attempt < maxWriteAttempts; attempt++) {
+      const user = await live(id);
+      const { resource, times } = await change(user);
+      const written = await write(id, resource, times, user);
+      if (written !== undefined) return written;
+    }
+    throw new ScimError(
+      503,
+      `The user changed under ${maxWriteAttempts} attempts to write it (other replicas writing it at once); retry`,
+    );
   }
 
   function checkVersion(current: ServedUser, ifMatch: string | undefined): void {
@@ -157,36 +191,38 @@ export function createUserOperations(
         await checkUserName(userName, undefined);
         const stamp = now();
         const times = { created: stamp, lastModified: stamp };
-        return write(crypto.randomUUID(), resource, times, undefined);
+        return (await write(crypto.randomUUID(), resource, times, undefined)) as ServedUser;
       });
     },
 
     async replace(id: string, body: unknown, ifMatch?: string): Promise<ServedUser> {
       const resource = normalizeResource(body);
-      return locked(id, async () => {
-        const user = await live(id);
-        checkVersion(serve(user), ifMatch);
-        if (!sameUserName(resource.userName, user.username)) {
-          await checkUserName(resource.userName, id);
-        }
-        const { times } = resourceOf(user);
-        return write(id, resource, { created: times.created, lastModified: now() }, user);
-      });
+      return locked(id, () =>
+        rewrite(id, async (user) => {
+          checkVersion(serve(user), ifMatch);
+          if (!sameUserName(resource.userName, user.username)) {
+            await checkUserName(resource.userName, id);
+          }
+          const { times } = resourceOf(user);
+          return { resource, times: { created: times.created, lastModified: now() } };
+        }),
+      );
     },
 
     async patch(id: string, body: unknown, ifMatch?: string): Promise<ServedUser> {
       const operations = readPatchBody(body);
-      return locked(id, async () => {
-        const user = await live(id);
-        checkVersion(serve(user), ifMatch);
-        const { resource, times } = resourceOf(user);
-        const patched = applyPatch(resource, operations);
-        if (typeof patched.userName !== "string") throw mutability("userName is required");
-        if (!sameUserName(patched.userName, user.username)) {
-          await checkUserName(patched.userName, id);
-        }
-        return write(id, patched, { created: times.created, lastModified: now() }, user);
-      });
+      return locked(id, () =>
+        rewrite(id, async (user) => {
+          checkVersion(serve(user), ifMatch);
+          const { resource, times } = resourceOf(user);
+          const patched = applyPatch(resource, operations);
+          if (typeof patched.userName !== "string") throw mutability("userName is required");
+          if (!sameUserName(patched.userName, user.username)) {
+            await checkUserName(patched.userName, id);
+          }
+          return { resource: patched, times: { created: times.created, lastModified: now() } };
+        }),
+      );
     },
 
     async remove(id: string, ifMatch?: string): Promise<void> {

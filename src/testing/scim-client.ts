@@ -1,8 +1,6 @@
 import type { JsonValue } from "type-fest";
-import { readFailureCause } from "../internal/failure-cause.ts";
-import { readCappedText } from "../internal/read-capped-text.ts";
 import { joinUrl, normalizeBaseUrl } from "../internal/url.ts";
-import { maxAnswerBytes, parseBody } from "../platform/outbound.ts";
+import { exchange, maxAnswerBytes, parseBody } from "../platform/outbound.ts";
 import type { FetchHandler } from "../platform/provisioning-api-client.ts";
 
 /**
@@ -46,9 +44,10 @@ export type ScimClient = (call: ScimCall, signal?: AbortSignal) => Promise<ScimA
 const inProcessOrigin = "http://localhost";
 
 /**
- * A SCIM client on fetch for the checker and the fake identity provider: plain fetch, no retries,
- * every status returned as it is (the exact status is what they judge), answers read up to
- * 64 KiB, `Authorization: Bearer <token>` on every call.
+ * A SCIM client on fetch for the checker and the fake identity provider, over the platform side's
+ * outbound layer (`exchange`): no retries, every status returned as it is (the exact status is
+ * what they judge; a redirect is not followed), answers read up to 64 KiB,
+ * `Authorization: Bearer <token>` on every call.
  *
  * @throws TypeError for a base URL that is not an http(s) URL without credentials or query.
  */
@@ -67,10 +66,6 @@ export function connectScim(
   }
   const send = handler ? (request: Request) => handler.fetch(request) : fetch;
   return async (call, signal) => {
-    const started = performance.now();
-    const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const abort = signal ? AbortSignal.any([signal, timeout]) : timeout;
     const headers: Record<string, string> = {
       accept: `${scimMediaType}, application/json`,
     };
@@ -78,56 +73,41 @@ export function connectScim(
       call.authorization ?? (token === undefined ? undefined : `Bearer ${token}`);
     if (authorization !== undefined) headers.authorization = authorization;
     if (call.body !== undefined) headers["content-type"] = call.contentType ?? scimMediaType;
-    try {
-      const exchange = (async () => {
-        const response = await send(
-          new Request(joinUrl(base, call.path), {
-            method: call.method,
-            headers,
-            signal: abort,
-            ...(call.body !== undefined && { body: JSON.stringify(call.body) }),
-          }),
-        );
-        const { body, complete } = await readCappedText(response, maxAnswerBytes, abort);
-        return { response, body, complete };
-      })();
-      const { response, body, complete } = await raceAbort(exchange, abort);
-      const read = (name: string) => response.headers.get(name) ?? undefined;
-      const contentType = read("content-type");
-      const location = read("location");
-      const etag = read("etag");
+    // The platform side's one outbound layer: the time-out and the signal bound the whole
+    // exchange, the answer is read under the cap, a redirect is the answer (its exact status is
+    // what a check judges), and a failure is described as for the Provisioning API.
+    const answer = await exchange(
+      send,
+      {
+        url: joinUrl(base, call.path),
+        method: call.method,
+        headers,
+        ...(call.body !== undefined && { body: JSON.stringify(call.body) }),
+      },
+      { timeoutMs, maxBytes: maxAnswerBytes, signal },
+    );
+    if (answer.status === undefined) {
       return {
-        status: response.status,
-        body: parseBody(body, complete),
-        headers: {
-          ...(contentType !== undefined && { contentType }),
-          ...(location !== undefined && { location }),
-          ...(etag !== undefined && { etag }),
-        },
-        durationMs: elapsed(),
-      };
-    } catch (error) {
-      const timedOut = timeout.aborted && !signal?.aborted;
-      return {
-        error: abort.aborted
-          ? timedOut
-            ? `no answer within ${timeoutMs} ms`
-            : "aborted"
-          : readFailureCause(error).message,
-        ...(timedOut && { timedOut: true as const }),
-        durationMs: elapsed(),
+        error: answer.error,
+        ...(answer.timedOut && { timedOut: true as const }),
+        durationMs: answer.durationMs,
       };
     }
+    const read = (name: string) => answer.headers.get(name) ?? undefined;
+    const contentType = read("content-type");
+    const location = read("location");
+    const etag = read("etag");
+    return {
+      status: answer.status,
+      body: parseBody(answer.text, answer.complete),
+      headers: {
+        ...(contentType !== undefined && { contentType }),
+        ...(location !== undefined && { location }),
+        ...(etag !== undefined && { etag }),
+      },
+      durationMs: answer.durationMs,
+    };
   };
-}
-
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    if (signal.aborted) onAbort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
 }
 
 /** `/Users?filter=…` for a filter, with the other query parameters given. */

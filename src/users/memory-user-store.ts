@@ -1,6 +1,7 @@
 // MemoryUserStore: the UserStore in Maps, with the store rules, the reads and the quarantine's
 // pending records and their index of awaited values; its steps are quarantine-step.ts's.
 
+import { jsonEqual } from "../internal/json-equal.ts";
 import { mergeUser } from "./merge-user.ts";
 import { quarantineDelete, quarantineStep, type StepStorage } from "./quarantine-step.ts";
 import type {
@@ -20,7 +21,13 @@ import {
   uniqueValue,
 } from "./store-rules.ts";
 import type { UpsertResult, UserPatch, UserRecord } from "./user-record.ts";
-import type { UserLookup, UserReadOptions, UserStore, UserStoreReads } from "./user-store.ts";
+import type {
+  ReplaceOptions,
+  UserLookup,
+  UserReadOptions,
+  UserStore,
+  UserStoreReads,
+} from "./user-store.ts";
 
 /** Options of {@link MemoryUserStore}: unique fields and what a delete does. */
 export type MemoryUserStoreOptions = StoreRulesOptions;
@@ -35,7 +42,7 @@ export type MemoryUserStoreOptions = StoreRulesOptions;
  * ```
  */
 export class MemoryUserStore implements UserStore, UserStoreReads, QuarantineMethods {
-  readonly #users = new Map<string, UserRecord>();
+  readonly #users = new UserMap();
   readonly #unique: UniqueField[];
   readonly #onDelete: OnDelete;
   /** For each unique field, the active user holding each value. */
@@ -105,22 +112,37 @@ export class MemoryUserStore implements UserStore, UserStoreReads, QuarantineMet
     return { deleted: true };
   }
 
-  /** Writes `user` whole, as {@link UserStore.replace} says; deactivated, it holds no value. */
-  async replace(user: UserRecord): Promise<UserRecord> {
+  /**
+   * Writes `user` whole, as {@link UserStore.replace} says; deactivated, it holds no value. With
+   * `expected`, only if the stored user still equals it (else resolves undefined).
+   */
+  async replace(user: UserRecord): Promise<UserRecord>;
+  async replace(user: UserRecord, options: ReplaceOptions): Promise<UserRecord | undefined>;
+  async replace(user: UserRecord, options?: ReplaceOptions): Promise<UserRecord | undefined> {
+    const stored = this.#users.get(user.uuid);
+    if (options !== undefined && (stored === undefined || !jsonEqual(stored, options.expected))) {
+      return undefined;
+    }
     const record = mergeUser(undefined, user as UserPatch);
     if (user.deactivatedAt !== undefined) record.deactivatedAt = user.deactivatedAt;
-    const stored = this.#users.get(user.uuid);
     if (record.deactivatedAt === undefined) this.#hold(record, stored);
     else if (stored !== undefined && stored.deactivatedAt === undefined) this.#release(stored);
     this.#users.set(user.uuid, record);
     return copy(record);
   }
 
-  /** The users a look-up finds, deactivated ones too, as copies, in insertion order. */
+  /**
+   * The users a look-up finds, deactivated ones too, as copies, in insertion order; a username
+   * from an index (the SCIM server's check on every create), anything else by reading every user.
+   */
   findUsers(lookup: UserLookup): Promise<UserRecord[]> {
     return awaitedRead("store.findUsers()", () => {
       const wanted = lookup.ignoreCase ? asciiLowerCase(lookup.value) : lookup.value;
-      return [...this.#users.values()]
+      const candidates =
+        "field" in lookup && lookup.field === "username"
+          ? this.#users.withUsername(lookup.value)
+          : [...this.#users.values()];
+      return candidates
         .filter((user) => {
           const value = "field" in lookup ? user[lookup.field] : extraValue(user, lookup.extra);
           if (typeof value !== "string") return false;
@@ -288,6 +310,73 @@ function extraValue(user: UserRecord, [outer, inner]: readonly [string, string])
 /** The key of an awaited value in the index. */
 function awaitKey(field: string, value: string): string {
   return `${field}\u0000${value}`;
+}
+
+/**
+ * The users by uuid, in insertion order, with an index of their usernames ignoring ASCII case, kept
+ * by every write (a Map's own set, delete and clear), so that a look-up by username costs what its
+ * matches cost, not the number of users.
+ */
+class UserMap {
+  readonly #users = new Map<string, UserRecord>();
+  /** The uuids whose username is each ASCII-lowercased value. */
+  readonly #byUsername = new Map<string, Set<string>>();
+  /** Each uuid's place in insertion order, to give index hits in the order of `values()`. */
+  readonly #place = new Map<string, number>();
+  #next = 0;
+
+  get(uuid: string): UserRecord | undefined {
+    return this.#users.get(uuid);
+  }
+
+  set(uuid: string, user: UserRecord): void {
+    this.#unindex(uuid);
+    if (!this.#place.has(uuid)) this.#place.set(uuid, this.#next++);
+    this.#users.set(uuid, user);
+    if (user.username !== undefined) {
+      const key = asciiLowerCase(user.username);
+      const uuids = this.#byUsername.get(key);
+      if (uuids === undefined) this.#byUsername.set(key, new Set([uuid]));
+      else uuids.add(uuid);
+    }
+  }
+
+  delete(uuid: string): void {
+    this.#unindex(uuid);
+    this.#place.delete(uuid);
+    this.#users.delete(uuid);
+  }
+
+  clear(): void {
+    this.#users.clear();
+    this.#byUsername.clear();
+    this.#place.clear();
+  }
+
+  values(): IterableIterator<UserRecord> {
+    return this.#users.values();
+  }
+
+  /** The users whose username equals `username` ignoring ASCII case, in insertion order. */
+  withUsername(username: string): UserRecord[] {
+    const uuids = this.#byUsername.get(asciiLowerCase(username));
+    if (uuids === undefined) return [];
+    return [...uuids]
+      .sort((a, b) => (this.#place.get(a) ?? 0) - (this.#place.get(b) ?? 0))
+      .flatMap((uuid) => {
+        const user = this.#users.get(uuid);
+        return user === undefined ? [] : [user];
+      });
+  }
+
+  #unindex(uuid: string): void {
+    const before = this.#users.get(uuid)?.username;
+    if (before === undefined) return;
+    const key = asciiLowerCase(before);
+    const uuids = this.#byUsername.get(key);
+    uuids?.delete(uuid);
+    if (uuids?.size === 0) this.#byUsername.delete(key);
+  }
 }
 
 /** A deep copy: the documented fields are strings, so only `extra` needs a structured clone. */

@@ -34,8 +34,23 @@ export interface UserStore extends Partial<QuarantineMethods> {
    * held by another active user throws {@link UserConflictError} and stores nothing. Resolves the
    * stored user. For a second protocol over the same store, whose writes carry whole records and
    * whose deactivation is not a deletion (SCIM's `active: false`); the bundled stores implement it.
+   *
+   * With `options.expected` the write is conditional (optimistic concurrency across replicas): it
+   * happens only if the stored user is still `expected`, compared as data in the same atomic step,
+   * and resolves `undefined`, storing nothing, when the user changed or is gone. The caller reads
+   * again and re-applies its change; so no acknowledged change of another replica is written over.
    */
   replace?(user: UserRecord): Promise<UserRecord>;
+  replace?(user: UserRecord, options: ReplaceOptions): Promise<UserRecord | undefined>;
+}
+
+/** Options of {@link UserStore.replace}. */
+export interface ReplaceOptions {
+  /**
+   * The user as `get` returned it: the write happens only if the stored user is still this one
+   * (its documented fields, `extra` and `deactivatedAt` equal as data), else it resolves undefined.
+   */
+  expected: UserRecord;
 }
 
 /**

@@ -10,7 +10,9 @@
 // M2 a filter by userName finds exactly the users the model holds with it;
 // M3 no two active users of the store share a unique value (username, email);
 // M4 of two racing creates of one active user, exactly one is acknowledged (of an inactive one,
-//    which holds no unique value, both may be).
+//    which holds no unique value, both may be);
+// M5 of two racing PATCHes of one user (one to each replica, of different attributes), both are
+//    acknowledged and the user then has both changes: no acknowledged change is lost.
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -35,6 +37,8 @@ interface Acknowledged {
   email: string;
   displayName: string;
   active: boolean;
+  /** Set only by racing PATCHes (below). */
+  title?: string;
 }
 type Model = { users: Map<string, Acknowledged>; deleted: Set<string> };
 
@@ -93,6 +97,7 @@ class World {
           displayName: expected.displayName,
           active: expected.active,
           emails: [{ value: expected.email }],
+          ...(expected.title === undefined ? {} : { title: expected.title }),
         });
       }
       for (const id of model.deleted) {
@@ -214,6 +219,8 @@ function change(
     async run(model, world) {
       const [id, before] = [...model.users][which % model.users.size] as [string, Acknowledged];
       const next = { ...before, ...values };
+      // A PUT replaces the whole user: the title a racing PATCH set is not in its body.
+      if (byPut) delete next.title;
       const call = world.replicas[replica] as Call;
       const answer = byPut
         ? await call("PUT", `/Users/${id}`, {
@@ -237,6 +244,33 @@ function change(
       const refused = takenBy(model, id, next, before);
       expect(answer.status, JSON.stringify(answer.body)).toBe(refused ? 409 : 200);
       if (!refused) model.users.set(id, next);
+    },
+  };
+}
+
+/**
+ * Two PATCHes of one user sent at once, one to each replica, of attributes no other user can hold
+ * (displayName and title): both are acknowledged, so the user must then have both (M5: no
+ * acknowledged change is lost to the other replica's write).
+ */
+function racingPatches(which: number, displayName: string, title: string): Step {
+  return {
+    applies: (model) => model.users.size > 0,
+    name: `RacingPatches(#${which}, ${displayName}, ${title})`,
+    async run(model, world) {
+      const [id, before] = [...model.users][which % model.users.size] as [string, Acknowledged];
+      const patch = (path: string, value: string) => ({
+        schemas: [patchOp],
+        Operations: [{ op: "replace", path, value }],
+      });
+      const answers = await Promise.all([
+        (world.replicas[0] as Call)("PATCH", `/Users/${id}`, patch("displayName", displayName)),
+        (world.replicas[1] as Call)("PATCH", `/Users/${id}`, patch("title", title)),
+      ]);
+      for (const answer of answers) {
+        expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      }
+      model.users.set(id, { ...before, displayName, title });
     },
   };
 }
@@ -278,6 +312,9 @@ const commands = fc.commands(
       .tuple(fc.nat(7), changes, fc.boolean(), replica)
       .map(([which, values, byPut, where]) => checked(change(which, values, byPut, where))),
     fc.tuple(fc.nat(7), replica).map(([which, where]) => checked(remove(which, where))),
+    fc
+      .tuple(fc.nat(7), fc.constantFrom("Three", "Four"), fc.constantFrom("Boss", "Chief"))
+      .map(([which, displayName, title]) => checked(racingPatches(which, displayName, title))),
   ],
   { maxCommands: run.maxCommands },
 );
@@ -338,7 +375,7 @@ describe.each([
   "SCIM on two replicas over %s, explored",
   (_name, createDatabase) => {
     it(
-      "answers each GET with what was acknowledged, and no two active users share a unique value (M1-M4)",
+      "answers each GET with what was acknowledged, and no two active users share a unique value, nor is an acknowledged change lost (M1-M5)",
       async () => {
         await fc.assert(
           fc.asyncProperty(commands, fc.nat(), async (sequence, seed) => {

@@ -118,6 +118,29 @@ describe.runIf(url || required)("PostgresUserStore", () => {
     ]);
   });
 
+  it("finds a username ignoring ASCII case through an index, not by reading the table", async () => {
+    const table = newTable();
+    const store = await migrated({ pool, table });
+    await store.upsert({ uuid: "u1", username: "Bob" });
+    expect(
+      (await store.findUsers({ field: "username", value: "bOB", ignoreCase: true })).length,
+    ).toBe(1);
+    const { findQuery } = await import("../../src/stores/postgres/whole-writes.ts");
+    const query = findQuery(`"${table}"`, { field: "username", value: "x", ignoreCase: true });
+    const client = await pool.connect();
+    try {
+      // A table this small is read whole unless a sequential scan is ruled out.
+      await client.query("SET enable_seqscan = off");
+      const plan = (await client.query(`EXPLAIN ${query.text}`, query.values)).rows
+        .map((row) => row["QUERY PLAN"])
+        .join("\n");
+      expect(plan).toMatch(/Index Scan using pi_username_lower_/);
+    } finally {
+      await client.query("RESET enable_seqscan");
+      client.release();
+    }
+  });
+
   it("reads a user with get and every user with list, by uuid", async () => {
     const store = await migrated({ pool, table: newTable() });
     for (const uuid of ["u2", "u1", "u3"]) await store.upsert({ uuid, username: uuid });

@@ -131,6 +131,26 @@ console.log(JSON.stringify(failures));
 `;
 
 describe("SqliteUserStore", () => {
+  it("finds a username ignoring ASCII case through an index, not by reading the table", async () => {
+    const file = newFile();
+    const store = new SqliteUserStore(file);
+    await store.upsert({ uuid: "u1", username: "Bob" });
+    expect(await store.findUsers({ field: "username", value: "bOB", ignoreCase: true })).toEqual([
+      { uuid: "u1", username: "Bob" },
+    ]);
+    store.close();
+    const db = new DatabaseSync(file);
+    // The look-up's statement (src/stores/sqlite/whole-writes.ts), planned.
+    const plan = db
+      .prepare(
+        "EXPLAIN QUERY PLAN SELECT * FROM provisioned_users WHERE lower(username) = lower(?) ORDER BY rowid",
+      )
+      .all("x")
+      .map((row) => row.detail);
+    db.close();
+    expect(plan.join("\n")).toMatch(/USING INDEX provisioned_users_username_lower/);
+  });
+
   it("keeps users in the file, for the next store that opens it", async () => {
     const file = newFile();
     const first = new SqliteUserStore(file);

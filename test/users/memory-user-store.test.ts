@@ -71,3 +71,33 @@ describe("MemoryUserStore", () => {
     expect(userRecordSchema.safeParse(stored).success).toBe(true);
   });
 });
+
+describe("MemoryUserStore.findUsers by username (an index, kept by every write)", () => {
+  const names = async (store: MemoryUserStore, value: string) =>
+    (await store.findUsers({ field: "username", value, ignoreCase: true })).map((u) => u.uuid);
+
+  it("follows renames, deletes, replaces, deactivations and reset, in insertion order", async () => {
+    const store = new MemoryUserStore({ onDelete: "delete" });
+    await store.upsert({ uuid: "u1", username: "Ann" });
+    await store.upsert({ uuid: "u2", username: "bob" });
+    await store.upsert({ uuid: "u3", username: "ANN" });
+    expect(await names(store, "ann")).toEqual(["u1", "u3"]);
+    await store.upsert({ uuid: "u1", username: "carl" });
+    expect(await names(store, "ann")).toEqual(["u3"]);
+    expect(await names(store, "CARL")).toEqual(["u1"]);
+    await store.replace({ uuid: "u2", username: "ann", deactivatedAt: "2026-01-01T00:00:00Z" });
+    expect(await names(store, "ann")).toEqual(["u2", "u3"]);
+    expect(await names(store, "bob")).toEqual([]);
+    await store.replace({ uuid: "u3" });
+    expect(await names(store, "ann")).toEqual(["u2"]);
+    await store.delete("u2");
+    expect(await names(store, "ann")).toEqual([]);
+    await store.upsert({ uuid: "u2", username: "Carl" });
+    expect(await names(store, "carl")).toEqual(["u1", "u2"]);
+    expect(
+      (await store.findUsers({ field: "username", value: "carl" })).map((u) => u.uuid),
+    ).toEqual(["u1"]);
+    await store.reset();
+    expect(await names(store, "carl")).toEqual([]);
+  });
+});

@@ -34,6 +34,7 @@ import {
   userWireNames,
 } from "../../users/user-record.ts";
 import type {
+  ReplaceOptions,
   UserLookup,
   UserReadOptions,
   UserStore,
@@ -51,7 +52,7 @@ import {
   upsertStatement,
 } from "./rows.ts";
 import { migrateTables } from "./schema.ts";
-import { findQuery, replaceStatement } from "./whole-writes.ts";
+import { conditionalReplaceStatement, findQuery, replaceStatement } from "./whole-writes.ts";
 
 /** Options of {@link PostgresUserStore}; `unique` and `onDelete` as for every bundled store. */
 export interface PostgresUserStoreOptions extends StoreRulesOptions {
@@ -166,13 +167,23 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
     return { deleted: (rowCount ?? 0) > 0 };
   }
 
-  /** Writes `user` whole in one statement, as {@link UserStore.replace} says. */
-  async replace(user: UserRecord): Promise<UserRecord> {
+  /**
+   * Writes `user` whole in one statement, as {@link UserStore.replace} says; with `expected`, one
+   * UPDATE whose WHERE compares the stored row with it (re-checked on the row a concurrent write
+   * left, as PostgreSQL does for an UPDATE), resolving undefined when it matched no row.
+   */
+  async replace(user: UserRecord): Promise<UserRecord>;
+  async replace(user: UserRecord, options: ReplaceOptions): Promise<UserRecord | undefined>;
+  async replace(user: UserRecord, options?: ReplaceOptions): Promise<UserRecord | undefined> {
     try {
-      const { rows } = await this.#pool.query<Row>(replaceStatement(this.#table), [
-        JSON.stringify(user),
-      ]);
-      return toUser(rows[0] as Row);
+      const { rows } =
+        options === undefined
+          ? await this.#pool.query<Row>(replaceStatement(this.#table), [JSON.stringify(user)])
+          : await this.#pool.query<Row>(conditionalReplaceStatement(this.#table), [
+              JSON.stringify(user),
+              JSON.stringify(options.expected),
+            ]);
+      return rows[0] === undefined ? undefined : toUser(rows[0]);
     } catch (error) {
       throw this.#conflictOf(error) ?? error;
     }

@@ -20,6 +20,11 @@ export async function migrateTables(client: PoolClient, names: StoreNames): Prom
     deactivated_at text
   )`);
   await client.query(`ALTER TABLE ${names.table} ADD COLUMN IF NOT EXISTS deactivated_at text`);
+  // findUsers' case-insensitive look-up of a username (SCIM's userName check on every create),
+  // deactivated users included; its expression is the look-up's, so the planner uses it.
+  await client.query(
+    `CREATE INDEX IF NOT EXISTS ${quote(`pi_username_lower_${names.indexSuffix}`)} ON ${names.table} (lower((username) COLLATE "C"))`,
+  );
   await migrateQuarantine(client, names);
   const { rows } = await client.query<{ name: string; qualified: string }>(
     `SELECT c.relname AS name, i.indexrelid::regclass::text AS qualified

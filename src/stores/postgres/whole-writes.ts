@@ -30,6 +30,25 @@ RETURNING ${columns}`;
 }
 
 /**
+ * The conditional whole write: one UPDATE of the row whose every column still equals the expected
+ * record ($2, as jsonb; `extra` compared as jsonb, so key order does not count), to `$1` as
+ * {@link replaceStatement} writes it. Under READ COMMITTED, PostgreSQL re-evaluates the WHERE on
+ * the row a concurrent write left, so two such writes of one read cannot both succeed.
+ */
+export function conditionalReplaceStatement(table: string): string {
+  return `UPDATE ${table} AS stored SET
+  ${fields.map(([field, column]) => `${column} = $1::jsonb ->> '${field}'`).join(",\n  ")},
+  extra = (SELECT jsonb_object_agg(key, value) FROM jsonb_each(coalesce($1::jsonb -> 'extra', '{}'))
+    WHERE jsonb_typeof(value) <> 'null'),
+  deactivated_at = $1::jsonb ->> 'deactivatedAt'
+WHERE uuid = $1::jsonb ->> 'uuid' AND uuid = $2::jsonb ->> 'uuid'
+  AND ${fields.map(([field, column]) => `${column} IS NOT DISTINCT FROM $2::jsonb ->> '${field}'`).join("\n  AND ")}
+  AND coalesce(extra, '{}'::jsonb) = coalesce($2::jsonb -> 'extra', '{}'::jsonb)
+  AND deactivated_at IS NOT DISTINCT FROM $2::jsonb ->> 'deactivatedAt'
+RETURNING ${columns}`;
+}
+
+/**
  * The query of a look-up and its parameters. A field is checked against the record's fields (it
  * names a column); `extra`'s keys are bound. `lower()` under the "C" collation changes ASCII
  * letters only, the stores' one case rule.

@@ -13,6 +13,9 @@ export const quarantineTable = "provisioned_users_quarantine";
 export const awaitsTable = "provisioned_users_quarantine_awaits";
 export const uniqueIndexPrefix = `${table}_unique_`;
 
+// The index on lower(username) serves findUsers' case-insensitive look-up of a username (the SCIM
+// server's userName check on every create), which would otherwise read the whole table; it takes
+// deactivated users in, as findUsers does.
 // `revision` counts the writes to a row since the user was created: 1 right after the insert or
 // the reactivation of a deactivated row, which is how one statement reports whether it created
 // the user.
@@ -22,7 +25,8 @@ const usersTableSql = `CREATE TABLE IF NOT EXISTS ${table} (
   extra TEXT,
   revision INTEGER NOT NULL DEFAULT 1,
   deactivated_at TEXT
-) STRICT`;
+) STRICT;
+CREATE INDEX IF NOT EXISTS ${table}_username_lower ON ${table} (lower(username))`;
 
 // The quarantine: one pending record per uuid (the merge of its kept messages, as JSON text), in
 // the order they were first kept (rowid), and the index of the values each one awaits, which a

@@ -1,6 +1,7 @@
 // SqliteUserStore, a UserStore on node:sqlite with no dependency: the class and its public methods
 // (its schema, upserts, rows and quarantine tables are siblings; the rest comes from src/users).
 import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { jsonEqual } from "../../internal/json-equal.ts";
 import { quarantineDelete, quarantineStep, type StepStorage } from "../../users/quarantine-step.ts";
 import type {
   PendingUser,
@@ -16,6 +17,7 @@ import {
 } from "../../users/store-rules.ts";
 import type { UpsertResult, UserPatch, UserRecord } from "../../users/user-record.ts";
 import type {
+  ReplaceOptions,
   UserLookup,
   UserReadOptions,
   UserStore,
@@ -209,9 +211,21 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
     return { deleted: Number(changes) > 0 };
   }
 
-  /** Writes `user` whole in one statement, as {@link UserStore.replace} says. */
-  async replace(user: UserRecord): Promise<UserRecord> {
-    return this.#whole().replace(user);
+  /**
+   * Writes `user` whole in one statement, as {@link UserStore.replace} says. With `expected`, in
+   * one write transaction that first reads the stored user: the comparison is of the data as read
+   * (JSON text may differ in key order), and BEGIN IMMEDIATE keeps every other connection out.
+   */
+  async replace(user: UserRecord): Promise<UserRecord>;
+  async replace(user: UserRecord, options: ReplaceOptions): Promise<UserRecord | undefined>;
+  async replace(user: UserRecord, options?: ReplaceOptions): Promise<UserRecord | undefined> {
+    const whole = this.#whole();
+    if (options === undefined) return whole.replace(user);
+    return this.#transaction(() => {
+      const stored = this.#userOf(user.uuid);
+      if (stored === undefined || !jsonEqual(stored, options.expected)) return undefined;
+      return whole.replace(user);
+    });
   }
 
   /** The users a look-up finds, deactivated ones too, in the order of creation. */

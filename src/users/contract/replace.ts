@@ -7,20 +7,24 @@ import type { ContractKit, Skip } from "./kit.ts";
 
 type Replacing = UserStore & Required<Pick<UserStore, "replace">>;
 
+/** The store as one with `replace`, or undefined after skipping the check. */
+function replacing(store: UserStore, skip: Skip): Replacing | undefined {
+  if (typeof store.replace === "function") return store as Replacing;
+  skip("the store has no replace()");
+  return undefined;
+}
+
+/** The store's reads, or undefined after skipping the check. */
+function readsOf(store: UserStore, skip: Skip): UserStoreReads | undefined {
+  const reads = store as unknown as Partial<UserStoreReads>;
+  if (reads.get && reads.list && reads.count) return reads as UserStoreReads;
+  skip("the store has no reads (get, list, count)");
+  return undefined;
+}
+
 /** The checks of `replace`, skipped where the store has none. */
 export function replaceChecks<Store extends UserStore>(kit: ContractKit<Store>): void {
   const { check, equal, read, options, onDelete } = kit;
-  const replacing = (store: Store, skip: Skip): Replacing | undefined => {
-    if (typeof store.replace === "function") return store as Replacing;
-    skip("the store has no replace()");
-    return undefined;
-  };
-  const readsOf = (store: Store, skip: Skip): UserStoreReads | undefined => {
-    const reads = store as unknown as Partial<UserStoreReads>;
-    if (reads.get && reads.list && reads.count) return reads as UserStoreReads;
-    skip("the store has no reads (get, list, count)");
-    return undefined;
-  };
 
   check(
     "replace writes a user whole: it creates, and clears what a later record omits",
@@ -187,4 +191,81 @@ export function findUsersChecks<Store extends UserStore>(kit: ContractKit<Store>
       equal(await find({ extra: ["level", "x"], value: "1" }), [], "a path that is not there");
     },
   );
+}
+
+/**
+ * The checks of `replace(user, { expected })`, the conditional write that keeps two replicas'
+ * read-and-write cycles from losing each other's change; skipped where the store has no replace.
+ */
+export function conditionalReplaceChecks<Store extends UserStore>(kit: ContractKit<Store>): void {
+  const { check, equal, concurrency } = kit;
+  check(
+    "replace with expected writes only over the user as it was read, else resolves undefined",
+    async (store, skip) => {
+      const s = replacing(store, skip);
+      const reads = s && readsOf(store, skip);
+      if (!s || !reads) return;
+      // Written by merges, so that a store keeping JSON text may hold its keys in another order
+      // than a record read back has them ("1" sorts first in a JavaScript object).
+      await store.upsert({ uuid: "u1", username: "ann", extra: { b: { y: 1, "2": 2 } } });
+      await store.upsert({ uuid: "u1", extra: { "1": "one" } });
+      const seen = await reads.get("u1");
+      if (seen === undefined) throw new Error("get did not find the user an upsert created");
+      const next: UserRecord = { uuid: "u1", username: "ann", firstName: "Ann" };
+      equal(await s.replace(next, { expected: seen }), next, "the write over the user as read");
+      equal(await reads.get("u1"), next, "the stored user");
+      equal(
+        await s.replace({ uuid: "u1", username: "lost" }, { expected: seen }),
+        undefined,
+        "a write over a user that changed since it was read",
+      );
+      equal(await reads.get("u1"), next, "stores nothing");
+      const at = "2026-01-02T03:04:05.000Z";
+      equal(
+        await s.replace(
+          { ...next, deactivatedAt: at },
+          { expected: { ...next, deactivatedAt: at } },
+        ),
+        undefined,
+        "expected differing in deactivatedAt alone",
+      );
+      equal(
+        await s.replace({ uuid: "u9", username: "new" }, { expected: { uuid: "u9" } }),
+        undefined,
+        "a write over a user that is not there",
+      );
+      equal(await reads.get("u9"), undefined, "creates nothing");
+    },
+  );
+
+  check("concurrent read-and-replace loops with expected lose no change", async (store, skip) => {
+    const s = replacing(store, skip);
+    const reads = s && readsOf(store, skip);
+    if (!s || !reads) return;
+    await s.replace({ uuid: "u1", username: "ann" });
+    const fields = Array.from({ length: concurrency }, (_, index) => `field${index}`);
+    // Each round, of the callers that read the same user, one writes; so each caller writes
+    // within `concurrency` attempts.
+    const attempts = await Promise.all(
+      fields.map(async (field) => {
+        for (let attempt = 1; attempt <= concurrency; attempt++) {
+          const user = await reads.get("u1");
+          if (user === undefined) throw new Error("the user is gone");
+          const written = await s.replace(
+            { ...user, extra: { ...user.extra, [field]: field } },
+            { expected: user },
+          );
+          if (written !== undefined) return attempt;
+        }
+        return Number.POSITIVE_INFINITY;
+      }),
+    );
+    equal(
+      attempts.every((count) => count <= concurrency),
+      true,
+      "every caller wrote within as many attempts as there are callers",
+    );
+    const stored = Object.keys((await reads.get("u1"))?.extra ?? {});
+    equal(stored.sort(), [...fields].sort(), "the stored extra keys: every caller's change");
+  });
 }

@@ -8,7 +8,7 @@ import { lifecycleChecks } from "./lifecycle.ts";
 import type { UserStoreContractOptions } from "./options.ts";
 import { quarantineChecks } from "./quarantine.ts";
 import { readChecks } from "./reads.ts";
-import { findUsersChecks, replaceChecks } from "./replace.ts";
+import { conditionalReplaceChecks, findUsersChecks, replaceChecks } from "./replace.ts";
 import { writeChecks } from "./writes.ts";
 
 export type { TestContext, TestRunner, UserStoreContractOptions } from "./options.ts";
@@ -55,6 +55,7 @@ export function testUserStore<Store extends UserStore>(
     readChecks(kit);
     quarantineChecks(kit);
     replaceChecks(kit);
+    conditionalReplaceChecks(kit);
     findUsersChecks(kit);
   });
 }

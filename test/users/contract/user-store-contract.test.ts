@@ -248,12 +248,14 @@ describe("testUserStore's reporting", () => {
     const outcomes = await runContract({ create: minimal, read: (store, uuid) => store.get(uuid) });
     expect(outcomes.skipped.sort()).toEqual([
       "a user replace deactivated holds no unique value; reactivating into a taken one is refused",
+      "concurrent read-and-replace loops with expected lose no change",
       "delete removes a user replace deactivated",
       "deletes a user and discards its pending record in one step",
       "findUsers finds by a field (ASCII case ignored when asked) and by an extra path, deactivated users too",
       "keeps a conflict as one pending record per uuid, merging every later message into it",
       "removes every user on reset",
       "replace deactivates without deleting, and reactivates with the record",
+      "replace with expected writes only over the user as it was read, else resolves undefined",
       "replace writes a user whole: it creates, and clears what a later record omits",
       "reports ready once created",
       "stays atomic per uuid under concurrent writes, releases and deletes",
