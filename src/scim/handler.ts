@@ -23,7 +23,7 @@ const unauthorized = new ScimError(
 const tooLarge = new ScimError(413, "The body exceeds the size limit of this SCIM server");
 
 /**
- * Creates a SCIM 2.0 server (RFC 7643, RFC 7644) over the same {@link UserStore} as the
+ * Creates a SCIM 2.0 server (RFC 7643, RFC 7644) over the same `UserStore` as the
  * Provisioning API, for identity providers that push users: Microsoft Entra ID, Okta, OneLogin.
  *
  * Served under `basePath` (default `/scim/v2`): `GET|POST /Users`, `GET|PUT|PATCH|DELETE

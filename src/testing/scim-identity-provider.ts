@@ -48,7 +48,7 @@ export interface ScimIdentityProvider {
    * record: the `readUser` of the simulator's `verify()`. A user the service holds inactive reads
    * with `deactivatedAt`, which the verification counts as gone.
    */
-  readUser: UserReader;
+  readUser(uuid: string): Promise<UserRecord | undefined>;
 }
 
 /**

@@ -19,7 +19,7 @@ export type { TestContext, TestRunner, UserStoreContractOptions } from "./option
  * `onDelete: "deactivate"`: a later upsert creates the user afresh from the patch alone, and a
  * deactivated user holds no unique value), reset and readiness when implemented, atomic upserts under
  * concurrency (no lost update), the reads when implemented (`get`, `list` and `count` together,
- * each returning a promise, as {@link UserStoreReads}: what they return, deactivated users left out
+ * each returning a promise, as `UserStoreReads` says: what they return, deactivated users left out
  * unless asked, copies the caller may change), and the quarantine methods when implemented (one
  * pending record per uuid merging every kept message, password and all; a freed value waking the
  * uuid that awaits it; release and delete as single steps; all of it atomic per uuid under
