@@ -12,7 +12,7 @@
 import type { JsonValue } from "type-fest";
 import type { UserRecord } from "../users/user-record.ts";
 import { type JsonObject, ownValue } from "./filter.ts";
-import { copyResource, plainObject, setOwn } from "./resource.ts";
+import { copyResource, plainObject, setOwn, withoutNeverReturned } from "./resource.ts";
 
 /** The key of `UserRecord.extra` under which the SCIM resource is kept. */
 export const scimExtraKey = "scim";
@@ -41,7 +41,7 @@ export function deletedForScim(user: UserRecord): boolean {
 /** The SCIM resource of a stored user, without `id`, `schemas` and `meta`; and its times. */
 export function resourceOf(user: UserRecord): { resource: JsonObject; times: ScimTimes } {
   const kept = keptResource(user);
-  const resource = kept === undefined ? plainObject() : copyResource(kept);
+  const resource = kept === undefined ? plainObject() : withoutNeverReturned(copyResource(kept));
   const meta = resource.meta as JsonObject | undefined;
   const times: ScimTimes = {
     created: typeof meta?.created === "string" ? meta.created : undefined,

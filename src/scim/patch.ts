@@ -22,6 +22,7 @@ import {
   onePrimary,
   plainObject,
   setOwn,
+  skippedOnWrite,
 } from "./resource.ts";
 import {
   type AttributeDefinition,
@@ -176,6 +177,9 @@ function applyAt(
   if (definition?.mutability === "readOnly") {
     throw mutability(`${definition.name} is read-only`);
   }
+  // A write-only attribute (the password) is never stored: this server has no place that may
+  // keep it (docs/scim.md), so an operation on it, with or without a path, changes nothing.
+  if (definition !== undefined && skippedOnWrite(definition)) return;
   if (container === undefined) return; // remove inside an absent extension: nothing to remove
   const name = definition?.name ?? ownKey(container, path.attribute) ?? path.attribute;
   if (parsed.filter !== undefined) {

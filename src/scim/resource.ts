@@ -3,7 +3,7 @@
 // read-only and write-only attributes left out, and no key that could reach a prototype. Bodies of
 // POST and PUT, and the values of PATCH operations, all pass through `normalizeValue`.
 import { badSyntax, badValue } from "./errors.ts";
-import { booleanOf, type JsonObject, ownKey } from "./filter.ts";
+import { booleanOf, type JsonObject, ownKey, ownValue } from "./filter.ts";
 import {
   type AttributeDefinition,
   attributeOf,
@@ -208,6 +208,29 @@ function normalizeExtension(
 /** Read-only attributes (id, meta, groups) and the write-only password are not stored. */
 export function skippedOnWrite(definition: AttributeDefinition): boolean {
   return definition.mutability === "readOnly" || definition.mutability === "writeOnly";
+}
+
+/** The objects holding a resource's attributes of a known schema (core, enterprise), with them. */
+function schemaContainers(resource: JsonObject): [readonly AttributeDefinition[], JsonObject][] {
+  const containers: [readonly AttributeDefinition[], JsonObject][] = [[userAttributes, resource]];
+  const enterprise = ownValue(resource, enterpriseSchema);
+  if (typeof enterprise === "object" && enterprise !== null && !Array.isArray(enterprise)) {
+    containers.push([enterpriseAttributes, enterprise as JsonObject]);
+  }
+  return containers;
+}
+
+/**
+ * `resource` without the attributes a client never reads (`returned: "never"`: the password),
+ * wherever an older version or another writer left them: nothing serves or filters on them.
+ */
+export function withoutNeverReturned(resource: JsonObject): JsonObject {
+  for (const [attributes, container] of schemaContainers(resource)) {
+    for (const key of Object.keys(container)) {
+      if (attributeOf(attributes, key)?.returned === "never") delete container[key];
+    }
+  }
+  return resource;
 }
 
 /** A deep copy of a resource (JSON values only). */
