@@ -182,6 +182,7 @@ export function normalizeResource(body: unknown): JsonObject {
     const normalized = normalizeValue(definition, value, key);
     if (normalized !== undefined) setOwn(resource, definition?.name ?? key, normalized);
   }
+  checkResourceBounds(resource);
   return resource;
 }
 
@@ -218,6 +219,30 @@ function schemaContainers(resource: JsonObject): [readonly AttributeDefinition[]
     containers.push([enterpriseAttributes, enterprise as JsonObject]);
   }
   return containers;
+}
+
+/** The most values one multi-valued attribute of a user may hold (emails, phoneNumbers, …). */
+export const maxValuesPerAttribute = 1000;
+/** The largest user, in characters of its JSON, that a POST, PUT or PATCH may leave. */
+export const maxResourceLength = 512 * 1024;
+
+/**
+ * Throws 400 `invalidValue` when a multi-valued attribute holds more than
+ * {@link maxValuesPerAttribute} values or the resource's JSON exceeds {@link maxResourceLength}
+ * characters: a bound on what one user costs to store, serve and PATCH, whatever the body limit.
+ */
+export function checkResourceBounds(resource: JsonObject): void {
+  for (const [attributes, container] of schemaContainers(resource)) {
+    for (const [key, value] of Object.entries(container)) {
+      if (Array.isArray(value) && value.length > maxValuesPerAttribute) {
+        const name = attributeOf(attributes, key)?.name ?? key;
+        throw badValue(`${name} may hold at most ${maxValuesPerAttribute} values`);
+      }
+    }
+  }
+  if (JSON.stringify(resource).length > maxResourceLength) {
+    throw badValue(`A user may take at most ${maxResourceLength} characters of JSON`);
+  }
 }
 
 /**
