@@ -2,6 +2,7 @@
 // schema's types (Entra's string booleans read as booleans), multi-valued attributes as arrays,
 // read-only and write-only attributes left out, and no key that could reach a prototype. Bodies of
 // POST and PUT, and the values of PATCH operations, all pass through `normalizeValue`.
+import { storableText } from "../users/store-rules.ts";
 import { badSyntax, badValue } from "./errors.ts";
 import { booleanOf, type JsonObject, ownKey, ownValue } from "./filter.ts";
 import {
@@ -240,9 +241,22 @@ export function checkResourceBounds(resource: JsonObject): void {
       }
     }
   }
+  if (!storableValue(resource)) {
+    throw badValue(
+      "A string of this user holds U+0000 or a lone UTF-16 surrogate, which no store keeps as sent",
+    );
+  }
   if (JSON.stringify(resource).length > maxResourceLength) {
     throw badValue(`A user may take at most ${maxResourceLength} characters of JSON`);
   }
+}
+
+/** Whether every string and key of a JSON value can be stored as sent (see storableText). */
+function storableValue(value: unknown): boolean {
+  if (typeof value === "string") return storableText(value);
+  if (typeof value !== "object" || value === null) return true;
+  if (Array.isArray(value)) return value.every(storableValue);
+  return Object.entries(value).every(([key, item]) => storableText(key) && storableValue(item));
 }
 
 /**
