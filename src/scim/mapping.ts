@@ -107,7 +107,12 @@ export function recordOf(
   const emails = Array.isArray(resource.emails) ? (resource.emails as JsonObject[]) : [];
   const at = mappedEmail(emails);
   const kept = copyResource(resource);
-  const active = resource.active !== false;
+  // `active` left out (a PUT without it, `remove active`, `replace active null`) keeps the user's
+  // state: only an explicit true reactivates and only false deactivates.
+  const active =
+    typeof resource.active === "boolean"
+      ? resource.active
+      : previous === undefined || previous.deactivatedAt === undefined;
   kept.active = active;
   const meta = plainObject();
   if (times.created !== undefined) meta.created = times.created;
