@@ -68,7 +68,9 @@ function overlay(resource: JsonObject, user: UserRecord): void {
   const emails = Array.isArray(resource.emails) ? [...(resource.emails as JsonObject[])] : [];
   const at = mappedEmail(emails);
   if (user.email === undefined) {
-    if (at !== -1) emails.splice(at, 1);
+    // The mapped email is gone from the record; one without a value (its `value` removed by a
+    // PATCH) was never the record's email and keeps its other sub-attributes.
+    if (at !== -1 && typeof ownValue(emails[at], "value") === "string") emails.splice(at, 1);
   } else if (at === -1) {
     emails.push({ value: user.email, type: "work", primary: true });
   } else {
