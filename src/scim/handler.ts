@@ -1,5 +1,6 @@
 import { type Logger, resolveLogger } from "../internal/logger.ts";
 import { trimTrailingSlashes } from "../internal/url.ts";
+import type { EdgeAnswers } from "../provisioning/handler-options.ts";
 import { headerOf, withHeaderRecord } from "../provisioning/headers.ts";
 import { resolveBodyLimit, withinBodyLimit } from "../provisioning/http/body-limit.ts";
 import { createFetchEntry } from "../provisioning/http/fetch-entry.ts";
@@ -21,6 +22,19 @@ const unauthorized = new ScimError(
   "Authorization is missing or invalid: send Authorization: Bearer <token>",
 );
 const tooLarge = new ScimError(413, "The body exceeds the size limit of this SCIM server");
+
+/** What `fetch` and the adapters answer before the SCIM server reads a request: SCIM errors. */
+const edgeAnswers: EdgeAnswers = {
+  bodyTooLarge: { ...scimErrorResponse(tooLarge), closeConnection: true },
+  invalidJson: scimErrorResponse(badSyntax("The body is not valid JSON")),
+  parserTooLarge: scimErrorResponse(
+    new ScimError(413, "The body exceeds the size limit of the body parser in front"),
+  ),
+  unsupportedCharset: scimErrorResponse(new ScimError(415, "Send the body as UTF-8 JSON")),
+  unsupportedEncoding: scimErrorResponse(
+    new ScimError(415, "This Content-Encoding is not supported"),
+  ),
+};
 
 /**
  * Creates a SCIM 2.0 server (RFC 7643, RFC 7644) over the same {@link UserStore} as the
@@ -239,8 +253,8 @@ export function createScimHandler(options: ScimHandlerOptions): ScimHandler {
     );
   }
 
-  const fetch = createFetchEntry({ handle, owns, bodyLimit });
-  return { fetch, handle, owns, basePath, bodyLimit };
+  const fetch = createFetchEntry({ handle, owns, bodyLimit, edgeAnswers });
+  return { fetch, handle, owns, basePath, bodyLimit, edgeAnswers };
 }
 
 function user(
