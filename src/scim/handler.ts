@@ -91,6 +91,12 @@ export function createScimHandler(options: ScimHandlerOptions): ScimHandler {
   };
 
   async function handle(request: ProvisioningRequest): Promise<ProvisioningResponse> {
+    const answer = await answerOf(request);
+    // HEAD answers GET's status and headers, without a body (errors included).
+    return request.method === "HEAD" ? { ...answer, body: undefined } : answer;
+  }
+
+  async function answerOf(request: ProvisioningRequest): Promise<ProvisioningResponse> {
     const path = pathOf(request.path);
     const relative =
       basePath === "" ? path : path.startsWith(basePath) ? path.slice(basePath.length) : undefined;
@@ -98,7 +104,24 @@ export function createScimHandler(options: ScimHandlerOptions): ScimHandler {
       if (relative === undefined || (basePath !== "" && !owns(path))) {
         throw new ScimError(404, "No such endpoint");
       }
-      if (!(await authenticate(withHeaderRecord(request)))) {
+      let allowed: boolean;
+      try {
+        allowed = await authenticate(withHeaderRecord(request));
+      } catch (error) {
+        // A ScimError chooses its answer; anything else is the application's own check failing:
+        // a server fault (500), not the store's.
+        if (error instanceof ScimError) throw error;
+        report(
+          error,
+          { method: request.method, path: relative, status: 500 },
+          logger,
+          options.onError,
+        );
+        return scimErrorResponse(
+          new ScimError(500, "The authenticate function failed; the request was not served"),
+        );
+      }
+      if (!allowed) {
         return scimErrorResponse(unauthorized, { "www-authenticate": 'Bearer realm="SCIM"' });
       }
       return await route(request, relative);
