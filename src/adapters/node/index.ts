@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { errorResponse } from "../../provisioning/errors.ts";
 import type { EdgeAnswers, ServedHandler } from "../../provisioning/handler-options.ts";
-import { provisioningEdgeAnswers } from "../../provisioning/http/body-limit.ts";
+import { payloadTooLarge } from "../../provisioning/http/body-limit.ts";
 import { readNodeRequest, writeNodeResponse } from "../../provisioning/http/node-request.ts";
 
 /**
@@ -46,7 +47,7 @@ export function toNodeHandler(handler: ServedHandler): NodeHandler {
     }
     readNodeRequest(handler, req, path, (req as { body?: unknown }).body, req, (request) => {
       if (request === undefined) {
-        writeNodeResponse(res, (handler.edgeAnswers ?? provisioningEdgeAnswers).bodyTooLarge);
+        writeNodeResponse(res, handler.edgeAnswers?.bodyTooLarge ?? payloadTooLarge);
       } else void handler.handle(request).then((response) => writeNodeResponse(res, response));
     });
   };
@@ -69,8 +70,22 @@ export type NodeErrorHandler = (
   next: (error?: unknown) => void,
 ) => void;
 
+/** body-parser's refusals as the Provisioning API answers them: a handler's own edgeAnswers win. */
+const provisioningAnswers: Omit<EdgeAnswers, "bodyTooLarge"> = {
+  invalidJson: errorResponse("invalid_json", "The body is not valid JSON"),
+  parserTooLarge: errorResponse(
+    "payload_too_large",
+    "The body exceeds the size limit of the body parser",
+  ),
+  unsupportedCharset: errorResponse("unsupported_media_type", "Send the body as UTF-8 JSON"),
+  unsupportedEncoding: errorResponse(
+    "unsupported_media_type",
+    "This Content-Encoding is not supported",
+  ),
+};
+
 // body-parser's error types (express.json(), raw(), text()), as the handler answers them.
-const bodyParserErrors = new Map<string, keyof EdgeAnswers>([
+const bodyParserErrors = new Map<string, keyof typeof provisioningAnswers>([
   ["entity.parse.failed", "invalidJson"],
   ["entity.too.large", "parserTooLarge"],
   ["charset.unsupported", "unsupportedCharset"],
@@ -97,7 +112,7 @@ export function toNodeErrorHandler(handler: ServedHandler): NodeErrorHandler {
       typeof error === "object" && error !== null ? Reflect.get(error, "type") : undefined;
     const kind = typeof type === "string" ? bodyParserErrors.get(type) : undefined;
     const response =
-      kind === undefined ? undefined : (handler.edgeAnswers ?? provisioningEdgeAnswers)[kind];
+      kind === undefined ? undefined : (handler.edgeAnswers ?? provisioningAnswers)[kind];
     if (
       response === undefined ||
       res.headersSent ||

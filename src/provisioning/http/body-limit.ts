@@ -6,7 +6,6 @@
 // then refused with 413 `payload_too_large`, and the connection closes.
 import { concatBytes } from "../../internal/concat-bytes.ts";
 import { errorResponse } from "../errors.ts";
-import type { EdgeAnswers } from "../handler-options.ts";
 import { headerOf } from "../headers.ts";
 import type { ProvisioningRequest, ProvisioningResponse } from "../types.ts";
 
@@ -41,21 +40,6 @@ export function bodyTooLarge(server: string): ProvisioningResponse {
 export const payloadTooLarge: ProvisioningResponse = bodyTooLarge(
   "this Provisioning API (the handler's bodyLimit)",
 );
-
-/** The Provisioning API's answers at the edge: those of a handler that gives none. */
-export const provisioningEdgeAnswers: EdgeAnswers = {
-  bodyTooLarge: payloadTooLarge,
-  invalidJson: errorResponse("invalid_json", "The body is not valid JSON"),
-  parserTooLarge: errorResponse(
-    "payload_too_large",
-    "The body exceeds the size limit of the body parser",
-  ),
-  unsupportedCharset: errorResponse("unsupported_media_type", "Send the body as UTF-8 JSON"),
-  unsupportedEncoding: errorResponse(
-    "unsupported_media_type",
-    "This Content-Encoding is not supported",
-  ),
-};
 
 /**
  * What the reader needs of a Node body stream (an IncomingMessage, Fastify's payload), declared

@@ -11,7 +11,7 @@
 import type { ServedHandler } from "../handler-options.ts";
 import { headerOf } from "../headers.ts";
 import type { ProvisioningRequest, ProvisioningResponse, RequestHeaders } from "../types.ts";
-import { provisioningEdgeAnswers, readNodeBodyAsync, readWebBody } from "./body-limit.ts";
+import { payloadTooLarge, readNodeBodyAsync, readWebBody } from "./body-limit.ts";
 import { nodeContextOf, remoteAddressOf } from "./runtime-context.ts";
 
 /** The parts of a handler the Web edge drives. */
@@ -28,7 +28,7 @@ export function createFetchEntry(
   core: FetchCore,
 ): (request: Request, context?: unknown) => Promise<Response> {
   const { handle, owns, bodyLimit } = core;
-  const tooLarge = (core.edgeAnswers ?? provisioningEdgeAnswers).bodyTooLarge;
+  const tooLarge = core.edgeAnswers?.bodyTooLarge ?? payloadTooLarge;
   return async (request, context) => {
     const url = request.url;
     let path = url.slice(url.indexOf("/", url.indexOf("//") + 2));

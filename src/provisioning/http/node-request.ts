@@ -9,7 +9,7 @@ import type { Logger } from "../../internal/logger.ts";
 import type { ServedHandler } from "../handler-options.ts";
 import { headerOf } from "../headers.ts";
 import { bodyReadInFront, type ProvisioningRequest, type ProvisioningResponse } from "../types.ts";
-import { provisioningEdgeAnswers, readNodeBody } from "./body-limit.ts";
+import { payloadTooLarge, readNodeBody } from "./body-limit.ts";
 
 /**
  * Builds the core's request from a Node request, for the node:http, Fastify and Koa adapters,
@@ -85,9 +85,8 @@ export function answerNodeRequest(
       parsed,
       stream,
       (request) => {
-        if (request === undefined) {
-          return resolve((handler.edgeAnswers ?? provisioningEdgeAnswers).bodyTooLarge);
-        }
+        if (request === undefined)
+          return resolve(handler.edgeAnswers?.bodyTooLarge ?? payloadTooLarge);
         if (logger !== undefined) request.logger = logger;
         resolve(handler.handle(request));
       },
