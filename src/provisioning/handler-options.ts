@@ -177,4 +177,32 @@ export interface ProvisioningHandler {
  * limits. A {@link ProvisioningHandler} has it, and so does the SCIM handler
  * (`platform-integration/scim`), which the same adapters serve.
  */
-export type ServedHandler = Pick<ProvisioningHandler, "handle" | "owns" | "basePath" | "bodyLimit">;
+export type ServedHandler = Pick<
+  ProvisioningHandler,
+  "handle" | "owns" | "basePath" | "bodyLimit"
+> & {
+  /**
+   * What `fetch` and the adapters answer for a request refused before `handle` reads it, in the
+   * handler's own error form. Absent: the Provisioning API's answers. The SCIM handler gives SCIM
+   * errors.
+   */
+  readonly edgeAnswers?: EdgeAnswers | undefined;
+};
+
+/**
+ * The answers for requests an edge (`handler.fetch`, the Node, Fastify and Koa adapters) refuses
+ * before the handler reads them: a body over `bodyLimit`, and what a body parser in front of the
+ * handler (`express.json()`) rejected itself.
+ */
+export interface EdgeAnswers {
+  /** A body over the handler's `bodyLimit`; the edge closes the connection after it. */
+  readonly bodyTooLarge: ProvisioningResponse;
+  /** body-parser's `entity.parse.failed`. */
+  readonly invalidJson: ProvisioningResponse;
+  /** body-parser's `entity.too.large`: the parser's own limit. */
+  readonly parserTooLarge: ProvisioningResponse;
+  /** body-parser's `charset.unsupported`. */
+  readonly unsupportedCharset: ProvisioningResponse;
+  /** body-parser's `encoding.unsupported`. */
+  readonly unsupportedEncoding: ProvisioningResponse;
+}

@@ -45,6 +45,7 @@ export {
 } from "./errors.ts";
 export { createProvisioningHandler } from "./handler.ts";
 export type {
+  EdgeAnswers,
   ProvisioningHandler,
   ProvisioningHandlerOptions,
   ServedHandler,

@@ -1,6 +1,7 @@
 // The wire form of a user in the Provisioning API: the lenient reading of a create or modify
 // body into patches (unknown fields kept, numbers kept as their text) and its field names.
 import type { JsonValue } from "type-fest";
+import { storableText } from "../users/store-rules.ts";
 import {
   type UserFieldName,
   type UserPatch,
@@ -169,7 +170,10 @@ function toPatch(record: unknown, numbers: NumberText, checkStrings: boolean): P
   for (const key in fields) {
     if (!Object.hasOwn(fields, key)) continue;
     const value = fields[key] as JsonValue;
-    if (checkStrings && (!storable(key) || (typeof value === "string" && !storable(value)))) {
+    if (
+      checkStrings &&
+      (!storableText(key) || (typeof value === "string" && !storableText(value)))
+    ) {
       return unstorableString();
     }
     if (key === "uuid") continue;
@@ -241,7 +245,7 @@ function inspect(value: unknown, depth: number, checkStrings: boolean): number {
   if (typeof value === "number")
     return Number.isSafeInteger(value) || !Number.isInteger(value) ? number : number | inexact;
   if (typeof value === "bigint") return big;
-  if (typeof value === "string") return checkStrings && !storable(value) ? badString : 0;
+  if (typeof value === "string") return checkStrings && !storableText(value) ? badString : 0;
   if (typeof value !== "object" || value === null) return 0;
   if (rawJson?.isRawJSON(value)) return raw;
   if (depth === 0) return deep;
@@ -254,16 +258,10 @@ function inspect(value: unknown, depth: number, checkStrings: boolean): number {
   } else {
     for (const key in value) {
       if (!Object.hasOwn(value, key)) continue;
-      if (checkStrings && !storable(key)) return badString;
+      if (checkStrings && !storableText(key)) return badString;
       found |= inspect((value as Record<string, unknown>)[key], depth - 1, checkStrings);
       if (found & (deep | badString | big)) return found;
     }
   }
   return found;
-}
-
-/** Whether a string can be stored as sent in any UTF-8 database: no lone surrogate, no U+0000. */
-function storable(text: string): boolean {
-  // isWellFormed is ES2024 (Node 20+, Bun, Deno); the compiler's lib stops at ES2023.
-  return (text as unknown as { isWellFormed(): boolean }).isWellFormed() && !text.includes("\0");
 }

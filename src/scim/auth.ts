@@ -21,11 +21,17 @@ export function bearerTokenOf(header: unknown): string | undefined {
  * are hashed with SHA-256 and the digests compared without an early exit, so the time taken says
  * nothing of where they differ, nor of the token's length.
  *
- * @throws TypeError for an empty token.
+ * @throws TypeError for an empty token, or one holding whitespace (a token read from a file with
+ * its newline): no Authorization header can carry it, so every request would answer 401.
  */
 export function bearerToken(token: string): ScimAuthenticate {
   if (typeof token !== "string" || token.trim() === "") {
     throw new TypeError("createScimHandler: token must be a non-empty string");
+  }
+  if (/\s/.test(token)) {
+    throw new TypeError(
+      "createScimHandler: token holds whitespace (a newline read from a file?), which no Authorization header can carry: trim it",
+    );
   }
   const expected = sha256(token);
   return (request) => {

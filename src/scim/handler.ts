@@ -1,5 +1,6 @@
 import { type Logger, resolveLogger } from "../internal/logger.ts";
 import { trimTrailingSlashes } from "../internal/url.ts";
+import type { EdgeAnswers } from "../provisioning/handler-options.ts";
 import { headerOf, withHeaderRecord } from "../provisioning/headers.ts";
 import { resolveBodyLimit, withinBodyLimit } from "../provisioning/http/body-limit.ts";
 import { createFetchEntry } from "../provisioning/http/fetch-entry.ts";
@@ -21,6 +22,19 @@ const unauthorized = new ScimError(
   "Authorization is missing or invalid: send Authorization: Bearer <token>",
 );
 const tooLarge = new ScimError(413, "The body exceeds the size limit of this SCIM server");
+
+/** What `fetch` and the adapters answer before the SCIM server reads a request: SCIM errors. */
+const edgeAnswers: EdgeAnswers = {
+  bodyTooLarge: { ...scimErrorResponse(tooLarge), closeConnection: true },
+  invalidJson: scimErrorResponse(badSyntax("The body is not valid JSON")),
+  parserTooLarge: scimErrorResponse(
+    new ScimError(413, "The body exceeds the size limit of the body parser in front"),
+  ),
+  unsupportedCharset: scimErrorResponse(new ScimError(415, "Send the body as UTF-8 JSON")),
+  unsupportedEncoding: scimErrorResponse(
+    new ScimError(415, "This Content-Encoding is not supported"),
+  ),
+};
 
 /**
  * Creates a SCIM 2.0 server (RFC 7643, RFC 7644) over the same `UserStore` as the
@@ -77,6 +91,12 @@ export function createScimHandler(options: ScimHandlerOptions): ScimHandler {
   };
 
   async function handle(request: ProvisioningRequest): Promise<ProvisioningResponse> {
+    const answer = await answerOf(request);
+    // HEAD answers GET's status and headers, without a body (errors included).
+    return request.method === "HEAD" ? { ...answer, body: undefined } : answer;
+  }
+
+  async function answerOf(request: ProvisioningRequest): Promise<ProvisioningResponse> {
     const path = pathOf(request.path);
     const relative =
       basePath === "" ? path : path.startsWith(basePath) ? path.slice(basePath.length) : undefined;
@@ -84,7 +104,24 @@ export function createScimHandler(options: ScimHandlerOptions): ScimHandler {
       if (relative === undefined || (basePath !== "" && !owns(path))) {
         throw new ScimError(404, "No such endpoint");
       }
-      if (!(await authenticate(withHeaderRecord(request)))) {
+      let allowed: boolean;
+      try {
+        allowed = await authenticate(withHeaderRecord(request));
+      } catch (error) {
+        // A ScimError chooses its answer; anything else is the application's own check failing:
+        // a server fault (500), not the store's.
+        if (error instanceof ScimError) throw error;
+        report(
+          error,
+          { method: request.method, path: relative, status: 500 },
+          logger,
+          options.onError,
+        );
+        return scimErrorResponse(
+          new ScimError(500, "The authenticate function failed; the request was not served"),
+        );
+      }
+      if (!allowed) {
         return scimErrorResponse(unauthorized, { "www-authenticate": 'Bearer realm="SCIM"' });
       }
       return await route(request, relative);
@@ -239,8 +276,8 @@ export function createScimHandler(options: ScimHandlerOptions): ScimHandler {
     );
   }
 
-  const fetch = createFetchEntry({ handle, owns, bodyLimit });
-  return { fetch, handle, owns, basePath, bodyLimit };
+  const fetch = createFetchEntry({ handle, owns, bodyLimit, edgeAnswers });
+  return { fetch, handle, owns, basePath, bodyLimit, edgeAnswers };
 }
 
 function user(

@@ -12,7 +12,7 @@
 import type { JsonValue } from "type-fest";
 import type { UserRecord } from "../users/user-record.ts";
 import { type JsonObject, ownValue } from "./filter.ts";
-import { copyResource, plainObject, setOwn } from "./resource.ts";
+import { copyResource, plainObject, setOwn, withoutNeverReturned } from "./resource.ts";
 
 /** The key of `UserRecord.extra` under which the SCIM resource is kept. */
 export const scimExtraKey = "scim";
@@ -41,7 +41,7 @@ export function deletedForScim(user: UserRecord): boolean {
 /** The SCIM resource of a stored user, without `id`, `schemas` and `meta`; and its times. */
 export function resourceOf(user: UserRecord): { resource: JsonObject; times: ScimTimes } {
   const kept = keptResource(user);
-  const resource = kept === undefined ? plainObject() : copyResource(kept);
+  const resource = kept === undefined ? plainObject() : withoutNeverReturned(copyResource(kept));
   const meta = resource.meta as JsonObject | undefined;
   const times: ScimTimes = {
     created: typeof meta?.created === "string" ? meta.created : undefined,
@@ -68,7 +68,9 @@ function overlay(resource: JsonObject, user: UserRecord): void {
   const emails = Array.isArray(resource.emails) ? [...(resource.emails as JsonObject[])] : [];
   const at = mappedEmail(emails);
   if (user.email === undefined) {
-    if (at !== -1) emails.splice(at, 1);
+    // The mapped email is gone from the record; one without a value (its `value` removed by a
+    // PATCH) was never the record's email and keeps its other sub-attributes.
+    if (at !== -1 && typeof ownValue(emails[at], "value") === "string") emails.splice(at, 1);
   } else if (at === -1) {
     emails.push({ value: user.email, type: "work", primary: true });
   } else {
@@ -107,7 +109,12 @@ export function recordOf(
   const emails = Array.isArray(resource.emails) ? (resource.emails as JsonObject[]) : [];
   const at = mappedEmail(emails);
   const kept = copyResource(resource);
-  const active = resource.active !== false;
+  // `active` left out (a PUT without it, `remove active`, `replace active null`) keeps the user's
+  // state: only an explicit true reactivates and only false deactivates.
+  const active =
+    typeof resource.active === "boolean"
+      ? resource.active
+      : previous === undefined || previous.deactivatedAt === undefined;
   kept.active = active;
   const meta = plainObject();
   if (times.created !== undefined) meta.created = times.created;

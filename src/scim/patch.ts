@@ -16,12 +16,14 @@ import {
   parsePatchPath,
 } from "./filter.ts";
 import {
+  checkResourceBounds,
   copyResource,
   isPrototypeKey,
   normalizeValue,
   onePrimary,
   plainObject,
   setOwn,
+  skippedOnWrite,
 } from "./resource.ts";
 import {
   type AttributeDefinition,
@@ -95,6 +97,7 @@ export function applyPatch(
 ): JsonObject {
   const target = copyResource(resource);
   for (const operation of operations) applyOne(target, operation);
+  checkResourceBounds(target);
   return target;
 }
 
@@ -176,6 +179,9 @@ function applyAt(
   if (definition?.mutability === "readOnly") {
     throw mutability(`${definition.name} is read-only`);
   }
+  // A write-only attribute (the password) is never stored: this server has no place that may
+  // keep it (docs/scim.md), so an operation on it, with or without a path, changes nothing.
+  if (definition !== undefined && skippedOnWrite(definition)) return;
   if (container === undefined) return; // remove inside an absent extension: nothing to remove
   const name = definition?.name ?? ownKey(container, path.attribute) ?? path.attribute;
   if (parsed.filter !== undefined) {
@@ -200,11 +206,18 @@ function applyAt(
     return;
   }
   const existing = container[name];
-  if (definition?.multiValued && op === "add" && Array.isArray(existing)) {
-    const added = (normalized as unknown[]).filter(
-      (item) => !existing.some((old) => JSON.stringify(old) === JSON.stringify(item)),
-    );
-    setOwn(container, name, onePrimary([...existing, ...added]));
+  if (definition?.multiValued && op === "add") {
+    // Values already there, or given twice, are added once: each value's key computed once, so
+    // the work grows with the values, not with their square.
+    const old = Array.isArray(existing) ? existing : [];
+    const seen = new Set(old.map((item) => JSON.stringify(item)));
+    const added = (normalized as unknown[]).filter((item) => {
+      const key = JSON.stringify(item);
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+    setOwn(container, name, onePrimary([...old, ...added]));
     return;
   }
   if (

@@ -2,8 +2,9 @@
 // schema's types (Entra's string booleans read as booleans), multi-valued attributes as arrays,
 // read-only and write-only attributes left out, and no key that could reach a prototype. Bodies of
 // POST and PUT, and the values of PATCH operations, all pass through `normalizeValue`.
+import { storableText } from "../users/store-rules.ts";
 import { badSyntax, badValue } from "./errors.ts";
-import { booleanOf, type JsonObject, ownKey } from "./filter.ts";
+import { booleanOf, type JsonObject, ownKey, ownValue } from "./filter.ts";
 import {
   type AttributeDefinition,
   attributeOf,
@@ -182,6 +183,7 @@ export function normalizeResource(body: unknown): JsonObject {
     const normalized = normalizeValue(definition, value, key);
     if (normalized !== undefined) setOwn(resource, definition?.name ?? key, normalized);
   }
+  checkResourceBounds(resource);
   return resource;
 }
 
@@ -208,6 +210,66 @@ function normalizeExtension(
 /** Read-only attributes (id, meta, groups) and the write-only password are not stored. */
 export function skippedOnWrite(definition: AttributeDefinition): boolean {
   return definition.mutability === "readOnly" || definition.mutability === "writeOnly";
+}
+
+/** The objects holding a resource's attributes of a known schema (core, enterprise), with them. */
+function schemaContainers(resource: JsonObject): [readonly AttributeDefinition[], JsonObject][] {
+  const containers: [readonly AttributeDefinition[], JsonObject][] = [[userAttributes, resource]];
+  const enterprise = ownValue(resource, enterpriseSchema);
+  if (typeof enterprise === "object" && enterprise !== null && !Array.isArray(enterprise)) {
+    containers.push([enterpriseAttributes, enterprise as JsonObject]);
+  }
+  return containers;
+}
+
+/** The most values one multi-valued attribute of a user may hold (emails, phoneNumbers, …). */
+export const maxValuesPerAttribute = 1000;
+/** The largest user, in characters of its JSON, that a POST, PUT or PATCH may leave. */
+export const maxResourceLength = 512 * 1024;
+
+/**
+ * Throws 400 `invalidValue` when a multi-valued attribute holds more than
+ * {@link maxValuesPerAttribute} values or the resource's JSON exceeds {@link maxResourceLength}
+ * characters: a bound on what one user costs to store, serve and PATCH, whatever the body limit.
+ */
+export function checkResourceBounds(resource: JsonObject): void {
+  for (const [attributes, container] of schemaContainers(resource)) {
+    for (const [key, value] of Object.entries(container)) {
+      if (Array.isArray(value) && value.length > maxValuesPerAttribute) {
+        const name = attributeOf(attributes, key)?.name ?? key;
+        throw badValue(`${name} may hold at most ${maxValuesPerAttribute} values`);
+      }
+    }
+  }
+  if (!storableValue(resource)) {
+    throw badValue(
+      "A string of this user holds U+0000 or a lone UTF-16 surrogate, which no store keeps as sent",
+    );
+  }
+  if (JSON.stringify(resource).length > maxResourceLength) {
+    throw badValue(`A user may take at most ${maxResourceLength} characters of JSON`);
+  }
+}
+
+/** Whether every string and key of a JSON value can be stored as sent (see storableText). */
+function storableValue(value: unknown): boolean {
+  if (typeof value === "string") return storableText(value);
+  if (typeof value !== "object" || value === null) return true;
+  if (Array.isArray(value)) return value.every(storableValue);
+  return Object.entries(value).every(([key, item]) => storableText(key) && storableValue(item));
+}
+
+/**
+ * `resource` without the attributes a client never reads (`returned: "never"`: the password),
+ * wherever an older version or another writer left them: nothing serves or filters on them.
+ */
+export function withoutNeverReturned(resource: JsonObject): JsonObject {
+  for (const [attributes, container] of schemaContainers(resource)) {
+    for (const key of Object.keys(container)) {
+      if (attributeOf(attributes, key)?.returned === "never") delete container[key];
+    }
+  }
+  return resource;
 }
 
 /** A deep copy of a resource (JSON values only). */

@@ -101,3 +101,14 @@ export function awaitedRead<T>(call: string, read: () => T | Promise<T>): Promis
   });
   return promise;
 }
+
+/**
+ * Whether a string can be stored as sent in every bundled store (any UTF-8 database): no lone
+ * UTF-16 surrogate (PostgreSQL's jsonb refuses one, SQLite turns it into U+FFFD) and no U+0000
+ * (PostgreSQL refuses it, node:sqlite reads text back cut short at it). The one rule the
+ * Provisioning API's and the SCIM server's wire checks apply.
+ */
+export function storableText(text: string): boolean {
+  // isWellFormed is ES2024 (Node 20+, Bun, Deno); the compiler's lib stops at ES2023.
+  return (text as unknown as { isWellFormed(): boolean }).isWellFormed() && !text.includes("\0");
+}

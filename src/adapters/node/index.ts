@@ -1,9 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { errorResponse } from "../../provisioning/errors.ts";
-import type { ServedHandler } from "../../provisioning/handler-options.ts";
+import type { EdgeAnswers, ServedHandler } from "../../provisioning/handler-options.ts";
 import { payloadTooLarge } from "../../provisioning/http/body-limit.ts";
 import { readNodeRequest, writeNodeResponse } from "../../provisioning/http/node-request.ts";
-import type { ProvisioningResponse } from "../../provisioning/types.ts";
 
 /**
  * A node:http request listener that is also Express and Connect middleware: when `next` is given,
@@ -47,8 +46,9 @@ export function toNodeHandler(handler: ServedHandler): NodeHandler {
       return;
     }
     readNodeRequest(handler, req, path, (req as { body?: unknown }).body, req, (request) => {
-      if (request === undefined) writeNodeResponse(res, payloadTooLarge);
-      else void handler.handle(request).then((response) => writeNodeResponse(res, response));
+      if (request === undefined) {
+        writeNodeResponse(res, handler.edgeAnswers?.bodyTooLarge ?? payloadTooLarge);
+      } else void handler.handle(request).then((response) => writeNodeResponse(res, response));
     });
   };
 }
@@ -70,24 +70,33 @@ export type NodeErrorHandler = (
   next: (error?: unknown) => void,
 ) => void;
 
-// body-parser's error types (express.json(), raw(), text()), as the API answers them.
-const bodyParserErrors = new Map<string, ProvisioningResponse>([
-  ["entity.parse.failed", errorResponse("invalid_json", "The body is not valid JSON")],
-  [
-    "entity.too.large",
-    errorResponse("payload_too_large", "The body exceeds the size limit of the body parser"),
-  ],
-  ["charset.unsupported", errorResponse("unsupported_media_type", "Send the body as UTF-8 JSON")],
-  [
-    "encoding.unsupported",
-    errorResponse("unsupported_media_type", "This Content-Encoding is not supported"),
-  ],
+/** body-parser's refusals as the Provisioning API answers them: a handler's own edgeAnswers win. */
+const provisioningAnswers: Omit<EdgeAnswers, "bodyTooLarge"> = {
+  invalidJson: errorResponse("invalid_json", "The body is not valid JSON"),
+  parserTooLarge: errorResponse(
+    "payload_too_large",
+    "The body exceeds the size limit of the body parser",
+  ),
+  unsupportedCharset: errorResponse("unsupported_media_type", "Send the body as UTF-8 JSON"),
+  unsupportedEncoding: errorResponse(
+    "unsupported_media_type",
+    "This Content-Encoding is not supported",
+  ),
+};
+
+// body-parser's error types (express.json(), raw(), text()), as the handler answers them.
+const bodyParserErrors = new Map<string, keyof typeof provisioningAnswers>([
+  ["entity.parse.failed", "invalidJson"],
+  ["entity.too.large", "parserTooLarge"],
+  ["charset.unsupported", "unsupportedCharset"],
+  ["encoding.unsupported", "unsupportedEncoding"],
 ]);
 
 /**
  * Answers what a body parser in front of the Provisioning API rejected (`express.json()`'s bad
- * JSON, its size limit, an unsupported charset or encoding) as the API answers it: a JSON error
- * with the right status. Without it, Express's default error handler answers in HTML and logs
+ * JSON, its size limit, an unsupported charset or encoding) as the handler answers it (its
+ * `edgeAnswers`: SCIM errors for the SCIM handler, the API's JSON errors otherwise), with the
+ * right status. Without it, Express's default error handler answers in HTML and logs
  * the error, whose message and `body` can hold the user record's password. Errors of other kinds,
  * and requests outside the API's routes, go on to `next`.
  *
@@ -101,7 +110,9 @@ export function toNodeErrorHandler(handler: ServedHandler): NodeErrorHandler {
   return (error, req, res, next) => {
     const type =
       typeof error === "object" && error !== null ? Reflect.get(error, "type") : undefined;
-    const response = typeof type === "string" ? bodyParserErrors.get(type) : undefined;
+    const kind = typeof type === "string" ? bodyParserErrors.get(type) : undefined;
+    const response =
+      kind === undefined ? undefined : (handler.edgeAnswers ?? provisioningAnswers)[kind];
     if (
       response === undefined ||
       res.headersSent ||

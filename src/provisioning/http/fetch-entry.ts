@@ -8,14 +8,14 @@
 // from Bun's server or Deno's connection info, and the Node request that @hono/node-server hands
 // over beside the Web one, read as the Node adapter reads it because building a Web Request's
 // headers and body stream costs more than the rest of a create.
-import type { ProvisioningHandler } from "../handler-options.ts";
+import type { ServedHandler } from "../handler-options.ts";
 import { headerOf } from "../headers.ts";
 import type { ProvisioningRequest, ProvisioningResponse, RequestHeaders } from "../types.ts";
 import { payloadTooLarge, readNodeBodyAsync, readWebBody } from "./body-limit.ts";
 import { nodeContextOf, remoteAddressOf } from "./runtime-context.ts";
 
 /** The parts of a handler the Web edge drives. */
-export type FetchCore = Pick<ProvisioningHandler, "handle" | "owns" | "bodyLimit">;
+export type FetchCore = Pick<ServedHandler, "handle" | "owns" | "bodyLimit" | "edgeAnswers">;
 
 /**
  * Builds `handler.fetch` over the core. The peer address is looked up when something reads it
@@ -28,6 +28,7 @@ export function createFetchEntry(
   core: FetchCore,
 ): (request: Request, context?: unknown) => Promise<Response> {
   const { handle, owns, bodyLimit } = core;
+  const tooLarge = core.edgeAnswers?.bodyTooLarge ?? payloadTooLarge;
   return async (request, context) => {
     const url = request.url;
     let path = url.slice(url.indexOf("/", url.indexOf("//") + 2));
@@ -44,7 +45,7 @@ export function createFetchEntry(
         node === undefined || node.incoming.readableDidRead !== false
           ? await readWebBody(request, declared, bodyLimit)
           : await readNodeBodyAsync(node.incoming, declared, bodyLimit);
-      if (body === undefined) return toWebResponse(payloadTooLarge);
+      if (body === undefined) return toWebResponse(tooLarge);
     }
     return toWebResponse(
       await handle(new WebRequest(method, path, headers, body, request, context)),

@@ -85,7 +85,8 @@ export function answerNodeRequest(
       parsed,
       stream,
       (request) => {
-        if (request === undefined) return resolve(payloadTooLarge);
+        if (request === undefined)
+          return resolve(handler.edgeAnswers?.bodyTooLarge ?? payloadTooLarge);
         if (logger !== undefined) request.logger = logger;
         resolve(handler.handle(request));
       },

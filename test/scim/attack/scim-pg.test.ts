@@ -1,0 +1,49 @@
+// Attack on PostgreSQL: what PostgreSQL refuses that SQLite and memory take. Runs when PLATFORM_INTEGRATION_PG_URL is set.
+import { randomUUID } from "node:crypto";
+import { afterAll, describe, expect, it } from "vitest";
+import { createScimHandler } from "../../../src/scim/index.ts";
+import { clientOf, token } from "./support.ts";
+
+const pgUrl = process.env.PLATFORM_INTEGRATION_PG_URL;
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const cleanup of cleanups) await cleanup();
+});
+
+async function scimOnPostgres() {
+  const { default: pg } = await import("pg");
+  const { PostgresUserStore } = await import("../../../src/stores/postgres/index.ts");
+  const pool = new pg.Pool({ connectionString: pgUrl, max: 2 });
+  const table = `attack42_${randomUUID().slice(0, 8)}`;
+  const store = new PostgresUserStore({ pool, table, unique: ["username", "email"] });
+  await store.migrate();
+  cleanups.push(async () => {
+    for (const name of [table, `${table}_quarantine`, `${table}_quarantine_awaits`]) {
+      await pool.query(`DROP TABLE IF EXISTS "${name}"`);
+    }
+    await pool.end();
+  });
+  return clientOf(createScimHandler({ store, token }));
+}
+
+describe.skipIf(pgUrl === undefined)("PostgreSQL: values it cannot hold", () => {
+  // The Provisioning API answers 400 for U+0000 and lone surrogates; SCIM must not answer 503
+  // (retry later) for a value that retrying can never store: the identity provider retries for
+  // ever and the user is never provisioned.
+  it.each([
+    ["U+0000 in displayName", { displayName: "a\u0000b" }],
+    ["U+0000 in an unmapped attribute (title)", { title: "x\u0000" }],
+    ["U+0000 in externalId", { externalId: "e\u0000" }],
+    ["a lone surrogate in title", { title: "x\ud800y" }],
+  ])("%s answers 400, not 503", async (_name, extra) => {
+    const b = await scimOnPostgres();
+    const answer = await b("POST", "/Users", {
+      userName: `u${randomUUID().slice(0, 6)}`,
+      ...extra,
+    });
+    expect([answer.status, answer.body?.scimType], JSON.stringify(answer.body)).toEqual([
+      400,
+      "invalidValue",
+    ]);
+  });
+});
