@@ -8,7 +8,8 @@ import { asciiLowerCase } from "../users/store-rules.ts";
 import { isUserConflict } from "../users/user-conflict-error.ts";
 import type { UserRecord } from "../users/user-record.ts";
 import { badValue, mutability, ScimError } from "./errors.ts";
-import { type Filter, type JsonObject, matches, parseFilter } from "./filter.ts";
+import { type JsonObject, matches } from "./evaluate.ts";
+import { type Filter, parseFilter } from "./filter.ts";
 import type { ScimUserStore } from "./handler-options.ts";
 import {
   deletedForScim,
