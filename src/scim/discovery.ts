@@ -1,6 +1,6 @@
 // The discovery documents (RFC 7644 §4, RFC 7643 §5-7): what the server supports, said truthfully
 // from the same table the engines read. Built once per handler.
-import type { JsonObject } from "./filter.ts";
+import type { JsonObject } from "./evaluate.ts";
 import {
   type AttributeDefinition,
   enterpriseAttributes,

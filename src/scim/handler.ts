@@ -1,3 +1,7 @@
+// The SCIM server's HTTP side: createScimHandler checks its options, authenticates each request,
+// routes it (discovery documents, /Users, the 501 endpoints), reads and bounds the JSON body, and
+// turns errors into SCIM error answers (reporting 500 and 503 to onError). The /Users operations
+// themselves are in users.ts.
 import { type Logger, resolveLogger } from "../internal/logger.ts";
 import { trimTrailingSlashes } from "../internal/url.ts";
 import type { EdgeAnswers } from "../provisioning/handler-options.ts";
@@ -83,6 +87,7 @@ export function createScimHandler(options: ScimHandlerOptions): ScimHandler {
     (id) => `${root}/Users/${encodeURIComponent(id)}`,
     maxResults,
   );
+  const routes: UserRoutes = { users, bodyLimit };
   const discovery = discoveryDocuments(root, maxResults);
   const owns = (target: string): boolean => {
     const path = pathOf(target);
@@ -126,7 +131,7 @@ export function createScimHandler(options: ScimHandlerOptions): ScimHandler {
       }
       return await route(request, relative);
     } catch (error) {
-      return failure(error, request, relative ?? path);
+      return failure(error, request, relative ?? path, options, logger);
     }
   }
 
@@ -169,8 +174,8 @@ export function createScimHandler(options: ScimHandlerOptions): ScimHandler {
         if (id === ".search")
           throw new ScimError(501, "POST /Users/.search is not supported: filter with GET /Users");
         return id === undefined
-          ? usersCollection(request, method, query, allow)
-          : oneUser(request, method, id, query, allow);
+          ? usersCollection(routes, request, method, query, allow)
+          : oneUser(routes, request, method, id, query, allow);
       case "groups":
         throw new ScimError(
           501,
@@ -184,100 +189,115 @@ export function createScimHandler(options: ScimHandlerOptions): ScimHandler {
     throw new ScimError(404, "No such endpoint");
   }
 
-  async function usersCollection(
-    request: ProvisioningRequest,
-    method: string,
-    query: URLSearchParams,
-    allow: (methods: string) => ProvisioningResponse,
-  ): Promise<ProvisioningResponse> {
-    if (method === "GET") {
-      const page = await users.list(query);
-      const attributes = parseAttributeList(query.get("attributes"));
-      const excluded = parseAttributeList(query.get("excludedAttributes"));
-      return json(200, {
-        ...page,
-        Resources: page.Resources.map((body) => project(body, attributes, excluded)),
-      });
-    }
-    if (method === "POST") {
-      const created = await users.create(readBody(request));
-      return user(201, created, query, {
-        location: (created.body.meta as { location: string }).location,
-      });
-    }
-    return allow("GET, POST");
-  }
-
-  async function oneUser(
-    request: ProvisioningRequest,
-    method: string,
-    id: string,
-    query: URLSearchParams,
-    allow: (methods: string) => ProvisioningResponse,
-  ): Promise<ProvisioningResponse> {
-    const ifMatch = headerOf(request.headers, "if-match");
-    switch (method) {
-      case "GET": {
-        const found = await users.get(id);
-        const ifNoneMatch = headerOf(request.headers, "if-none-match");
-        if (ifNoneMatch !== undefined && listsVersion(ifNoneMatch, found.version)) {
-          return { status: 304, headers: { etag: found.version }, body: undefined };
-        }
-        return user(200, found, query);
-      }
-      case "PUT":
-        return user(200, await users.replace(id, readBody(request), ifMatch), query);
-      case "PATCH":
-        return user(200, await users.patch(id, readBody(request), ifMatch), query);
-      case "DELETE":
-        await users.remove(id, ifMatch);
-        return { status: 204, headers: {}, body: undefined };
-    }
-    return allow("GET, PUT, PATCH, DELETE");
-  }
-
-  function readBody(request: ProvisioningRequest): unknown {
-    if (!withinBodyLimit(request, bodyLimit)) throw tooLarge;
-    if (request.json !== undefined) {
-      if (request.json === bodyReadInFront) {
-        throw new ScimError(
-          500,
-          "A body parser in front of the SCIM server read the body and left nothing: mount the SCIM server before it",
-        );
-      }
-      return request.json;
-    }
-    const bytes = request.body;
-    if (bytes === undefined || bytes.byteLength === 0) throw badSyntax("The body is empty");
-    try {
-      return JSON.parse(decoder.decode(bytes));
-    } catch {
-      throw badSyntax("The body is not valid JSON in UTF-8");
-    }
-  }
-
-  function failure(
-    error: unknown,
-    request: ProvisioningRequest,
-    path: string,
-  ): ProvisioningResponse {
-    if (error instanceof ScimError && error.status !== 500) {
-      return scimErrorResponse(error, error.status === 413 ? {} : {});
-    }
-    const status: ScimErrorContext["status"] = error instanceof ScimError ? 500 : 503;
-    report(error, { method: request.method, path, status }, logger, options.onError);
-    return scimErrorResponse(
-      error instanceof ScimError
-        ? error
-        : new ScimError(
-            503,
-            "The user store failed; nothing may be assumed stored: try again later",
-          ),
-    );
-  }
-
   const fetch = createFetchEntry({ handle, owns, bodyLimit, edgeAnswers });
   return { fetch, handle, owns, basePath, bodyLimit, edgeAnswers };
+}
+
+/** What the /Users routes work over: the user operations and the body size limit. */
+interface UserRoutes {
+  users: ReturnType<typeof createUserOperations>;
+  bodyLimit: number;
+}
+
+async function usersCollection(
+  context: UserRoutes,
+  request: ProvisioningRequest,
+  method: string,
+  query: URLSearchParams,
+  allow: (methods: string) => ProvisioningResponse,
+): Promise<ProvisioningResponse> {
+  if (method === "GET") {
+    const page = await context.users.list(query);
+    const attributes = parseAttributeList(query.get("attributes"));
+    const excluded = parseAttributeList(query.get("excludedAttributes"));
+    return json(200, {
+      ...page,
+      Resources: page.Resources.map((body) => project(body, attributes, excluded)),
+    });
+  }
+  if (method === "POST") {
+    const created = await context.users.create(readBody(request, context.bodyLimit));
+    return user(201, created, query, {
+      location: (created.body.meta as { location: string }).location,
+    });
+  }
+  return allow("GET, POST");
+}
+
+async function oneUser(
+  context: UserRoutes,
+  request: ProvisioningRequest,
+  method: string,
+  id: string,
+  query: URLSearchParams,
+  allow: (methods: string) => ProvisioningResponse,
+): Promise<ProvisioningResponse> {
+  const ifMatch = headerOf(request.headers, "if-match");
+  switch (method) {
+    case "GET": {
+      const found = await context.users.get(id);
+      const ifNoneMatch = headerOf(request.headers, "if-none-match");
+      if (ifNoneMatch !== undefined && listsVersion(ifNoneMatch, found.version)) {
+        return { status: 304, headers: { etag: found.version }, body: undefined };
+      }
+      return user(200, found, query);
+    }
+    case "PUT":
+      return user(
+        200,
+        await context.users.replace(id, readBody(request, context.bodyLimit), ifMatch),
+        query,
+      );
+    case "PATCH":
+      return user(
+        200,
+        await context.users.patch(id, readBody(request, context.bodyLimit), ifMatch),
+        query,
+      );
+    case "DELETE":
+      await context.users.remove(id, ifMatch);
+      return { status: 204, headers: {}, body: undefined };
+  }
+  return allow("GET, PUT, PATCH, DELETE");
+}
+
+function readBody(request: ProvisioningRequest, bodyLimit: number): unknown {
+  if (!withinBodyLimit(request, bodyLimit)) throw tooLarge;
+  if (request.json !== undefined) {
+    if (request.json === bodyReadInFront) {
+      throw new ScimError(
+        500,
+        "A body parser in front of the SCIM server read the body and left nothing: mount the SCIM server before it",
+      );
+    }
+    return request.json;
+  }
+  const bytes = request.body;
+  if (bytes === undefined || bytes.byteLength === 0) throw badSyntax("The body is empty");
+  try {
+    return JSON.parse(decoder.decode(bytes));
+  } catch {
+    throw badSyntax("The body is not valid JSON in UTF-8");
+  }
+}
+
+function failure(
+  error: unknown,
+  request: ProvisioningRequest,
+  path: string,
+  options: ScimHandlerOptions,
+  logger: Logger,
+): ProvisioningResponse {
+  if (error instanceof ScimError && error.status !== 500) {
+    return scimErrorResponse(error, error.status === 413 ? {} : {});
+  }
+  const status: ScimErrorContext["status"] = error instanceof ScimError ? 500 : 503;
+  report(error, { method: request.method, path, status }, logger, options.onError);
+  return scimErrorResponse(
+    error instanceof ScimError
+      ? error
+      : new ScimError(503, "The user store failed; nothing may be assumed stored: try again later"),
+  );
 }
 
 function user(

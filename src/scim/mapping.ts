@@ -11,7 +11,7 @@
 // answers 404 for.
 import type { JsonValue } from "type-fest";
 import type { UserRecord } from "../users/user-record.ts";
-import { type JsonObject, ownValue } from "./filter.ts";
+import { type JsonObject, ownValue } from "./evaluate.ts";
 import { copyResource, plainObject, setOwn, withoutNeverReturned } from "./resource.ts";
 
 /** The key of `UserRecord.extra` under which the SCIM resource is kept. */

@@ -5,16 +5,8 @@
 // (`"name.givenName"`, `"urn:…:enterprise:2.0:User:employeeNumber"`), `Add` of a work email
 // through a value path that matches nothing yet.
 import { badPath, badSyntax, badValue, mutability, noTarget, ScimError } from "./errors.ts";
-import {
-  type AttributePath,
-  type Filter,
-  type JsonObject,
-  matches,
-  ownKey,
-  ownValue,
-  type PatchPath,
-  parsePatchPath,
-} from "./filter.ts";
+import { type JsonObject, matches, ownKey, ownValue } from "./evaluate.ts";
+import { type AttributePath, type Filter, type PatchPath, parsePatchPath } from "./filter.ts";
 import {
   checkResourceBounds,
   copyResource,

@@ -1,7 +1,7 @@
 // What a client reads: the resource with `id`, `schemas` and `meta` (its `version` a weak ETag of
 // the content), cut down by `attributes` / `excludedAttributes` (RFC 7644 §3.4.2.5, §3.9).
 import { badValue } from "./errors.ts";
-import { type JsonObject, ownKey, ownValue } from "./filter.ts";
+import { type JsonObject, ownKey, ownValue } from "./evaluate.ts";
 import type { ScimTimes } from "./mapping.ts";
 import { copyResource, plainObject, setOwn } from "./resource.ts";
 import { enterpriseSchema, schemaOf, userSchema } from "./schemas.ts";

@@ -4,7 +4,7 @@
 // POST and PUT, and the values of PATCH operations, all pass through `normalizeValue`.
 import { storableText } from "../users/store-rules.ts";
 import { badSyntax, badValue } from "./errors.ts";
-import { booleanOf, type JsonObject, ownKey, ownValue } from "./filter.ts";
+import { booleanOf, type JsonObject, ownKey, ownValue } from "./evaluate.ts";
 import {
   type AttributeDefinition,
   attributeOf,

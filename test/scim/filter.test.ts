@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ScimError } from "../../src/scim/errors.ts";
-import { matches, maxFilterDepth, parseFilter, parsePatchPath } from "../../src/scim/filter.ts";
+import { matches } from "../../src/scim/evaluate.ts";
+import { maxFilterDepth, parseFilter, parsePatchPath } from "../../src/scim/filter.ts";
 
 const enterprise = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
 const user = {
