@@ -6,6 +6,8 @@
 //   one prepared INSERT through node:sqlite, same pragmas;
 // - PostgreSQL (with --pg-url or PLATFORM_INTEGRATION_PG_URL): toNodeHandler + PostgresUserStore,
 //   against node:http + the store's own upsert statement through pg;
+// - SQLite with the quarantine on (unique username and email): the same servers, against the bare
+//   twin on a table with the same unique indexes;
 // - for scale, the SDK over MemoryUserStore against node:http + a Map (bench/bare-server.ts).
 //
 // (a) is the ratio of the SDK's time to its bare twin's (goal: at most 1.10x). (b) is the disk's
@@ -40,6 +42,10 @@ const kinds = {
   normal: "toNodeHandler + SqliteUserStore, NORMAL",
   "full-before": "the same, FULL, on the --before build",
   "normal-before": "the same, NORMAL, on the --before build",
+  "bare-full-unique": "bare node:http + SQLite INSERT, FULL, unique username and email",
+  "full-quarantine": "toNodeHandler + SqliteUserStore, FULL, unique + quarantine",
+  "bare-normal-unique": "bare node:http + SQLite INSERT, NORMAL, unique username and email",
+  "normal-quarantine": "toNodeHandler + SqliteUserStore, NORMAL, unique + quarantine",
   "bare-pg": "bare node:http + pg, the same upsert",
   pg: "toNodeHandler + PostgresUserStore",
 } as const;
@@ -49,8 +55,12 @@ const pairs: [sdk: Kind, bare: Kind][] = [
   ["memory", "bare-map"],
   ["full", "bare-full"],
   ["normal", "bare-normal"],
+  ["full-quarantine", "bare-full-unique"],
+  ["normal-quarantine", "bare-normal-unique"],
   ["pg", "bare-pg"],
 ];
+/** The unique fields of the quarantine servers and of their twins' tables. */
+const uniqueFields = ["username", "email"] as const;
 /** The SDK servers on the --before build, each beside its current twin in the same round. */
 const beforePairs: [sdk: Kind, bare: Kind][] = [
   ["full-before", "bare-full"],
@@ -105,7 +115,9 @@ async function listenerOf(
     const users = new Map<string, Record<string, unknown>>();
     return { listener: bareCreateListener(mergeInto(users)), count: () => users.size };
   }
-  if (kind === "bare-full" || kind === "bare-normal") return bareSqlite(kind, target);
+  if (kind.startsWith("bare-full") || kind.startsWith("bare-normal")) {
+    return bareSqlite(kind, target);
+  }
   if (kind === "bare-pg") return barePostgres(target);
   const { toNodeHandler } = (await import(
     sdkModule(kind, "node")
@@ -131,11 +143,13 @@ async function listenerOf(
   const { SqliteUserStore } = (await import(
     sdkModule(kind, "sqlite")
   )) as typeof import("platform-integration/sqlite");
+  const quarantine = kind.endsWith("-quarantine");
   const store = new SqliteUserStore(target, {
     synchronous: kind.startsWith("full") ? "full" : "normal",
+    ...(quarantine ? { unique: uniqueFields } : {}),
   });
   return {
-    listener: toNodeHandler(createProvisioningHandler({ store })),
+    listener: toNodeHandler(createProvisioningHandler({ store, quarantine })),
     count: () => store.count(),
   };
 }
@@ -155,15 +169,15 @@ const camel = (wire: string) =>
   wire.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 
 /** node:sqlite by hand: SqliteUserStore's table and pragmas, one INSERT with every column. */
-async function bareSqlite(kind: "bare-full" | "bare-normal", file: string) {
+async function bareSqlite(kind: Kind, file: string) {
   const { DatabaseSync } = await import("node:sqlite");
   // The store creates the table and sets the file up; the bare server then opens it alone.
   const { SqliteUserStore } = await import("platform-integration/sqlite");
-  new SqliteUserStore(file).close();
+  new SqliteUserStore(file, kind.endsWith("-unique") ? { unique: uniqueFields } : {}).close();
   const db = new DatabaseSync(file);
   db.exec("PRAGMA busy_timeout = 5000");
   db.exec("PRAGMA journal_mode = WAL");
-  db.exec(`PRAGMA synchronous = ${kind === "bare-full" ? "FULL" : "NORMAL"}`);
+  db.exec(`PRAGMA synchronous = ${kind.startsWith("bare-full") ? "FULL" : "NORMAL"}`);
   db.exec("PRAGMA wal_autocheckpoint = 10000");
   const names = Object.values(columns);
   const insert = db.prepare(
