@@ -36,7 +36,8 @@ import { SqliteUserStore } from "../../src/stores/sqlite/index.ts";
 import { exploration } from "../support/exploration.ts";
 
 const worker = fileURLToPath(new URL("../support/quarantine-replica.ts", import.meta.url));
-const pgUrl = process.env.PLATFORM_INTEGRATION_PG_URL;
+// Empty means unset, as for the other PostgreSQL suites (test/support/skipped-suites.ts).
+const pgUrl = process.env.PLATFORM_INTEGRATION_PG_URL || undefined;
 
 type Values = { username?: string; email?: string };
 /** The directory: each user's unique values. */

@@ -26,7 +26,8 @@ import { exploration } from "../support/exploration.ts";
 import { patchOp, token } from "./helpers.ts";
 import { handlerClient } from "./sequences.ts";
 
-const pgUrl = process.env.PLATFORM_INTEGRATION_PG_URL;
+// Empty means unset, as for the other PostgreSQL suites (test/support/skipped-suites.ts).
+const pgUrl = process.env.PLATFORM_INTEGRATION_PG_URL || undefined;
 const names = ["ann", "bob", "cid", "dee"];
 const emails = ["a@x.io", "b@x.io", "c@x.io", "d@x.io"];
 const unique = ["username", "email"] as const;

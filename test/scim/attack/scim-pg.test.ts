@@ -4,7 +4,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createScimHandler } from "../../../src/scim/index.ts";
 import { clientOf, token } from "./support.ts";
 
-const pgUrl = process.env.PLATFORM_INTEGRATION_PG_URL;
+// Empty means unset, as for the other PostgreSQL suites (test/support/skipped-suites.ts).
+const pgUrl = process.env.PLATFORM_INTEGRATION_PG_URL || undefined;
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const cleanup of cleanups) await cleanup();
