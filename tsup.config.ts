@@ -24,7 +24,7 @@ export const common: Options = {
   // that chunk, where the bin and the LDAP read worker, which start their own file again as a
   // worker thread, need their own file's URL.
   shims: false,
-  define: { __SDK_VERSION__: JSON.stringify(pkg.version) },
+  define: { __PACKAGE_VERSION__: JSON.stringify(pkg.version) },
 };
 
 /**

@@ -62,7 +62,7 @@ const isolatedFiles = [
 ];
 
 export default defineConfig({
-  define: { __SDK_VERSION__: JSON.stringify(pkg.version) },
+  define: { __PACKAGE_VERSION__: JSON.stringify(pkg.version) },
   resolve: {
     // Examples import the package by name, as users do; tests run them against the sources.
     alias: exportNames.map((name) => ({

@@ -4,4 +4,4 @@
  * define) the global does not exist: "source" then, rather than a ReferenceError at import.
  */
 export const packageVersion: string =
-  typeof __SDK_VERSION__ === "string" ? __SDK_VERSION__ : "source";
+  typeof __PACKAGE_VERSION__ === "string" ? __PACKAGE_VERSION__ : "source";

@@ -13,7 +13,7 @@ import { serveForEachTest } from "../support/serve-fetch-handler.ts";
 const bin = new URL("../../src/cli/index.ts", import.meta.url).pathname;
 const flags = [
   "--import",
-  "data:text/javascript,globalThis.__SDK_VERSION__='0.0.0-test'",
+  "data:text/javascript,globalThis.__PACKAGE_VERSION__='0.0.0-test'",
   "--disable-warning=ExperimentalWarning",
 ];
 const startServer = serveForEachTest();

@@ -5,10 +5,10 @@ import { createReferenceProvisioning } from "../support/reference-provisioning.t
 import { serveForEachTest } from "../support/serve-fetch-handler.ts";
 
 const bin = new URL("../../src/cli/index.ts", import.meta.url).pathname;
-// The build defines __SDK_VERSION__ (the clients' User-Agent); the sources run without a build.
+// The build defines __PACKAGE_VERSION__ (the clients' User-Agent); the sources run without a build.
 const flags = [
   "--import",
-  "data:text/javascript,globalThis.__SDK_VERSION__='0.0.0-test'",
+  "data:text/javascript,globalThis.__PACKAGE_VERSION__='0.0.0-test'",
   // As npm run demo does: node:sqlite is experimental on Node 22 and 24.
   "--disable-warning=ExperimentalWarning",
 ];

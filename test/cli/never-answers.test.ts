@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 
 const bin = new URL("../../src/cli/index.ts", import.meta.url).pathname;
-const flags = ["--import", "data:text/javascript,globalThis.__SDK_VERSION__='0.0.0-test'"];
+const flags = ["--import", "data:text/javascript,globalThis.__PACKAGE_VERSION__='0.0.0-test'"];
 /** Far above what any of these runs takes; reached only by a process that would not end. */
 const killAfterMs = 60_000;
 

@@ -50,7 +50,7 @@ console.log(JSON.stringify([await loadOpenTelemetry(), await loadOpenTelemetry()
         ...preload,
         "--input-type=module",
         "--eval",
-        `globalThis.__SDK_VERSION__ = "0.0.0";\n${script}`,
+        `globalThis.__PACKAGE_VERSION__ = "0.0.0";\n${script}`,
       ]);
       return JSON.parse(stdout) as unknown;
     };

@@ -71,7 +71,7 @@ export function runModule(
       },
     );
     child.stdin?.end(
-      `globalThis.__SDK_VERSION__ = "0.0.0-test"; const src = ${JSON.stringify(src)};\n${code}`,
+      `globalThis.__PACKAGE_VERSION__ = "0.0.0-test"; const src = ${JSON.stringify(src)};\n${code}`,
     );
   });
 }
@@ -114,7 +114,7 @@ export async function startScript(
     [
       "--disable-warning=ExperimentalWarning",
       "--import",
-      `data:text/javascript,globalThis.__SDK_VERSION__ = "0.0.0-test";`,
+      `data:text/javascript,globalThis.__PACKAGE_VERSION__ = "0.0.0-test";`,
       file,
     ],
     { cwd: root, env: environment, stdio: ["ignore", "pipe", "pipe"] },

@@ -46,7 +46,7 @@ export function startNode(code: string, options: { fileSizeKiB?: number } = {}):
     stderr: string;
   }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal, stdout, stderr })));
   child.stdin.end(
-    `globalThis.__SDK_VERSION__ = "0.0.0-test"; const src = ${JSON.stringify(src)};\n${code}`,
+    `globalThis.__PACKAGE_VERSION__ = "0.0.0-test"; const src = ${JSON.stringify(src)};\n${code}`,
   );
   return {
     pid: child.pid as number,

@@ -20,7 +20,7 @@ function spoolOn(runtime: keyof typeof runtimes, dir: string): Promise<string> {
       (_error, stdout, stderr) => resolve(stdout + stderr),
     );
     child.stdin?.end(`
-      globalThis.__SDK_VERSION__ = "0.0.0-test";
+      globalThis.__PACKAGE_VERSION__ = "0.0.0-test";
       const { createAuditClient } = await import(${JSON.stringify(`${root}src/clients/audit/index.ts`)});
       const options = { baseUrl: "http://127.0.0.1:9", spool: ${JSON.stringify(dir)}, onError() {} };
       const audit = createAuditClient(options);

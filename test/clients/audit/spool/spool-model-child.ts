@@ -96,7 +96,7 @@ function crash(name: string, args: unknown[]): never {
   throw new Error("unreachable: killed");
 }
 
-(globalThis as { __SDK_VERSION__?: string }).__SDK_VERSION__ = "0.0.0-test";
+(globalThis as { __PACKAGE_VERSION__?: string }).__PACKAGE_VERSION__ = "0.0.0-test";
 const { createAuditClient } = await import("../../../../src/clients/audit/index.ts");
 
 const idOf = (description: string | undefined) => Number(description?.split(":")[0]);
