@@ -1,9 +1,9 @@
 // MemoryUserStore: the UserStore in Maps, with the store rules, the reads and the quarantine's
-// pending records and their index of awaited values; its steps are quarantine-step.ts's.
+// pending records, their index of awaited values and its steps (quarantine-step.ts decides).
 
 import { jsonEqual } from "../internal/json-equal.ts";
 import { mergeUser } from "./merge-user.ts";
-import { quarantineDelete, quarantineStep, type StepStorage } from "./quarantine-step.ts";
+import { freedValues, refusal, stepRead, wantedValues, written } from "./quarantine-step.ts";
 import type {
   AwaitedValue,
   PendingUser,
@@ -51,31 +51,12 @@ export class MemoryUserStore implements UserStore, UserStoreReads, QuarantineMet
   readonly #pending = new Map<string, PendingUser>();
   /** For each awaited (field, value), the pending uuids that wait for it. */
   readonly #awaiting = new Map<string, Set<string>>();
-  /** The quarantine steps' view of this store (quarantine-step.ts). */
-  readonly #storage: StepStorage;
 
   constructor(options: MemoryUserStoreOptions = {}) {
     const rules = storeRules("MemoryUserStore", options);
     this.#unique = rules.unique;
     this.#onDelete = rules.onDelete;
     for (const field of this.#unique) this.#holders.set(field, new Map());
-    // Synchronous, so nothing interleaves with a step in this process.
-    this.#storage = {
-      unique: this.#unique,
-      userOf: (uuid) => this.#users.get(uuid),
-      pendingOf: (uuid) => this.#pending.get(uuid),
-      upsert: (patch) => this.#upsert(patch),
-      remove: (uuid) => this.#delete(uuid),
-      holderOf: (field, value) => this.#holders.get(field)?.get(value),
-      clear: (uuid, _fields, before, cleared) => {
-        this.#release(before);
-        this.#users.set(uuid, cleared);
-        this.#hold(cleared, undefined);
-      },
-      pend: (pending) => this.#pend(pending),
-      unpend: (uuid) => void this.#unpend(uuid),
-      waiters: (freed, self, passed) => this.#waiters(freed, self, passed),
-    };
   }
 
   async upsert(patch: UserPatch): Promise<UpsertResult> {
@@ -188,21 +169,70 @@ export class MemoryUserStore implements UserStore, UserStoreReads, QuarantineMet
     operation: "create" | "modify",
     patch: UserPatch,
   ): Promise<QuarantineStep> {
-    return detached(quarantineStep(this.#storage, operation, patch.uuid, patch));
+    return detached(this.#step(operation, patch.uuid, patch));
   }
 
   async releaseQuarantined(uuid: string): Promise<QuarantineStep> {
-    return detached(quarantineStep(this.#storage, "modify", uuid, undefined));
+    return detached(this.#step("modify", uuid, undefined));
   }
 
+  /** The delete, the discard of the pending record and the wakes, in one synchronous step. */
   async deleteQuarantined(uuid: string): Promise<QuarantineStep> {
-    return detached(quarantineDelete(this.#storage, uuid));
+    const discarded = this.#unpend(uuid);
+    const before = this.#users.get(uuid);
+    const { deleted } = this.#delete(uuid);
+    const wakes = this.#waiters(
+      freedValues(this.#unique, before, this.#users.get(uuid)),
+      uuid,
+      discarded?.awaits,
+    );
+    return detached({ outcome: "deleted", deleted, discarded, wakes });
   }
 
   async listQuarantined({ uuid }: { uuid?: string | undefined } = {}): Promise<PendingUser[]> {
     return [...this.#pending.values()]
       .filter((pending) => uuid === undefined || pending.uuid === uuid)
       .map((pending) => structuredClone(pending));
+  }
+
+  /**
+   * One quarantine step, synchronous so that nothing interleaves with it in this process
+   * (quarantine-step.ts decides what it keeps, clears and wakes): applies the pending record with
+   * the patch merged last, or, on a conflict, clears the stored user's moved values and keeps the
+   * record.
+   */
+  #step(
+    operation: "create" | "modify",
+    uuid: string,
+    patch: UserPatch | undefined,
+  ): QuarantineStep {
+    const pending = this.#pending.get(uuid);
+    if (pending === undefined && patch === undefined) return { outcome: "none", wakes: [] };
+    const before = this.#users.get(uuid);
+    const read = stepRead(operation, patch, pending, before);
+    // The holders are this store's unique index: the values another user holds decide, before
+    // anything is written, as the upsert's own check would (the first of them is its conflict).
+    const awaits = wantedValues(this.#unique, read).filter(({ field, value }) => {
+      const holder = this.#holders.get(field)?.get(value);
+      return holder !== undefined && holder !== uuid;
+    });
+    const [held] = awaits;
+    if (held === undefined) {
+      const result = this.#upsert(read.applied);
+      this.#unpend(uuid);
+      const freed = freedValues(this.#unique, before, result.user);
+      return written(pending, result, this.#waiters(freed, uuid, pending?.awaits));
+    }
+    const conflict = uniqueConflict(held.field);
+    const { pending: kept, cleared, freed } = refusal(this.#unique, read, conflict, awaits);
+    if (cleared !== undefined) {
+      this.#release(before as UserRecord);
+      this.#users.set(uuid, cleared);
+      this.#hold(cleared, undefined);
+    }
+    this.#pend(kept);
+    const wakes = this.#waiters(freed, uuid, pending?.awaits);
+    return { outcome: "kept", pending: kept, conflict, cleared, wakes };
   }
 
   /**

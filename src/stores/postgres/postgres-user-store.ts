@@ -3,14 +3,13 @@
 // Only pg's types are imported: any pool with pg's `query` and `connect` works, and this module
 // loads without pg.
 import type { Pool, PoolClient } from "pg";
-import { mergeUser } from "../../users/merge-user.ts";
 import {
   freedValues,
-  keptRecord,
-  movedFields,
-  stepPatch,
-  withCleared,
-} from "../../users/pending.ts";
+  refusal,
+  stepRead,
+  wantedValues,
+  written,
+} from "../../users/quarantine-step.ts";
 import type {
   AwaitedValue,
   PendingUser,
@@ -24,7 +23,6 @@ import {
   storeRules,
   type UniqueField,
   uniqueConflict,
-  uniqueValue,
 } from "../../users/store-rules.ts";
 import { isUserConflict, type UserConflictError } from "../../users/user-conflict-error.ts";
 import {
@@ -292,15 +290,15 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
   ): Promise<QuarantineStep> {
     const pending = await this.#tables.pendingOf(client, uuid);
     if (pending === undefined && patch === undefined) return { outcome: "none", wakes: [] };
-    const applied = stepPatch(pending, patch);
     const before =
       this.#unique.length > 0 || pending !== undefined
         ? await this.#userOn(client, uuid)
         : undefined;
+    const read = stepRead(operation, patch, pending, before);
     await client.query("SAVEPOINT step");
     let result: UpsertResult;
     try {
-      result = await this.#upsertOn(client, applied);
+      result = await this.#upsertOn(client, read.applied);
     } catch (error) {
       if (!isUserConflict(error)) throw error;
       await client.query("ROLLBACK TO SAVEPOINT step");
@@ -308,21 +306,16 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
       // (the value reads free here) or reads this record's awaits after it commits.
       await this.#tables.lockAwaits(client);
       const awaits: AwaitedValue[] = [];
-      // What the upsert would have stored: a deactivated user starts from the patch alone.
-      const merged = mergeUser(before?.deactivatedAt === undefined ? before : undefined, applied);
-      for (const field of this.#unique) {
-        const raw = merged[field];
-        if (raw === undefined) continue;
-        const column = userWireNames[field];
-        const key = field === "email" ? `lower(${column} COLLATE "C")` : column;
+      for (const awaited of wantedValues(this.#unique, read)) {
+        const column = userWireNames[awaited.field];
+        const key = awaited.field === "email" ? `lower(${column} COLLATE "C")` : column;
         const { rowCount } = await client.query(
           `SELECT 1 FROM ${this.#table} WHERE ${key} = $1 AND deactivated_at IS NULL AND uuid <> $2 LIMIT 1`,
-          [uniqueValue(field, raw), uuid],
+          [awaited.value, uuid],
         );
-        if ((rowCount ?? 0) > 0) awaits.push({ field, value: uniqueValue(field, raw) });
+        if ((rowCount ?? 0) > 0) awaits.push(awaited);
       }
-      const moved = movedFields(this.#unique, before, merged);
-      const cleared = withCleared(before, moved);
+      const { pending: kept, moved, cleared, freed } = refusal(this.#unique, read, error, awaits);
       if (cleared !== undefined) {
         await client.query(
           `UPDATE ${this.#table} SET ${moved.map((field) => `${userWireNames[field]} = NULL`).join(", ")}
@@ -330,24 +323,19 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
           [uuid],
         );
       }
-      const kept = keptRecord(pending, operation, applied, error, awaits, patch !== undefined);
       await this.#tables.pend(client, kept);
-      const wakes = await this.#tables.waiters(
-        client,
-        freedValues(this.#unique, before, cleared ?? before),
-        uuid,
-        pending?.awaits,
-      );
+      const wakes = await this.#tables.waiters(client, freed, uuid, pending?.awaits);
       // The value it was refused for was freed between the upsert and the check: try it again.
       if (awaits.length === 0 && error.field !== undefined) wakes.push(uuid);
       return { outcome: "kept", pending: kept, conflict: error, cleared, wakes };
     }
     if (pending !== undefined) await this.#tables.unpend(client, uuid);
     const freed = freedValues(this.#unique, before, result.user);
-    const wakes = await this.#tables.waiters(client, freed, uuid, pending?.awaits);
-    return pending === undefined
-      ? { outcome: "applied", result, wakes }
-      : { outcome: "released", pending, result, wakes };
+    return written(
+      pending,
+      result,
+      await this.#tables.waiters(client, freed, uuid, pending?.awaits),
+    );
   }
 
   async #userOn(client: PoolClient, uuid: string): Promise<UserRecord | undefined> {

@@ -1,7 +1,7 @@
 // The PostgreSQL store's quarantine tables as its steps use them, inside a step's transaction:
 // the pending records, the index of the values they await, and the lock of that index.
 import type { PoolClient } from "pg";
-import { pendingColumns } from "../../users/pending.ts";
+import { pendingColumns } from "../../users/quarantine-step.ts";
 import type { AwaitedValue, PendingUser } from "../../users/quarantine-store.ts";
 import type { UniqueField } from "../../users/store-rules.ts";
 import { userWireNames } from "../../users/user-record.ts";

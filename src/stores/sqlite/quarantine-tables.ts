@@ -1,7 +1,7 @@
-// The SQLite store's quarantine tables as its steps (src/users/quarantine-step.ts) use them: the
+// The SQLite store's quarantine tables as its steps (sqlite-user-store.ts) use them: the
 // pending records, the index of the values they await, and the active holder of a unique value.
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { pendingColumns } from "../../users/pending.ts";
+import { pendingColumns } from "../../users/quarantine-step.ts";
 import type { AwaitedValue, PendingUser } from "../../users/quarantine-store.ts";
 import type { UniqueField } from "../../users/store-rules.ts";
 import { type UserFieldName, userWireNames } from "../../users/user-record.ts";

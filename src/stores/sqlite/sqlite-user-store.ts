@@ -2,7 +2,13 @@
 // (its schema, upserts, rows and quarantine tables are siblings; the rest comes from src/users).
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { jsonEqual } from "../../internal/json-equal.ts";
-import { quarantineDelete, quarantineStep, type StepStorage } from "../../users/quarantine-step.ts";
+import {
+  freedValues,
+  refusal,
+  stepRead,
+  wantedValues,
+  written,
+} from "../../users/quarantine-step.ts";
 import type {
   PendingUser,
   QuarantineMethods,
@@ -15,6 +21,7 @@ import {
   storeRules,
   type UniqueField,
 } from "../../users/store-rules.ts";
+import { isUserConflict } from "../../users/user-conflict-error.ts";
 import type { UpsertResult, UserPatch, UserRecord } from "../../users/user-record.ts";
 import type {
   ReplaceOptions,
@@ -113,8 +120,6 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
   readonly #unique: UniqueField[];
   readonly #upserts: UpsertStatements;
   readonly #quarantine: QuarantineTables;
-  /** The quarantine steps' view of this store (src/users/quarantine-step.ts). */
-  readonly #storage: StepStorage;
   readonly #delete: StatementSync;
   readonly #reset: StatementSync;
   readonly #probe: StatementSync;
@@ -168,21 +173,7 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
       `UPDATE ${table} SET deactivated_at = ?, revision = revision + 1 WHERE uuid = ? AND ${active}`,
     );
     this.#upserts = new UpsertStatements(this.#db);
-    const quarantine = new QuarantineTables(this.#db, this.#unique);
-    this.#quarantine = quarantine;
-    // Each call runs inside the step's write transaction; node:sqlite is synchronous.
-    this.#storage = {
-      unique: this.#unique,
-      userOf: (uuid) => this.#userOf(uuid),
-      pendingOf: (uuid) => quarantine.pendingOf(uuid),
-      upsert: (patch) => this.#upsert(patch),
-      remove: (uuid) => this.#remove(uuid),
-      holderOf: (field, value, uuid) => quarantine.holderOf(field, value, uuid),
-      clear: (uuid, fields) => quarantine.clear(uuid, fields),
-      pend: (pending, exists) => quarantine.pend(pending, exists),
-      unpend: (uuid) => quarantine.unpend(uuid),
-      waiters: (freed, self, passed) => quarantine.waiters(freed, self, passed),
-    };
+    this.#quarantine = new QuarantineTables(this.#db, this.#unique);
   }
 
   async upsert(patch: UserPatch): Promise<UpsertResult> {
@@ -294,21 +285,66 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
     operation: "create" | "modify",
     patch: UserPatch,
   ): Promise<QuarantineStep> {
-    return this.#transaction(() => quarantineStep(this.#storage, operation, patch.uuid, patch));
+    return this.#transaction(() => this.#step(operation, patch.uuid, patch));
   }
 
   /** One write transaction, as {@link writeQuarantined}. */
   async releaseQuarantined(uuid: string): Promise<QuarantineStep> {
-    return this.#transaction(() => quarantineStep(this.#storage, "modify", uuid, undefined));
+    return this.#transaction(() => this.#step("modify", uuid, undefined));
   }
 
   /** One write transaction: the delete, the discard and the wakes. */
   async deleteQuarantined(uuid: string): Promise<QuarantineStep> {
-    return this.#transaction(() => quarantineDelete(this.#storage, uuid));
+    return this.#transaction((): QuarantineStep => {
+      const tables = this.#quarantine;
+      const discarded = tables.pendingOf(uuid);
+      if (discarded !== undefined) tables.unpend(uuid);
+      const before = this.#userOf(uuid);
+      const { deleted } = this.#remove(uuid);
+      const freed = freedValues(this.#unique, before, deleted ? this.#userOf(uuid) : before);
+      const wakes = tables.waiters(freed, uuid, discarded?.awaits);
+      return { outcome: "deleted", deleted, discarded, wakes };
+    });
   }
 
   async listQuarantined({ uuid }: { uuid?: string | undefined } = {}): Promise<PendingUser[]> {
     return this.#quarantine.list(uuid);
+  }
+
+  /**
+   * One quarantine step inside the caller's write transaction (quarantine-step.ts decides what
+   * it keeps, clears and wakes): applies the pending record with the patch merged last, or, on a
+   * conflict, clears the stored user's moved values and keeps the record.
+   */
+  #step(
+    operation: "create" | "modify",
+    uuid: string,
+    patch: UserPatch | undefined,
+  ): QuarantineStep {
+    const tables = this.#quarantine;
+    const pending = tables.pendingOf(uuid);
+    if (pending === undefined && patch === undefined) return { outcome: "none", wakes: [] };
+    // The stored user, for the values this step frees (none without unique fields).
+    const before =
+      this.#unique.length > 0 || pending !== undefined ? this.#userOf(uuid) : undefined;
+    const read = stepRead(operation, patch, pending, before);
+    let result: UpsertResult;
+    try {
+      result = this.#upsert(read.applied);
+    } catch (error) {
+      if (!isUserConflict(error)) throw error;
+      const awaits = wantedValues(this.#unique, read).filter(
+        ({ field, value }) => tables.holderOf(field, value, uuid) !== undefined,
+      );
+      const { pending: kept, moved, cleared, freed } = refusal(this.#unique, read, error, awaits);
+      if (cleared !== undefined) tables.clear(uuid, moved);
+      tables.pend(kept, pending !== undefined);
+      const wakes = tables.waiters(freed, uuid, pending?.awaits);
+      return { outcome: "kept", pending: kept, conflict: error, cleared, wakes };
+    }
+    if (pending !== undefined) tables.unpend(uuid);
+    const freed = freedValues(this.#unique, before, result.user);
+    return written(pending, result, tables.waiters(freed, uuid, pending?.awaits));
   }
 
   #userOf(uuid: string): UserRecord | undefined {
