@@ -95,7 +95,14 @@ export function refusal(
   awaits: AwaitedValue[],
 ): Refusal {
   const { before, pending, operation, applied, patch } = read;
-  const moved = movedFields(unique, before, writtenUser(read));
+  // Every unique field whose stored value (of an active user) the record changes or clears, the
+  // conflicting ones included, is cleared from the stored user: the directory has moved the user
+  // off those values, and holding any of them could block the user who takes it next, who may be
+  // the very one this record waits for (a swap where one side also changes a field that does not
+  // conflict).
+  const moved = freedValues(unique, before, writtenUser(read)).map(
+    (freed) => freed.field as UniqueField,
+  );
   const cleared = withCleared(before, moved);
   return {
     pending: keptRecord(pending, operation, applied, conflict, awaits, patch !== undefined),
@@ -153,21 +160,6 @@ export function freedValues(
     if (now === undefined || uniqueValue(field, now) !== value) freed.push({ field, value });
   }
   return freed;
-}
-
-/**
- * The unique fields a kept record moves its user off: every one whose stored value (of an active
- * user) it changes or clears, the conflicting ones included. A kept message clears them all from
- * the stored user: the directory has moved the user off those values, and holding any of them
- * could block the user who takes it next, who may be the very one this record waits for (a swap
- * where one side also changes a field that does not conflict).
- */
-function movedFields(
-  unique: readonly UniqueField[],
-  before: UserRecord | undefined,
-  merged: UserRecord,
-): UniqueField[] {
-  return freedValues(unique, before, merged).map((freed) => freed.field as UniqueField);
 }
 
 /** The stored user with `fields` cleared, or undefined when it has none of them (or is not active). */
