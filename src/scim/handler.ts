@@ -306,12 +306,12 @@ function user(
   query: URLSearchParams,
   headers: Record<string, string> = {},
 ): ProvisioningResponse {
-  const body = project(
-    found.body,
-    parseAttributeList(query.get("attributes")),
-    parseAttributeList(query.get("excludedAttributes")),
-  );
-  return json(status, body, { etag: found.version, ...headers });
+  const attributes = parseAttributeList(query.get("attributes"));
+  const excluded = parseAttributeList(query.get("excludedAttributes"));
+  const etag = { etag: found.version, ...headers };
+  // The whole user, as usual: its text is made already (served() serializes it for the ETag).
+  if (attributes === undefined && excluded === undefined) return text(status, found.text, etag);
+  return json(status, project(found.body, attributes, excluded), etag);
 }
 
 function json(
@@ -319,11 +319,12 @@ function json(
   body: unknown,
   headers: Record<string, string> = {},
 ): ProvisioningResponse {
-  return {
-    status,
-    headers: { "content-type": scimMediaType, ...headers },
-    body: JSON.stringify(body),
-  };
+  return text(status, JSON.stringify(body), headers);
+}
+
+/** An answer of JSON text already serialized. */
+function text(status: number, body: string, headers: Record<string, string>): ProvisioningResponse {
+  return { status, headers: { "content-type": scimMediaType, ...headers }, body };
 }
 
 function listOf(resources: readonly object[]) {

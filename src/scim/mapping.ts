@@ -12,7 +12,7 @@
 import type { JsonValue } from "type-fest";
 import type { UserRecord } from "../users/user-record.ts";
 import { type JsonObject, ownValue } from "./evaluate.ts";
-import { copyResource, plainObject, setOwn, withoutNeverReturned } from "./resource.ts";
+import { plainObject, setOwn, withoutNeverReturned } from "./resource.ts";
 
 /** The key of `UserRecord.extra` under which the SCIM resource is kept. */
 export const scimExtraKey = "scim";
@@ -38,10 +38,14 @@ export function deletedForScim(user: UserRecord): boolean {
   return user.deactivatedAt !== undefined && keptResource(user)?.active !== false;
 }
 
-/** The SCIM resource of a stored user, without `id`, `schemas` and `meta`; and its times. */
+/**
+ * The SCIM resource of a stored user, without `id`, `schemas` and `meta`; and its times. The
+ * resource is a new object, but its nested values may be `user`'s: read them, or change a copy
+ * (applyPatch works on one). Copying them all here cost more than the rest of a served answer.
+ */
 export function resourceOf(user: UserRecord): { resource: JsonObject; times: ScimTimes } {
   const kept = keptResource(user);
-  const resource = kept === undefined ? plainObject() : withoutNeverReturned(copyResource(kept));
+  const resource = kept === undefined ? plainObject() : withoutNeverReturned({ ...kept });
   const meta = resource.meta as JsonObject | undefined;
   const times: ScimTimes = {
     created: typeof meta?.created === "string" ? meta.created : undefined,
@@ -96,7 +100,9 @@ function mappedEmail(emails: readonly JsonObject[]): number {
 /**
  * The record that stores `resource` whole (for `UserStore.replace`): the mapped documented fields
  * set or cleared, `extra.scim` the resource, `deactivatedAt` from `active`. What SCIM does not map
- * is kept from `previous`: `userId`, the password fields, the other keys of `extra`.
+ * is kept from `previous`: `userId`, the password fields, the other keys of `extra`. The record
+ * takes `resource`'s nested values as they are: the caller gives `resource` up (each caller built
+ * it for this write, by normalizeResource or applyPatch).
  */
 export function recordOf(
   uuid: string,
@@ -108,7 +114,7 @@ export function recordOf(
   const name = resource.name as JsonObject | undefined;
   const emails = Array.isArray(resource.emails) ? (resource.emails as JsonObject[]) : [];
   const at = mappedEmail(emails);
-  const kept = copyResource(resource);
+  const kept = { ...resource };
   // `active` left out (a PUT without it, `remove active`, `replace active null`) keeps the user's
   // state: only an explicit true reactivates and only false deactivates.
   const active =

@@ -1,18 +1,32 @@
 // What a client reads: the resource with `id`, `schemas` and `meta` (its `version` a weak ETag of
 // the content), cut down by `attributes` / `excludedAttributes` (RFC 7644 §3.4.2.5, §3.9).
+import { jsonCopy } from "../internal/json-copy.ts";
 import { badValue } from "./errors.ts";
 import { type JsonObject, ownKey, ownValue } from "./evaluate.ts";
 import type { ScimTimes } from "./mapping.ts";
 import { copyResource, plainObject, setOwn } from "./resource.ts";
 import { enterpriseSchema, schemaOf, userSchema } from "./schemas.ts";
 
-/** The served form of a user: `id`, `schemas`, its attributes and `meta`. */
+/** A user as served: the body, its ETag, and the body's JSON text (version included). */
+export interface ServedUser {
+  body: JsonObject;
+  version: string;
+  text: string;
+}
+
+/**
+ * The served form of a user: `id`, `schemas`, its attributes and `meta`, whose `version` is the
+ * ETag of the rest. The body is serialized once: its text without the version is what the ETag
+ * hashes, and the version is spliced in as the last member of `meta`, the body's last key (an
+ * object's string keys keep their insertion order; integer-like keys, the only ones that go
+ * first, are never `meta`). `resource` becomes part of the body: the caller gives it up.
+ */
 export function served(
   id: string,
   resource: JsonObject,
   times: ScimTimes,
   location: string,
-): JsonObject {
+): ServedUser {
   const schemas = [userSchema];
   if (ownKey(resource, enterpriseSchema) !== undefined) schemas.push(enterpriseSchema);
   for (const key of Object.keys(resource)) {
@@ -21,22 +35,27 @@ export function served(
   const body = plainObject();
   body.schemas = schemas;
   body.id = id;
-  for (const [key, value] of Object.entries(resource)) setOwn(body, key, value);
+  for (const key of Object.keys(resource)) {
+    if (key !== "meta") setOwn(body, key, resource[key]);
+  }
   const meta: JsonObject = { resourceType: "User" };
   if (times.created !== undefined) meta.created = times.created;
   if (times.lastModified !== undefined) meta.lastModified = times.lastModified;
   meta.location = location;
   body.meta = meta;
-  meta.version = versionOf(body);
-  return body;
+  const unversioned = JSON.stringify(body);
+  const version = versionOf(unversioned);
+  meta.version = version;
+  // `…"location":"…"}}` becomes `…"location":"…","version":"…"}}`.
+  const text = `${unversioned.slice(0, -2)},"version":${JSON.stringify(version)}}}`;
+  return { body, version, text };
 }
 
 /**
- * A weak ETag of a served resource's content (FNV-1a over its JSON): it changes with every
+ * A weak ETag of a served resource's content (FNV-1a over its JSON text, without the version): it changes with every
  * stored change, including one made through the Provisioning API. Not a secret, not a checksum.
  */
-export function versionOf(body: JsonObject): string {
-  const text = JSON.stringify(body);
+function versionOf(text: string): string {
   let high = 0x811c9dc5;
   let low = 0x01000193;
   for (let index = 0; index < text.length; index++) {
@@ -129,7 +148,7 @@ function copyPart(
       typeof existing === "object" && existing !== null ? (existing as JsonObject) : plainObject();
     setOwn(to, sourceKey as string, target);
     if (attribute === undefined) {
-      setOwn(to, sourceKey as string, structuredClone(source));
+      setOwn(to, sourceKey as string, jsonCopy(source));
       return;
     }
   }
@@ -137,7 +156,7 @@ function copyPart(
   if (key === undefined) return;
   const value = (source as JsonObject)[key];
   if (sub === undefined) {
-    setOwn(target, key, structuredClone(value));
+    setOwn(target, key, jsonCopy(value));
     return;
   }
   if (Array.isArray(value)) {

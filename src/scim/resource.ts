@@ -2,6 +2,7 @@
 // schema's types (Entra's string booleans read as booleans), multi-valued attributes as arrays,
 // read-only and write-only attributes left out, and no key that could reach a prototype. Bodies of
 // POST and PUT, and the values of PATCH operations, all pass through `normalizeValue`.
+import { jsonCopy } from "../internal/json-copy.ts";
 import { storableText } from "../users/store-rules.ts";
 import { badSyntax, badValue } from "./errors.ts";
 import { booleanOf, type JsonObject, ownKey, ownValue } from "./evaluate.ts";
@@ -31,8 +32,16 @@ export function plainObject(): JsonObject {
   return {};
 }
 
-/** Sets `object[key]` as an own data property, whatever the key. */
+/**
+ * Sets `object[key]` as an own data property, whatever the key. Only `__proto__` is an accessor
+ * of Object.prototype, so every other key is a plain assignment (defineProperty costs more, on
+ * every attribute of every answer).
+ */
 export function setOwn(object: JsonObject, key: string, value: unknown): void {
+  if (key !== "__proto__") {
+    object[key] = value;
+    return;
+  }
   Object.defineProperty(object, key, {
     value,
     enumerable: true,
@@ -262,19 +271,26 @@ function storableValue(value: unknown): boolean {
 /**
  * `resource` without the attributes a client never reads (`returned: "never"`: the password),
  * wherever an older version or another writer left them: nothing serves or filters on them.
+ * Deletes from `resource` itself; an extension object holding one is replaced by a copy without
+ * it, so that the object `resource` was copied from (a stored user's) keeps it.
  */
 export function withoutNeverReturned(resource: JsonObject): JsonObject {
   for (const [attributes, container] of schemaContainers(resource)) {
-    for (const key of Object.keys(container)) {
-      if (attributeOf(attributes, key)?.returned === "never") delete container[key];
-    }
+    const never = Object.keys(container).filter(
+      (key) => attributeOf(attributes, key)?.returned === "never",
+    );
+    if (never.length === 0) continue;
+    const target = container === resource ? resource : { ...container };
+    for (const key of never) delete target[key];
+    if (target !== container)
+      setOwn(resource, ownKey(resource, enterpriseSchema) as string, target);
   }
   return resource;
 }
 
 /** A deep copy of a resource (JSON values only). */
 export function copyResource(resource: JsonObject): JsonObject {
-  return structuredClone(resource);
+  return jsonCopy(resource);
 }
 
 export { ownKey };

@@ -20,15 +20,11 @@ import {
   scimExtraKey,
 } from "./mapping.ts";
 import { applyPatch, readPatchBody } from "./patch.ts";
-import { served } from "./present.ts";
+import { type ServedUser, served } from "./present.ts";
 import { normalizeResource } from "./resource.ts";
 import { listResponseSchema, userSchema } from "./schemas.ts";
 
-/** A user as served, with its ETag. */
-export interface ServedUser {
-  body: JsonObject;
-  version: string;
-}
+export type { ServedUser };
 
 /** A ListResponse. */
 export interface ListPage {
@@ -99,7 +95,7 @@ async function replaceUser(
   const resource = normalizeResource(body);
   return locked(context, id, () =>
     rewrite(context, id, async (user) => {
-      checkVersion(serve(context, user), ifMatch);
+      checkVersion(context, user, ifMatch);
       if (!sameUserName(resource.userName, user.username)) {
         await checkUserName(context, resource.userName, id);
       }
@@ -118,7 +114,7 @@ async function patchUser(
   const operations = readPatchBody(body);
   return locked(context, id, () =>
     rewrite(context, id, async (user) => {
-      checkVersion(serve(context, user), ifMatch);
+      checkVersion(context, user, ifMatch);
       const { resource, times } = resourceOf(user);
       const patched = applyPatch(resource, operations);
       if (typeof patched.userName !== "string") throw mutability("userName is required");
@@ -133,7 +129,7 @@ async function patchUser(
 async function removeUser(context: UserContext, id: string, ifMatch?: string): Promise<void> {
   await locked(context, id, async () => {
     const user = await live(context, id);
-    checkVersion(serve(context, user), ifMatch);
+    checkVersion(context, user, ifMatch);
     // An inactive user is deactivated already, which a store's delete leaves as it is: it is
     // marked deleted first (SCIM answers 404 from then on), then removed where the store
     // removes deleted users (`onDelete: "delete"`).
@@ -171,10 +167,10 @@ async function locked<T>(context: UserContext, key: string, body: () => Promise<
   }
 }
 
+/** `user` as served; the body shares values with `user`, which the caller gives up. */
 function serve(context: UserContext, user: UserRecord): ServedUser {
   const { resource, times } = resourceOf(user);
-  const body = served(user.uuid, resource, times, context.location(user.uuid));
-  return { body, version: (body.meta as JsonObject).version as string };
+  return served(user.uuid, resource, times, context.location(user.uuid));
 }
 
 /** The user with this id, active or not; a deleted one (kept by the store or not) is gone. */
@@ -272,8 +268,9 @@ async function rewrite(
   );
 }
 
-function checkVersion(current: ServedUser, ifMatch: string | undefined): void {
-  if (ifMatch !== undefined && !listsVersion(ifMatch, current.version)) {
+/** Throws 412 unless `ifMatch` (when given) lists the version of `user` as served now. */
+function checkVersion(context: UserContext, user: UserRecord, ifMatch: string | undefined): void {
+  if (ifMatch !== undefined && !listsVersion(ifMatch, serve(context, user).version)) {
     throw new ScimError(412, "The user has changed since the version given in If-Match");
   }
 }

@@ -1,6 +1,7 @@
 // MemoryUserStore: the UserStore in Maps, with the store rules, the reads and the quarantine's
 // pending records, their index of awaited values and its steps (quarantine-step.ts decides).
 
+import { jsonCopy } from "../internal/json-copy.ts";
 import { jsonEqual } from "../internal/json-equal.ts";
 import { mergeUser } from "./merge-user.ts";
 import { freedValues, refusal, stepRead, wantedValues, written } from "./quarantine-step.ts";
@@ -409,10 +410,10 @@ class UserMap {
   }
 }
 
-/** A deep copy: the documented fields are strings, so only `extra` needs a structured clone. */
+/** A deep copy: the documented fields are strings, so only `extra` needs copying (JSON data). */
 function copy(user: UserRecord): UserRecord {
   const result = { ...user };
-  if (user.extra !== undefined) result.extra = structuredClone(user.extra);
+  if (user.extra !== undefined) result.extra = jsonCopy(user.extra);
   return result;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { MemoryUserStore } from "../../src/provisioning/index.ts";
+import { MemoryUserStore, type UserRecord } from "../../src/provisioning/index.ts";
 import { bearerToken, createScimHandler, ScimError, scimExtraKey } from "../../src/scim/index.ts";
 import { enterprise, entraUser, errorSchema, patchOp, scim, setup, token } from "./helpers.ts";
 
@@ -505,6 +505,25 @@ describe("another replica writing the same user", () => {
       name: { givenName: "Other" },
     });
     expect((await get(id))?.firstName).toBe("Other");
+  });
+
+  it("reads a stored user without changing it: the conditional write still finds it as read", async () => {
+    // A user written by an older version (a password under extra.scim) or another writer: serving
+    // it drops `meta` and the password from the resource, which must not reach the record read,
+    // the `expected` of the conditional write (else every PATCH would miss and end in 503).
+    const { store, handler } = setup();
+    const id = await created(handler);
+    const stored = (await store.get(id)) as UserRecord;
+    const kept = stored.extra?.[scimExtraKey] as Record<string, unknown>;
+    await store.replace({ ...stored, extra: { [scimExtraKey]: { ...kept, password: "old" } } });
+    const ifMatch = (await scim(handler, "GET", `/scim/v2/Users/${id}`)).headers.get("etag");
+    const answer = await scim(handler, "PATCH", `/scim/v2/Users/${id}`, title("Boss"), {
+      "if-match": ifMatch as string,
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body.title).toBe("Boss");
+    expect(answer.body.password).toBeUndefined();
+    expect(answer.headers.get("etag")).toBe(answer.body.meta.version);
   });
 
   it("answers 503 after 8 attempts when the user changes under every one", async () => {
