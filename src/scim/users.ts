@@ -226,7 +226,9 @@ async function write(
   previous: UserRecord | undefined,
 ): Promise<ServedUser | undefined> {
   const { store } = context;
-  const record = recordOf(uuid, resource, times, previous, context.now());
+  // The change's own time (every caller stamps lastModified): a deactivation made by it is dated
+  // as the change is, and the clock is read once.
+  const record = recordOf(uuid, resource, times, previous, times.lastModified ?? context.now());
   try {
     const stored =
       previous === undefined
