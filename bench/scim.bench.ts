@@ -95,7 +95,8 @@ function provisioningPlus(store: Store, stages: number): Handler {
   const provisioning = createProvisioningHandler({ store, logger: quiet });
   const authenticate = bearerToken(token);
   const handle = async (request: ProvisioningRequest): Promise<ProvisioningResponse> => {
-    if (!(await authenticate(withHeaderRecord(request)))) return { status: 401, headers: {}, body: undefined };
+    if (!(await authenticate(withHeaderRecord(request))))
+      return { status: 401, headers: {}, body: undefined };
     const sent = JSON.parse(decoder.decode(request.body)) as Record<string, string>;
     const create = request.path.endsWith("/create");
     if (stages >= 2) {

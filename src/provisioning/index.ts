@@ -31,7 +31,10 @@ export {
 export { userRecordSchema } from "../users/user-record-schema.ts";
 export type {
   ReplaceOptions,
+  UserExtraMatch,
   UserLookup,
+  UserPage,
+  UserPageOptions,
   UserReadOptions,
   UserStore,
   UserStoreReads,

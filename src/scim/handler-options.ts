@@ -7,7 +7,8 @@ import type { ScimAuthenticate } from "./auth.ts";
  * What a SCIM server needs of a store: the writes of every `UserStore` and `replace` (SCIM writes
  * whole records, and its `active: false` deactivates without deleting), and the reads;
  * `findUsers`, when the store has it, finds users by userName and externalId without reading
- * every user. The bundled stores (Memory, SQLite, PostgreSQL) have all of it.
+ * every user, and `listPage` reads one page of `GET /Users` (without a filter) and its total
+ * instead of every user. The bundled stores (Memory, SQLite, PostgreSQL) have all of it.
  */
 export type ScimUserStore = UserStore & Required<Pick<UserStore, "replace">> & UserStoreReads;
 

@@ -11,6 +11,7 @@
 // answers 404 for.
 import type { JsonValue } from "type-fest";
 import type { UserRecord } from "../users/user-record.ts";
+import type { UserExtraMatch } from "../users/user-store.ts";
 import { type JsonObject, ownValue } from "./evaluate.ts";
 import { plainObject, setOwn, withoutNeverReturned } from "./resource.ts";
 
@@ -32,6 +33,12 @@ function keptResource(user: UserRecord): JsonObject | undefined {
     ? (kept as JsonObject)
     : undefined;
 }
+
+/**
+ * The deactivated users SCIM serves (as `active: false`), for a store's page: those its
+ * `active: false` deactivated, which {@link deletedForScim} tells from the deleted ones.
+ */
+export const inactiveForScim: UserExtraMatch = { extra: [scimExtraKey, "active"], value: false };
 
 /** Whether SCIM reads this stored user as deleted: deactivated, and not by SCIM's `active: false`. */
 export function deletedForScim(user: UserRecord): boolean {

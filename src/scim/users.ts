@@ -14,6 +14,7 @@ import type { ScimUserStore } from "./handler-options.ts";
 import {
   deletedForScim,
   deletedRecord,
+  inactiveForScim,
   recordOf,
   resourceOf,
   type ScimTimes,
@@ -144,12 +145,27 @@ async function listUsers(context: UserContext, query: URLSearchParams): Promise<
   const filter = text === null || text.trim() === "" ? undefined : parseFilter(text);
   const startIndex = Math.max(1, integerOf(query.get("startIndex"), 1));
   const count = Math.min(maxResults, Math.max(0, integerOf(query.get("count"), maxResults)));
-  const found = (await candidates(context, filter)).map((user) => serve(context, user).body);
-  const hits = filter === undefined ? found : found.filter((body) => matches(filter, body));
-  const page = hits.slice(startIndex - 1, startIndex - 1 + count);
+  let page: JsonObject[];
+  let totalResults: number;
+  if (filter === undefined && context.store.listPage !== undefined) {
+    // Paged by the store: one page read, and the total counted there.
+    const read = await context.store.listPage({
+      offset: startIndex - 1,
+      limit: count,
+      includeDeactivated: inactiveForScim,
+    });
+    page = read.users.map((user) => serve(context, user).body);
+    totalResults = read.total;
+  } else {
+    // A filter on attributes the store cannot look up is evaluated here, over every user.
+    const found = (await candidates(context, filter)).map((user) => serve(context, user).body);
+    const hits = filter === undefined ? found : found.filter((body) => matches(filter, body));
+    page = hits.slice(startIndex - 1, startIndex - 1 + count);
+    totalResults = hits.length;
+  }
   return {
     schemas: [listResponseSchema],
-    totalResults: hits.length,
+    totalResults,
     startIndex,
     itemsPerPage: page.length,
     Resources: page,

@@ -24,7 +24,10 @@ import {
 import type { UpsertResult, UserPatch, UserRecord } from "./user-record.ts";
 import type {
   ReplaceOptions,
+  UserExtraMatch,
   UserLookup,
+  UserPage,
+  UserPageOptions,
   UserReadOptions,
   UserStore,
   UserStoreReads,
@@ -131,6 +134,22 @@ export class MemoryUserStore implements UserStore, UserStoreReads, QuarantineMet
           return (lookup.ignoreCase ? asciiLowerCase(value) : value) === wanted;
         })
         .map(copy);
+    });
+  }
+
+  /** A page of the users in insertion order, and their total: one pass, copies of the page only. */
+  listPage({ offset = 0, limit, includeDeactivated = false }: UserPageOptions): Promise<UserPage> {
+    return awaitedRead("store.listPage()", () => {
+      const users: UserRecord[] = [];
+      let total = 0;
+      for (const user of this.#users.values()) {
+        if (user.deactivatedAt !== undefined && !takesDeactivated(includeDeactivated, user)) {
+          continue;
+        }
+        if (total >= offset && users.length < limit) users.push(copy(user));
+        total++;
+      }
+      return { users, total };
     });
   }
 
@@ -336,6 +355,11 @@ function extraValue(user: UserRecord, [outer, inner]: readonly [string, string])
   return Object.hasOwn(container, inner)
     ? (container as Record<string, unknown>)[inner]
     : undefined;
+}
+
+/** Whether `includeDeactivated` of a page takes in this deactivated user. */
+function takesDeactivated(include: boolean | UserExtraMatch, user: UserRecord): boolean {
+  return typeof include === "boolean" ? include : extraValue(user, include.extra) === include.value;
 }
 
 /** The key of an awaited value in the index. */

@@ -66,6 +66,13 @@ export function storeRules(
   return { unique: [...new Set(unique)], onDelete };
 }
 
+/**
+ * The `extra` path the bundled SQL stores index for an exact `findUsers` look-up: SCIM's
+ * `externalId` (`extra.scim.externalId`), by which Entra ID finds each user on every sync. Any
+ * other path is read through the whole table.
+ */
+export const indexedExtraPath = ["scim", "externalId"] as const;
+
 /** The value a unique index compares: email with its ASCII letters in lower case, others as is. */
 export function uniqueValue(field: UniqueField, value: string): string {
   return field === "email" ? asciiLowerCase(value) : value;

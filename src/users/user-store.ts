@@ -69,6 +69,35 @@ export interface UserReadOptions {
   includeDeactivated?: boolean | undefined;
 }
 
+/** A user whose `extra` at a two-key path holds exactly `value` (compared as JSON data). */
+export interface UserExtraMatch {
+  /** The two keys: `["scim", "active"]` is `extra.scim.active`. */
+  extra: readonly [string, string];
+  value: string | boolean;
+}
+
+/** Which page of which users {@link UserStoreReads.listPage} reads. */
+export interface UserPageOptions {
+  /** How many users of the order to pass over first. Default 0. */
+  offset?: number | undefined;
+  /** The most users the page holds (0 for none: the total alone). */
+  limit: number;
+  /**
+   * Deactivated users too: every one (`true`), none (`false`, the default), or only those that
+   * also match a {@link UserExtraMatch} (SCIM lists the users its `active: false` deactivated,
+   * `{ extra: ["scim", "active"], value: false }`, and not the ones deleted and kept).
+   */
+  includeDeactivated?: boolean | UserExtraMatch | undefined;
+}
+
+/** A page of {@link UserStoreReads.listPage}. */
+export interface UserPage {
+  /** The page's users, in `list`'s order. */
+  users: UserRecord[];
+  /** How many users the options take in, on every page: the page and the rest. */
+  total: number;
+}
+
 /**
  * The reads of every bundled store (`MemoryUserStore`, `SqliteUserStore`, `PostgresUserStore`),
  * one shape whatever the database: each returns a promise, so swapping stores changes no call
@@ -91,4 +120,11 @@ export interface UserStoreReads {
    * `externalId` with it. Optional; the bundled stores implement it.
    */
   findUsers?(lookup: UserLookup): Promise<UserRecord[]>;
+  /**
+   * One page of the users `list` would return (in its order, which is stable), and their total,
+   * read together, without reading every user into the application: the SCIM server pages
+   * `GET /Users` with it. The SQL stores ask the database for the page and the count in one
+   * statement. Optional; the bundled stores implement it.
+   */
+  listPage?(options: UserPageOptions): Promise<UserPage>;
 }

@@ -245,6 +245,45 @@ describe("Users", () => {
     );
   });
 
+  it("pages through the store: one page read, never every user, inactive users in, deleted out", async () => {
+    const { handler, store } = setup({}, { onDelete: "deactivate" });
+    const ids: string[] = [];
+    for (const name of ["a", "b", "c", "d"]) {
+      ids.push((await scim(handler, "POST", "/scim/v2/Users", entraUser(name))).body.id);
+    }
+    const inactive = {
+      schemas: [patchOp],
+      Operations: [{ op: "replace", path: "active", value: false }],
+    };
+    await scim(handler, "PATCH", `/scim/v2/Users/${ids[1]}`, inactive);
+    // Deleted through the Provisioning API: the store keeps the row, deactivated; SCIM reads 404.
+    await store.delete(ids[2] as string);
+    const pages: unknown[] = [];
+    const listPage = store.listPage.bind(store);
+    store.listPage = (options) => {
+      pages.push(options);
+      return listPage(options);
+    };
+    store.list = () => Promise.reject(new Error("GET /Users read every user"));
+    const page = await scim(handler, "GET", "/scim/v2/Users?startIndex=2&count=2");
+    expect(page.status).toBe(200);
+    expect(page.body).toMatchObject({ totalResults: 3, startIndex: 2, itemsPerPage: 2 });
+    expect(page.body.Resources.map((user: { userName: string }) => user.userName)).toEqual([
+      "b",
+      "d",
+    ]);
+    expect(page.body.Resources[0]).toMatchObject({ active: false });
+    expect(pages).toEqual([
+      {
+        offset: 1,
+        limit: 2,
+        includeDeactivated: { extra: [scimExtraKey, "active"], value: false },
+      },
+    ]);
+    const total = await scim(handler, "GET", "/scim/v2/Users?count=0");
+    expect(total.body).toMatchObject({ totalResults: 3, itemsPerPage: 0, Resources: [] });
+  });
+
   it("returns only the attributes asked, never fewer than id", async () => {
     const { handler } = setup();
     await scim(handler, "POST", "/scim/v2/Users", entraUser("alice"));
@@ -470,9 +509,12 @@ describe("a failing store", () => {
     const handler = createScimHandler({ store, token, onError });
     store.get = () => Promise.reject(new Error("connection refused"));
     store.list = () => Promise.reject(new Error("connection refused"));
+    store.listPage = () => Promise.reject(new Error("connection refused"));
     expect((await scim(handler, "GET", "/scim/v2/Users/x")).status).toBe(503);
     expect((await scim(handler, "GET", "/scim/v2/Users")).status).toBe(503);
-    expect(onError).toHaveBeenCalledTimes(2);
+    const filtered = `/scim/v2/Users?filter=${encodeURIComponent('title eq "x"')}`;
+    expect((await scim(handler, "GET", filtered)).status).toBe(503);
+    expect(onError).toHaveBeenCalledTimes(3);
   });
 });
 

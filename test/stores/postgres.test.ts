@@ -141,6 +141,41 @@ describe.runIf(url || required)("PostgresUserStore", () => {
     }
   });
 
+  it("finds SCIM's externalId through an index, and pages by uuid with the total", async () => {
+    const table = newTable();
+    const store = await migrated({ pool, table, onDelete: "deactivate" });
+    for (const uuid of ["c", "a", "b", "d"]) {
+      await store.replace({ uuid, username: uuid, extra: { scim: { externalId: `E-${uuid}` } } });
+    }
+    const lookup = { extra: ["scim", "externalId"], value: "E-a" } as const;
+    expect((await store.findUsers(lookup)).map((user) => user.uuid)).toEqual(["a"]);
+    expect(await store.findUsers({ ...lookup, value: "e-a" })).toEqual([]);
+    await store.delete("b");
+    expect((await store.listPage({ offset: 1, limit: 2 })).users.map((user) => user.uuid)).toEqual([
+      "c",
+      "d",
+    ]);
+    expect((await store.listPage({ offset: 1, limit: 2 })).total).toBe(3);
+    expect(await store.listPage({ offset: 9, limit: 2, includeDeactivated: true })).toEqual({
+      users: [],
+      total: 4,
+    });
+    const { findQuery } = await import("../../src/stores/postgres/whole-writes.ts");
+    const query = findQuery(`"${table}"`, lookup);
+    const client = await pool.connect();
+    try {
+      // A table this small is read whole unless a sequential scan is ruled out.
+      await client.query("SET enable_seqscan = off");
+      const plan = (await client.query(`EXPLAIN ${query.text}`, query.values)).rows
+        .map((row) => row["QUERY PLAN"])
+        .join("\n");
+      expect(plan).toMatch(/Index Scan using pi_extra_path_|Bitmap Index Scan on pi_extra_path_/);
+    } finally {
+      await client.query("RESET enable_seqscan");
+      client.release();
+    }
+  });
+
   it("reads a user with get and every user with list, by uuid", async () => {
     const store = await migrated({ pool, table: newTable() });
     for (const uuid of ["u2", "u1", "u3"]) await store.upsert({ uuid, username: uuid });

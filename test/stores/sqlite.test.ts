@@ -151,6 +151,50 @@ describe("SqliteUserStore", () => {
     expect(plan.join("\n")).toMatch(/USING INDEX provisioned_users_username_lower/);
   });
 
+  it("finds SCIM's externalId through an index, not by reading the table", async () => {
+    const file = newFile();
+    const store = new SqliteUserStore(file);
+    await store.replace({ uuid: "u1", username: "bob", extra: { scim: { externalId: "E-1" } } });
+    const lookup = { extra: ["scim", "externalId"], value: "E-1" } as const;
+    expect((await store.findUsers(lookup)).map((user) => user.uuid)).toEqual(["u1"]);
+    expect(await store.findUsers({ ...lookup, value: "e-1" })).toEqual([]);
+    store.close();
+    const { findQuery } = await import("../../src/stores/sqlite/whole-writes.ts");
+    const db = new DatabaseSync(file);
+    const planOf = (query: { text: string; values: string[] }) =>
+      db
+        .prepare(`EXPLAIN QUERY PLAN ${query.text}`)
+        .all(...query.values)
+        .map((row) => row.detail)
+        .join("\n");
+    // The look-up's own statement, planned: the index, where a bound path read the whole table.
+    expect(planOf(findQuery("provisioned_users", lookup))).toMatch(
+      /USING INDEX provisioned_users_extra_path/,
+    );
+    expect(
+      planOf(findQuery("provisioned_users", { extra: ["scim", "other"], value: "x" })),
+    ).toMatch(/^SCAN provisioned_users/);
+    db.close();
+  });
+
+  it("pages users in the order of creation with their total, in one statement", async () => {
+    const store = new SqliteUserStore(newFile(), { onDelete: "deactivate" });
+    for (const uuid of ["c", "a", "b", "d"]) await store.upsert({ uuid, username: uuid });
+    await store.delete("b");
+    expect(await store.listPage({ offset: 1, limit: 2 })).toEqual({
+      users: [
+        { uuid: "a", username: "a" },
+        { uuid: "d", username: "d" },
+      ],
+      total: 3,
+    });
+    expect(await store.listPage({ offset: 9, limit: 2, includeDeactivated: true })).toEqual({
+      users: [],
+      total: 4,
+    });
+    store.close();
+  });
+
   it("keeps users in the file, for the next store that opens it", async () => {
     const file = newFile();
     const first = new SqliteUserStore(file);

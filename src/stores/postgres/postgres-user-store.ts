@@ -34,6 +34,8 @@ import {
 import type {
   ReplaceOptions,
   UserLookup,
+  UserPage,
+  UserPageOptions,
   UserReadOptions,
   UserStore,
   UserStoreReads,
@@ -50,7 +52,12 @@ import {
   upsertStatement,
 } from "./rows.ts";
 import { migrateTables } from "./schema.ts";
-import { conditionalReplaceStatement, findQuery, replaceStatement } from "./whole-writes.ts";
+import {
+  conditionalReplaceStatement,
+  findQuery,
+  pageQueries,
+  replaceStatement,
+} from "./whole-writes.ts";
 
 /** Options of {@link PostgresUserStore}; `unique` and `onDelete` as for every bundled store. */
 export interface PostgresUserStoreOptions extends StoreRulesOptions {
@@ -193,6 +200,19 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
       const { text, values } = findQuery(this.#table, lookup);
       const { rows } = await this.#pool.query<Row>(text, values);
       return rows.map(toUser);
+    });
+  }
+
+  /** A page of the users ordered by uuid, and their total, from one statement. */
+  listPage(options: UserPageOptions): Promise<UserPage> {
+    return awaitedRead("store.listPage()", async () => {
+      const { page, total, values } = pageQueries(this.#table, options);
+      const { rows } = await this.#pool.query<Row>(page, values);
+      if (rows[0] !== undefined) {
+        return { users: rows.map(toUser), total: Number(rows[0].page_total) };
+      }
+      const counted = await this.#pool.query<Row>(total, values.slice(0, -2));
+      return { users: [], total: Number(counted.rows[0]?.page_total) };
     });
   }
 

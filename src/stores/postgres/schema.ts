@@ -6,6 +6,7 @@ import type { PendingUser } from "../../users/quarantine-store.ts";
 import { type UserFieldName, type UserPatch, userWireNames } from "../../users/user-record.ts";
 import { quote, type StoreNames } from "./names.ts";
 import { fields } from "./rows.ts";
+import { indexedExtraSql } from "./whole-writes.ts";
 
 /**
  * Creates what is missing and brings an older version's tables up to date, inside the caller's
@@ -24,6 +25,11 @@ export async function migrateTables(client: PoolClient, names: StoreNames): Prom
   // deactivated users included; its expression is the look-up's, so the planner uses it.
   await client.query(
     `CREATE INDEX IF NOT EXISTS ${quote(`pi_username_lower_${names.indexSuffix}`)} ON ${names.table} (lower((username) COLLATE "C"))`,
+  );
+  // findUsers' exact look-up of the indexed extra path (SCIM's externalId, Entra's first call for
+  // each user of every sync), spelled as the look-up spells it.
+  await client.query(
+    `CREATE INDEX IF NOT EXISTS ${quote(`pi_extra_path_${names.indexSuffix}`)} ON ${names.table} (${indexedExtraSql})`,
   );
   await migrateQuarantine(client, names);
   const { rows } = await client.query<{ name: string; qualified: string }>(

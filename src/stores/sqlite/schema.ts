@@ -2,7 +2,7 @@
 // from an older version) and the unique indexes that follow the `unique` option.
 import type { DatabaseSync } from "node:sqlite";
 import { composePatches } from "../../users/compose-patches.ts";
-import type { UniqueField } from "../../users/store-rules.ts";
+import { indexedExtraPath, type UniqueField } from "../../users/store-rules.ts";
 import { userFieldNames, userWireNames } from "../../users/user-record.ts";
 
 // The SQL column of each documented field: its wire name (userId → user_id).
@@ -13,9 +13,25 @@ export const quarantineTable = "provisioned_users_quarantine";
 export const awaitsTable = "provisioned_users_quarantine_awaits";
 export const uniqueIndexPrefix = `${table}_unique_`;
 
+/**
+ * The JSON path of one key of `extra`, a quoted label (`$."scim"`), as findUsers binds it: no key
+ * can then read as path syntax.
+ */
+export function extraKeyPath(key: string): string {
+  return `$.${JSON.stringify(key)}`;
+}
+
+/**
+ * The expression of the indexed `extra` path (indexedExtraPath, SCIM's externalId), its keys
+ * written into the SQL: an expression index serves only a query that spells it the same, which a
+ * path bound as a parameter never does. The keys are this package's constants, with no quote.
+ */
+export const indexedExtraSql = `extra -> '${extraKeyPath(indexedExtraPath[0])}' ->> '${extraKeyPath(indexedExtraPath[1])}'`;
+
 // The index on lower(username) serves findUsers' case-insensitive look-up of a username (the SCIM
 // server's userName check on every create), which would otherwise read the whole table; it takes
-// deactivated users in, as findUsers does.
+// deactivated users in, as findUsers does; the one on the indexed extra path serves its exact
+// look-up of SCIM's externalId (Entra's first call for each user of every sync).
 // `revision` counts the writes to a row since the user was created: 1 right after the insert or
 // the reactivation of a deactivated row, which is how one statement reports whether it created
 // the user.
@@ -26,7 +42,8 @@ const usersTableSql = `CREATE TABLE IF NOT EXISTS ${table} (
   revision INTEGER NOT NULL DEFAULT 1,
   deactivated_at TEXT
 ) STRICT;
-CREATE INDEX IF NOT EXISTS ${table}_username_lower ON ${table} (lower(username))`;
+CREATE INDEX IF NOT EXISTS ${table}_username_lower ON ${table} (lower(username));
+CREATE INDEX IF NOT EXISTS ${table}_extra_path ON ${table} (${indexedExtraSql})`;
 
 // The quarantine: one pending record per uuid (the merge of its kept messages, as JSON text), in
 // the order they were first kept (rowid), and the index of the values each one awaits, which a

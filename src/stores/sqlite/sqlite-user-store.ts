@@ -26,6 +26,8 @@ import type { UpsertResult, UserPatch, UserRecord } from "../../users/user-recor
 import type {
   ReplaceOptions,
   UserLookup,
+  UserPage,
+  UserPageOptions,
   UserReadOptions,
   UserStore,
   UserStoreReads,
@@ -222,6 +224,11 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
   /** The users a look-up finds, deactivated ones too, in the order of creation. */
   findUsers(lookup: UserLookup): Promise<UserRecord[]> {
     return awaitedRead("store.findUsers()", () => this.#whole().findUsers(lookup));
+  }
+
+  /** A page of the users in the order of creation, and their total, from one statement. */
+  listPage(options: UserPageOptions): Promise<UserPage> {
+    return awaitedRead("store.listPage()", () => this.#whole().listPage(options));
   }
 
   #whole(): ReturnType<typeof createWholeWrites> {

@@ -1,9 +1,17 @@
-// SqliteUserStore's whole-record write and look-ups (UserStore.replace, UserStoreReads.findUsers),
-// for a second protocol over the same store (SCIM): each one SQL statement, prepared once.
+// SqliteUserStore's whole-record write, look-ups and pages (UserStore.replace,
+// UserStoreReads.findUsers and listPage), for a second protocol over the same store (SCIM): each
+// one SQL statement, prepared once.
 import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { indexedExtraPath } from "../../users/store-rules.ts";
 import type { UserFieldName, UserRecord } from "../../users/user-record.ts";
 import { userFieldNames, userWireNames } from "../../users/user-record.ts";
-import type { UserLookup } from "../../users/user-store.ts";
+import type {
+  UserExtraMatch,
+  UserLookup,
+  UserPage,
+  UserPageOptions,
+} from "../../users/user-store.ts";
+import { extraKeyPath, indexedExtraSql } from "./schema.ts";
 
 type Row = Record<string, string | number | null>;
 
@@ -34,13 +42,13 @@ VALUES (${written.map(() => "?").join(", ")})
 ON CONFLICT (uuid) DO UPDATE SET ${[...columns, "extra", "deactivated_at"].map((column) => `${column} = excluded.${column}`).join(", ")},
   revision = revision + 1
 RETURNING *`);
-  const finds = new Map<string, StatementSync>();
+  const statements = new Map<string, StatementSync>();
 
-  function find(key: string, where: string): StatementSync {
-    let statement = finds.get(key);
+  function prepared(sql: string): StatementSync {
+    let statement = statements.get(sql);
     if (statement === undefined) {
-      statement = db.prepare(`SELECT * FROM ${table} WHERE ${where} ORDER BY rowid`);
-      finds.set(key, statement);
+      statement = db.prepare(sql);
+      statements.set(sql, statement);
     }
     return statement;
   }
@@ -73,30 +81,71 @@ RETURNING *`);
     },
 
     findUsers(lookup: UserLookup): UserRecord[] {
-      const compare = (expression: string) =>
-        lookup.ignoreCase ? `lower(${expression}) = lower(?)` : `${expression} = ?`;
-      if ("field" in lookup) {
-        if (!(userFieldNames as readonly string[]).includes(lookup.field)) {
-          throw new TypeError(
-            `findUsers: ${JSON.stringify(lookup.field)} is not a field of a user record`,
-          );
-        }
-        const column = userWireNames[lookup.field as UserFieldName];
-        const key = `${column}:${lookup.ignoreCase === true}`;
-        return (find(key, compare(column)).all(lookup.value) as Row[]).map(toUser);
-      }
-      const [outer, inner] = lookup.extra;
-      // Both keys are bound as JSON paths with a quoted label (`$."scim"`), never spliced into SQL.
-      const statement = find(`extra:${lookup.ignoreCase === true}`, compare("extra -> ? ->> ?"));
-      return (
-        statement.all(
-          `$.${JSON.stringify(outer)}`,
-          `$.${JSON.stringify(inner)}`,
-          lookup.value,
-        ) as Row[]
-      )
-        .filter((row) => typeof row.extra === "string")
-        .map(toUser);
+      const { text, values } = findQuery(table, lookup);
+      return (prepared(text).all(...values) as Row[]).map(toUser);
     },
+
+    listPage({ offset = 0, limit, includeDeactivated = false }: UserPageOptions): UserPage {
+      const { where, values } = pageCondition(includeDeactivated);
+      // The total in the same statement, so that page and total come from one snapshot; a page
+      // past the end has no row to carry it, and is counted alone.
+      const rows = prepared(
+        `SELECT *, (SELECT count(*) FROM ${table} WHERE ${where}) AS page_total FROM ${table} WHERE ${where} ORDER BY rowid LIMIT ? OFFSET ?`,
+      ).all(...values, ...values, limit, offset) as Row[];
+      const total =
+        rows[0] === undefined
+          ? (
+              prepared(`SELECT count(*) AS page_total FROM ${table} WHERE ${where}`).get(
+                ...values,
+              ) as Row
+            ).page_total
+          : rows[0].page_total;
+      return { users: rows.map(toUser), total: Number(total) };
+    },
+  };
+}
+
+/**
+ * The statement of a look-up and its parameters. A field is checked against the record's fields
+ * (it names a column); `extra`'s keys are bound as quoted JSON path labels, never spliced into
+ * SQL, except for the indexed path, written as its index is (indexedExtraSql).
+ */
+export function findQuery(table: string, lookup: UserLookup): { text: string; values: string[] } {
+  const compare = (expression: string) =>
+    lookup.ignoreCase ? `lower(${expression}) = lower(?)` : `${expression} = ?`;
+  const select = (where: string) => `SELECT * FROM ${table} WHERE ${where} ORDER BY rowid`;
+  if ("field" in lookup) {
+    if (!(userFieldNames as readonly string[]).includes(lookup.field)) {
+      throw new TypeError(
+        `findUsers: ${JSON.stringify(lookup.field)} is not a field of a user record`,
+      );
+    }
+    const column = userWireNames[lookup.field as UserFieldName];
+    return { text: select(compare(column)), values: [lookup.value] };
+  }
+  const [outer, inner] = lookup.extra;
+  if (!lookup.ignoreCase && outer === indexedExtraPath[0] && inner === indexedExtraPath[1]) {
+    return { text: select(compare(indexedExtraSql)), values: [lookup.value] };
+  }
+  return {
+    text: select(compare("extra -> ? ->> ?")),
+    values: [extraKeyPath(outer), extraKeyPath(inner), lookup.value],
+  };
+}
+
+/** The WHERE of a page's users: active ones, and which deactivated ones the options take in. */
+function pageCondition(include: boolean | UserExtraMatch): { where: string; values: string[] } {
+  if (include === true) return { where: "1", values: [] };
+  if (include === false) return { where: "deactivated_at IS NULL", values: [] };
+  // A boolean as its JSON text (`->` gives `true` or `false`); a string as SQL text (`->>` gives
+  // a JSON string's text, and a number as a number, which equals no text).
+  const boolean = typeof include.value === "boolean";
+  return {
+    where: `(deactivated_at IS NULL OR extra -> ? ${boolean ? "->" : "->>"} ? = ?)`,
+    values: [
+      extraKeyPath(include.extra[0]),
+      extraKeyPath(include.extra[1]),
+      boolean ? String(include.value) : (include.value as string),
+    ],
   };
 }

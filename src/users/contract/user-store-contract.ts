@@ -6,6 +6,7 @@ import { deletionChecks } from "./deletion.ts";
 import { contractKit } from "./kit.ts";
 import { lifecycleChecks } from "./lifecycle.ts";
 import type { UserStoreContractOptions } from "./options.ts";
+import { pageChecks } from "./pages.ts";
 import { quarantineChecks } from "./quarantine.ts";
 import { readChecks } from "./reads.ts";
 import { conditionalReplaceChecks, findUsersChecks, replaceChecks } from "./replace.ts";
@@ -20,7 +21,8 @@ export type { TestContext, TestRunner, UserStoreContractOptions } from "./option
  * deactivated user holds no unique value), reset and readiness when implemented, atomic upserts under
  * concurrency (no lost update), the reads when implemented (`get`, `list` and `count` together,
  * each returning a promise, as `UserStoreReads` says: what they return, deactivated users left out
- * unless asked, copies the caller may change), and the quarantine methods when implemented (one
+ * unless asked, copies the caller may change; `listPage`, when implemented, a slice of `list`'s
+ * order with the total), and the quarantine methods when implemented (one
  * pending record per uuid merging every kept message, password and all; a freed value waking the
  * uuid that awaits it; release and delete as single steps; all of it atomic per uuid under
  * concurrent callers). Every store must pass it.
@@ -57,5 +59,6 @@ export function testUserStore<Store extends UserStore>(
     replaceChecks(kit);
     conditionalReplaceChecks(kit);
     findUsersChecks(kit);
+    pageChecks(kit);
   });
 }

@@ -3,6 +3,7 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import {
   MemoryUserStore,
+  type UserPageOptions,
   type UserPatch,
   type UserRecord,
   type UserStore,
@@ -229,6 +230,72 @@ describe("testUserStore's checks of the reads", () => {
     expect(outcomes.failed).toEqual([
       "leaves a deactivated user out of list and count unless asked, and get shows it",
       "replace deactivates without deleting, and reactivates with the record",
+      "listPage reads any slice of list's order, with count's total on every page, as copies",
+    ]);
+  });
+});
+
+describe("testUserStore's checks of listPage", () => {
+  it("fails a store whose listPage counts the page, not every user it takes in", async () => {
+    class PageCountStore extends MemoryUserStore {
+      override async listPage(options: UserPageOptions) {
+        const page = await super.listPage(options);
+        return { ...page, total: page.users.length };
+      }
+    }
+    expect(await failedChecks(() => new PageCountStore())).toEqual([
+      "listPage reads any slice of list's order, with count's total on every page, as copies",
+      "listPage takes in the deactivated users whose extra matches, exactly as JSON data",
+    ]);
+  });
+
+  it("fails a store whose listPage passes over one user too many, or too few", async () => {
+    for (const shift of [1, -1]) {
+      class ShiftedStore extends MemoryUserStore {
+        override listPage(options: UserPageOptions) {
+          return super.listPage({ ...options, offset: Math.max(0, (options.offset ?? 0) + shift) });
+        }
+      }
+      expect(await failedChecks(() => new ShiftedStore())).toContain(
+        "listPage reads any slice of list's order, with count's total on every page, as copies",
+      );
+    }
+  });
+
+  it("fails a store whose listPage takes in every deactivated user for an extra match, or none", async () => {
+    for (const taken of [true, false]) {
+      class LooseMatchStore extends MemoryUserStore {
+        override listPage(options: UserPageOptions) {
+          const { includeDeactivated } = options;
+          const loose = typeof includeDeactivated === "object" ? taken : includeDeactivated;
+          return super.listPage({ ...options, includeDeactivated: loose });
+        }
+      }
+      expect(await failedChecks(() => new LooseMatchStore())).toEqual([
+        "listPage takes in the deactivated users whose extra matches, exactly as JSON data",
+      ]);
+    }
+  });
+
+  it("fails a store whose listPage matches a boolean by its text, or a string loosely", async () => {
+    class TextMatchStore extends MemoryUserStore {
+      override async listPage(options: UserPageOptions) {
+        const { includeDeactivated } = options;
+        if (typeof includeDeactivated !== "object") return super.listPage(options);
+        const all = await super.list({ includeDeactivated: true });
+        const [outer, inner] = includeDeactivated.extra;
+        const taken = all.filter((user) => {
+          if (user.deactivatedAt === undefined) return true;
+          const container = user.extra?.[outer] as Record<string, unknown> | undefined;
+          const value = container?.[inner];
+          return value !== undefined && String(value) === String(includeDeactivated.value);
+        });
+        const offset = options.offset ?? 0;
+        return { users: taken.slice(offset, offset + options.limit), total: taken.length };
+      }
+    }
+    expect(await failedChecks(() => new TextMatchStore())).toEqual([
+      "listPage takes in the deactivated users whose extra matches, exactly as JSON data",
     ]);
   });
 });
@@ -253,6 +320,8 @@ describe("testUserStore's reporting", () => {
       "deletes a user and discards its pending record in one step",
       "findUsers finds by a field (ASCII case ignored when asked) and by an extra path, deactivated users too",
       "keeps a conflict as one pending record per uuid, merging every later message into it",
+      "listPage reads any slice of list's order, with count's total on every page, as copies",
+      "listPage takes in the deactivated users whose extra matches, exactly as JSON data",
       "removes every user on reset",
       "replace deactivates without deleting, and reactivates with the record",
       "replace with expected writes only over the user as it was read, else resolves undefined",
