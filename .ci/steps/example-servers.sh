@@ -3,7 +3,7 @@
 # Node 24, with its opt-in read route: each must pass `platform-integration conformance
 # --read-user` (effects verified, every test user deleted), serve SCIM from the same store
 # (SCIM_TOKEN) that passes `conformance --scim`, and exit 0 on SIGTERM. The Hono app on Bun and
-# Deno is checked the same way, Provisioning API only, by hono-bun-deno.sh.
+# Deno is checked the same way, SCIM included, by hono-bun-deno.sh.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work="$1/example-servers"

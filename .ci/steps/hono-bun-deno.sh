@@ -4,7 +4,9 @@
 # RSA-PSS), required (PLATFORM_INTEGRATION_REQUIRE_RUNTIMES=1, so that a missing runtime fails
 # instead of skipping), then the Hono example app from its command line on
 # each, users in memory and in a SQLite file, checked with `platform-integration conformance
-# --read-user` (see .ci/lib/check-example-server.sh).
+# --read-user`, and serving SCIM from the same store (SCIM_TOKEN) checked with `conformance
+# --scim`: Entra's and Okta's sequences against the Bun and Deno servers (see
+# .ci/lib/check-example-server.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work="$1/hono-bun-deno"
@@ -15,6 +17,7 @@ bun="$1/runtimes/node_modules/.bin/bun"
 deno="$1/runtimes/node_modules/.bin/deno"
 [ -f dist/cli/index.js ] || npm run build >/dev/null
 source .ci/lib/check-example-server.sh
+check_scim=1
 
 PLATFORM_INTEGRATION_BUN="$bun" PLATFORM_INTEGRATION_DENO="$deno" \
   PLATFORM_INTEGRATION_REQUIRE_RUNTIMES=1 \
