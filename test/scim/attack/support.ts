@@ -8,3 +8,44 @@ export function clientOf(handler: Pick<ScimHandler, "fetch">, base = "/scim/v2")
   return (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
     scim(handler, method, `${base}${path}`, body, headers);
 }
+
+/** A deferred promise. */
+export function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((settle) => {
+    resolve = settle;
+  });
+  return { promise, resolve };
+}
+
+/**
+ * Wraps a store: when `hold(method)` is armed, the next call of `method` signals `reached` and
+ * waits until `release()` before it runs (deterministic interleavings, no timers).
+ */
+export function gated<S extends object>(store: S) {
+  type Deferred = ReturnType<typeof deferred<void>>;
+  const holds = new Map<string, { reached: Deferred; gate: Deferred }>();
+  const proxy = new Proxy(store, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver);
+      if (typeof value !== "function") return value;
+      return async (...args: unknown[]) => {
+        const hold = typeof key === "string" ? holds.get(key) : undefined;
+        if (hold !== undefined) {
+          holds.delete(key as string);
+          hold.reached.resolve();
+          await hold.gate.promise;
+        }
+        return value.apply(target, args);
+      };
+    },
+  });
+  return {
+    store: proxy as S,
+    hold(method: string) {
+      const entry = { reached: deferred(), gate: deferred() };
+      holds.set(method, entry);
+      return { reached: entry.reached.promise, release: () => entry.gate.resolve() };
+    },
+  };
+}
