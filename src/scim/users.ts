@@ -203,7 +203,7 @@ async function locked<T>(lock: KeyedLock, key: string, body: () => Promise<T>): 
 function contended(): ScimError {
   return new ScimError(
     503,
-    `The user changed under ${maxWriteAttempts} attempts to write it (other replicas writing it at once); retry`,
+    `The user (or the holders of its userName) changed under ${maxWriteAttempts} attempts to write it (other replicas writing at once); retry`,
   );
 }
 

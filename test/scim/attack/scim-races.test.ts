@@ -231,6 +231,8 @@ describe("one process, one store: SCIM's own userName check", () => {
    * userName unique; across replicas only the store's condition can (docs/scim.md).
    */
   class Unaware extends MemoryUserStore {
+    override replace(user: UserRecord): Promise<UserRecord>;
+    override replace(user: UserRecord, options: ReplaceOptions): Promise<UserRecord | undefined>;
     override async replace(user: UserRecord, options?: ReplaceOptions) {
       return options?.expected === undefined
         ? super.replace(user)

@@ -14,6 +14,7 @@ import {
   type UserStoreContractOptions,
 } from "../../../src/testing/index.ts";
 import { usernameHoldersHold } from "../../../src/users/replace-conditions.ts";
+import type { ReplaceOptions } from "../../../src/users/user-store.ts";
 
 const conflict = {
   holder: { uuid: "holder", email: "held@x.io" },
@@ -154,23 +155,24 @@ describe("testUserStore's checks of replace with usernameHolders", () => {
 
   it("fails a store whose replace ignores usernameHolders", async () => {
     class Ignoring extends MemoryUserStore {
-      override async replace(user: UserRecord, options?: { expected?: UserRecord }) {
+      override replace(user: UserRecord): Promise<UserRecord>;
+      override replace(user: UserRecord, options: ReplaceOptions): Promise<UserRecord | undefined>;
+      override async replace(user: UserRecord, options?: ReplaceOptions) {
         return options?.expected === undefined
           ? super.replace(user)
           : super.replace(user, { expected: options.expected });
       }
     }
-    const failed = await failedChecks(() => new Ignoring() as unknown as UserStore);
+    const failed = await failedChecks(() => new Ignoring());
     expect(failed).toContain(sequential);
     expect(failed).toContain(concurrent);
   });
 
   it("fails a store that reads the holders and writes in two steps others can come between", async () => {
     class TwoSteps extends MemoryUserStore {
-      override async replace(
-        user: UserRecord,
-        options?: { expected?: UserRecord; usernameHolders?: readonly UserRecord[] },
-      ) {
+      override replace(user: UserRecord): Promise<UserRecord>;
+      override replace(user: UserRecord, options: ReplaceOptions): Promise<UserRecord | undefined>;
+      override async replace(user: UserRecord, options?: ReplaceOptions) {
         if (options?.usernameHolders === undefined) return super.replace(user, options ?? {});
         const holders = await this.findUsers({
           field: "username",
@@ -182,7 +184,7 @@ describe("testUserStore's checks of replace with usernameHolders", () => {
         return super.replace(user, { expected: options.expected });
       }
     }
-    const failed = await failedChecks(() => new TwoSteps() as unknown as UserStore);
+    const failed = await failedChecks(() => new TwoSteps());
     expect(failed).toEqual([concurrent]);
   });
 });
