@@ -3,12 +3,11 @@
 // write refuses it), and PostgreSQL text cannot even be compared with one: the answer is the one
 // for a user that is not there (404, an empty list), never a 5xx an identity provider retries for
 // ever. On the three bundled stores (PostgreSQL when PLATFORM_INTEGRATION_PG_URL is set).
-import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { MemoryUserStore } from "../../../src/provisioning/index.ts";
 import { createScimHandler, type ScimUserStore } from "../../../src/scim/index.ts";
 import { SqliteUserStore } from "../../../src/stores/sqlite/index.ts";
-import { clientOf, patchOp, token } from "./support.ts";
+import { clientOf, patchOp, postgresStores, token } from "./support.ts";
 
 const pgUrl = process.env.PLATFORM_INTEGRATION_PG_URL;
 const cleanups: (() => void | Promise<void>)[] = [];
@@ -32,19 +31,9 @@ const stores: [string, () => Promise<ScimUserStore>][] = [
         [
           "PostgresUserStore",
           async () => {
-            const { default: pg } = await import("pg");
-            const { PostgresUserStore } = await import("../../../src/stores/postgres/index.ts");
-            const pool = new pg.Pool({ connectionString: pgUrl, max: 2 });
-            const table = `scim_nul_${randomUUID().slice(0, 8)}`;
-            const store = new PostgresUserStore({ pool, table, unique: ["username", "email"] });
-            await store.migrate();
-            cleanups.push(async () => {
-              for (const name of [table, `${table}_quarantine`, `${table}_quarantine_awaits`]) {
-                await pool.query(`DROP TABLE IF EXISTS "${name}"`);
-              }
-              await pool.end();
-            });
-            return store;
+            const { stores, drop } = await postgresStores(pgUrl, 1);
+            cleanups.push(drop);
+            return stores[0] as ScimUserStore;
           },
         ] as [string, () => Promise<ScimUserStore>],
       ]),

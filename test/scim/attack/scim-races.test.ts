@@ -3,7 +3,6 @@
 // was acknowledged for must still hold afterwards. Two replicas are two handlers, each with its own
 // store connection, over one SQLite file or one PostgreSQL table (when PLATFORM_INTEGRATION_PG_URL
 // is set). The one-process tests race two requests to one handler.
-import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,7 +13,7 @@ import { SqliteUserStore } from "../../../src/stores/sqlite/index.ts";
 import { asciiLowerCase } from "../../../src/users/store-rules.ts";
 import type { UserRecord } from "../../../src/users/user-record.ts";
 import type { ReplaceOptions } from "../../../src/users/user-store.ts";
-import { clientOf, gated, patchOp, token } from "./support.ts";
+import { clientOf, gated, patchOp, postgresStores, token } from "./support.ts";
 
 const pgUrl = process.env.PLATFORM_INTEGRATION_PG_URL;
 const cleanups: (() => void | Promise<void>)[] = [];
@@ -46,20 +45,8 @@ const memory: Database = async (onDelete) => {
 };
 
 const postgres: Database = async (onDelete) => {
-  const { default: pg } = await import("pg");
-  const { PostgresUserStore } = await import("../../../src/stores/postgres/index.ts");
-  const pools = [0, 1].map(() => new pg.Pool({ connectionString: pgUrl, max: 2 }));
-  const table = `scim_races_${randomUUID().slice(0, 8)}`;
-  const stores = pools.map(
-    (pool) => new PostgresUserStore({ pool, table, unique: ["username", "email"], onDelete }),
-  );
-  await stores[0]?.migrate();
-  cleanups.push(async () => {
-    for (const name of [table, `${table}_quarantine`, `${table}_quarantine_awaits`]) {
-      await pools[0]?.query(`DROP TABLE IF EXISTS "${name}"`);
-    }
-    await Promise.all(pools.map((pool) => pool.end()));
-  });
+  const { stores, drop } = await postgresStores(pgUrl as string, 2, onDelete);
+  cleanups.push(drop);
   return [stores[0], stores[1]] as [ScimUserStore, ScimUserStore];
 };
 

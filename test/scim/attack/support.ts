@@ -49,3 +49,31 @@ export function gated<S extends object>(store: S) {
     },
   };
 }
+
+/**
+ * `count` PostgresUserStores over one new table (unique username and email), each on a pool of
+ * its own (a replica each); `drop` removes the tables and ends the pools.
+ */
+export async function postgresStores(
+  url: string,
+  count: number,
+  onDelete: "delete" | "deactivate" = "delete",
+) {
+  const { default: pg } = await import("pg");
+  const { PostgresUserStore } = await import("../../../src/stores/postgres/index.ts");
+  const pools = Array.from({ length: count }, () => new pg.Pool({ connectionString: url, max: 2 }));
+  const table = `scim_attack_${crypto.randomUUID().slice(0, 8)}`;
+  const stores = pools.map(
+    (pool) => new PostgresUserStore({ pool, table, unique: ["username", "email"], onDelete }),
+  );
+  await stores[0]?.migrate();
+  return {
+    stores,
+    drop: async () => {
+      for (const name of [table, `${table}_quarantine`, `${table}_quarantine_awaits`]) {
+        await pools[0]?.query(`DROP TABLE IF EXISTS "${name}"`);
+      }
+      await Promise.all(pools.map((pool) => pool.end()));
+    },
+  };
+}
