@@ -9,7 +9,8 @@ import { createScimHandler, type ScimUserStore } from "../../../src/scim/index.t
 import { SqliteUserStore } from "../../../src/stores/sqlite/index.ts";
 import { clientOf, patchOp, postgresStores, token } from "./support.ts";
 
-const pgUrl = process.env.PLATFORM_INTEGRATION_PG_URL;
+// Empty means unset, as for the other PostgreSQL suites (test/support/skipped-suites.ts).
+const pgUrl = process.env.PLATFORM_INTEGRATION_PG_URL || undefined;
 const cleanups: (() => void | Promise<void>)[] = [];
 afterAll(async () => {
   for (const cleanup of cleanups) await cleanup();

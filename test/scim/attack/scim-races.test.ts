@@ -15,7 +15,8 @@ import type { UserRecord } from "../../../src/users/user-record.ts";
 import type { ReplaceOptions } from "../../../src/users/user-store.ts";
 import { clientOf, gated, patchOp, postgresStores, token } from "./support.ts";
 
-const pgUrl = process.env.PLATFORM_INTEGRATION_PG_URL;
+// Empty means unset, as for the other PostgreSQL suites (test/support/skipped-suites.ts).
+const pgUrl = process.env.PLATFORM_INTEGRATION_PG_URL || undefined;
 const cleanups: (() => void | Promise<void>)[] = [];
 afterAll(async () => {
   for (const cleanup of cleanups) await cleanup();
