@@ -2,9 +2,10 @@
 # The PostgreSQL store suite against a real server: installs PostgreSQL from Debian's packages
 # when missing, starts a throwaway cluster on 127.0.0.1 in the work folder ($1), runs the suite
 # on the repository's Node 24, and stops the cluster whatever happens. Other suites reuse it:
-# PG_SUITE names the test paths (default: the PostgreSQL store, the quarantine's model test with
-# replicas, and the example servers, which
-# take DATABASE_URL, and the Express application on PostgreSQL).
+# PG_SUITE names the test paths (default: the PostgreSQL store, the quarantine's and SCIM's model
+# tests with replicas, SCIM's sequences and its attack suites that need PostgreSQL (races between
+# replicas, U+0000), the example servers, which take DATABASE_URL, and the Express application
+# on PostgreSQL).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 node="$root/node_modules/.bin/node"
@@ -22,7 +23,7 @@ bin=$(bindir)
 # The server refuses to run as root: the cluster belongs to the postgres user, who also needs a
 # way into the work folder (a checkout under /root has none; then the cluster goes to /tmp).
 as_postgres() { runuser -u postgres -- "$@"; }
-read -r -a suite <<<"${PG_SUITE:-test/stores/postgres.test.ts test/provisioning/quarantine.replicas.model.test.ts test/scim/stores.test.ts test/scim/scim.replicas.model.test.ts examples/servers/servers.test.ts examples/express-postgres/app.test.ts}"
+read -r -a suite <<<"${PG_SUITE:-test/stores/postgres.test.ts test/provisioning/quarantine.replicas.model.test.ts test/scim/stores.test.ts test/scim/scim.replicas.model.test.ts test/scim/attack/scim-pg.test.ts test/scim/attack/scim-races.test.ts test/scim/attack/scim-nul.test.ts examples/servers/servers.test.ts examples/express-postgres/app.test.ts}"
 data="$1/postgres-$(basename "${suite[0]}")"
 rm -rf "$data" && mkdir -p "$data" && chown postgres: "$data"
 if ! as_postgres test -w "$data"; then

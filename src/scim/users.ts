@@ -1,10 +1,12 @@
 // The /Users operations over the store: each reads the stored user, works on its SCIM form, and
 // writes it back whole with `store.replace`, conditionally on the stored user being the one read
-// (optimistic concurrency: a replica that lost the race reads again and re-applies). Writes to one
-// user also take turns in this process (a keyed lock), so they rarely race at all; see
-// docs/scim.md, "Replicas".
+// (optimistic concurrency: a replica that lost the race reads again and re-applies), and, when the
+// user gets a new userName, on the other holders of that name being the ones read (so that two
+// replicas cannot both give one userName, whatever its case). Writes to one user, and writes that
+// give one userName, also take turns in this process (keyed locks: a user's, then a name's), so
+// they rarely race at all; see docs/scim.md, "Replicas".
 import { KeyedLock } from "../users/keyed-lock.ts";
-import { asciiLowerCase } from "../users/store-rules.ts";
+import { asciiLowerCase, storableText } from "../users/store-rules.ts";
 import { isUserConflict } from "../users/user-conflict-error.ts";
 import type { UserRecord } from "../users/user-record.ts";
 import { badValue, mutability, ScimError } from "./errors.ts";
@@ -42,13 +44,19 @@ const maxWriteAttempts = 8;
 const notFound = (id: string) =>
   new ScimError(404, `No user has the id ${JSON.stringify(id.slice(0, 100))}`);
 
-/** What every /Users operation works over: the store, the settings and the per-user lock. */
+/** What every /Users operation works over: the store, the settings and the locks. */
 interface UserContext {
   store: ScimUserStore;
   location: (id: string) => string;
   maxResults: number;
   now: () => string;
+  /** Per user id. */
   lock: KeyedLock;
+  /**
+   * Per userName, ASCII-lowercased: taken by a create and by a rename, inside the user's lock when
+   * both are held (never the other way round, so no two requests wait on each other).
+   */
+  names: KeyedLock;
 }
 
 /** The /Users operations; `location(id)` is a user's meta.location. */
@@ -58,7 +66,14 @@ export function createUserOperations(
   maxResults: number,
   now: () => string = () => new Date().toISOString(),
 ) {
-  const context: UserContext = { store, location, maxResults, now, lock: new KeyedLock() };
+  const context: UserContext = {
+    store,
+    location,
+    maxResults,
+    now,
+    lock: new KeyedLock(),
+    names: new KeyedLock(),
+  };
   return {
     get: (id: string): Promise<ServedUser> => getUser(context, id),
     create: (body: unknown): Promise<ServedUser> => createUser(context, body),
@@ -79,11 +94,16 @@ async function createUser(context: UserContext, body: unknown): Promise<ServedUs
   const resource = normalizeResource(body);
   const userName = resource.userName;
   if (typeof userName !== "string") throw badValue("userName is required");
-  return locked(context, `userName:${asciiLowerCase(userName)}`, async () => {
-    await checkUserName(context, userName, undefined);
-    const stamp = context.now();
-    const times = { created: stamp, lastModified: stamp };
-    return (await write(context, crypto.randomUUID(), resource, times, undefined)) as ServedUser;
+  const id = crypto.randomUUID();
+  const stamp = context.now();
+  const times = { created: stamp, lastModified: stamp };
+  return locked(context.names, asciiLowerCase(userName), async () => {
+    for (let attempt = 0; attempt < maxWriteAttempts; attempt++) {
+      const holders = await freeUserName(context, userName, id);
+      const written = await write(context, id, resource, times, undefined, holders);
+      if (written !== undefined) return written;
+    }
+    throw contended();
   });
 }
 
@@ -94,12 +114,10 @@ async function replaceUser(
   ifMatch?: string,
 ): Promise<ServedUser> {
   const resource = normalizeResource(body);
-  return locked(context, id, () =>
+  if (typeof resource.userName !== "string") throw badValue("userName is required");
+  return locked(context.lock, id, () =>
     rewrite(context, id, async (user) => {
       checkVersion(context, user, ifMatch);
-      if (!sameUserName(resource.userName, user.username)) {
-        await checkUserName(context, resource.userName, id);
-      }
       const { times } = resourceOf(user);
       return { resource, times: { created: times.created, lastModified: context.now() } };
     }),
@@ -113,29 +131,39 @@ async function patchUser(
   ifMatch?: string,
 ): Promise<ServedUser> {
   const operations = readPatchBody(body);
-  return locked(context, id, () =>
+  return locked(context.lock, id, () =>
     rewrite(context, id, async (user) => {
       checkVersion(context, user, ifMatch);
       const { resource, times } = resourceOf(user);
       const patched = applyPatch(resource, operations);
       if (typeof patched.userName !== "string") throw mutability("userName is required");
-      if (!sameUserName(patched.userName, user.username)) {
-        await checkUserName(context, patched.userName, id);
-      }
       return { resource: patched, times: { created: times.created, lastModified: context.now() } };
     }),
   );
 }
 
+/**
+ * Deletes with the store's delete, which removes the row (`onDelete: "delete"`) or deactivates an
+ * active user (SCIM then reads it as deleted). A user SCIM deactivated is one a store that keeps
+ * deactivated rows leaves as it is: it is then marked deleted, conditionally on it being as read
+ * just after. In that order, a failure of either step leaves a user SCIM still reads, so the 5xx
+ * it answers is retried to completion; marked first, a failed delete would leave a row SCIM
+ * answers 404 for, that no retry could remove.
+ */
 async function removeUser(context: UserContext, id: string, ifMatch?: string): Promise<void> {
-  await locked(context, id, async () => {
-    const user = await live(context, id);
-    checkVersion(context, user, ifMatch);
-    // An inactive user is deactivated already, which a store's delete leaves as it is: it is
-    // marked deleted first (SCIM answers 404 from then on), then removed where the store
-    // removes deleted users (`onDelete: "delete"`).
-    if (user.deactivatedAt !== undefined) await context.store.replace(deletedRecord(user));
-    await context.store.delete(id);
+  await locked(context.lock, id, async () => {
+    const { store } = context;
+    checkVersion(context, await live(context, id), ifMatch);
+    for (let attempt = 0; attempt < maxWriteAttempts; attempt++) {
+      await store.delete(id);
+      const left = await store.get(id);
+      if (left === undefined || deletedForScim(left)) return;
+      // Inactive and kept; or made active again by another replica since the delete (deleted
+      // again on the next round).
+      if (left.deactivatedAt === undefined) continue;
+      if ((await store.replace(deletedRecord(left), { expected: left })) !== undefined) return;
+    }
+    throw contended();
   });
 }
 
@@ -174,13 +202,21 @@ async function listUsers(context: UserContext, query: URLSearchParams): Promise<
 
 // --- Shared steps ----------------------------------------------------------------------------
 
-async function locked<T>(context: UserContext, key: string, body: () => Promise<T>): Promise<T> {
-  await context.lock.acquire(key);
+async function locked<T>(lock: KeyedLock, key: string, body: () => Promise<T>): Promise<T> {
+  await lock.acquire(key);
   try {
     return await body();
   } finally {
-    context.lock.release(key);
+    lock.release(key);
   }
+}
+
+/** The 503 of a write that lost the race to other replicas at every attempt. */
+function contended(): ScimError {
+  return new ScimError(
+    503,
+    `The user (or the holders of its userName) changed under ${maxWriteAttempts} attempts to write it (other replicas writing at once); retry`,
+  );
 }
 
 /** `user` as served; the body shares values with `user`, which the caller gives up. */
@@ -191,6 +227,9 @@ function serve(context: UserContext, user: UserRecord): ServedUser {
 
 /** The user with this id, active or not; a deleted one (kept by the store or not) is gone. */
 async function live(context: UserContext, id: string): Promise<UserRecord> {
+  // No store holds such an id (every write refuses it), and PostgreSQL fails to read one: 404,
+  // not the 503 an identity provider would retry for ever.
+  if (!storableText(id)) throw notFound(id);
   const user = await context.store.get(id);
   if (user === undefined || deletedForScim(user)) throw notFound(id);
   return user;
@@ -202,37 +241,44 @@ async function everyone(context: UserContext): Promise<UserRecord[]> {
   return users.filter((user) => !deletedForScim(user));
 }
 
+/** The stored users whose username is `userName` ignoring ASCII case, deleted ones too. */
+async function holdersOf(context: UserContext, userName: string): Promise<UserRecord[]> {
+  const { store } = context;
+  if (store.findUsers !== undefined) {
+    return store.findUsers({ field: "username", value: userName, ignoreCase: true });
+  }
+  const lower = asciiLowerCase(userName);
+  return (await store.list({ includeDeactivated: true })).filter(
+    (user) => user.username !== undefined && asciiLowerCase(user.username) === lower,
+  );
+}
+
 /** The SCIM users whose userName is `userName`, ignoring ASCII case. */
 async function byUserName(context: UserContext, userName: string): Promise<UserRecord[]> {
-  const { store } = context;
-  if (store.findUsers === undefined) {
-    const lower = asciiLowerCase(userName);
-    return (await everyone(context)).filter(
-      (user) => user.username !== undefined && asciiLowerCase(user.username) === lower,
-    );
-  }
-  const found = await store.findUsers({ field: "username", value: userName, ignoreCase: true });
-  return found.filter((user) => !deletedForScim(user));
+  return (await holdersOf(context, userName)).filter((user) => !deletedForScim(user));
 }
 
 /**
- * Throws 409 when another SCIM user, active or not, holds `userName` (compared without case):
- * a deactivated user keeps its userName, to come back with it.
+ * The other stored users holding `userName` (compared without case), for the write's
+ * `usernameHolders` condition: each one a deleted user whose row the store keeps. Throws 409 when
+ * one is a SCIM user, active or not: a deactivated user keeps its userName, to come back with it.
  */
-async function checkUserName(
+async function freeUserName(
   context: UserContext,
-  userName: unknown,
-  self: string | undefined,
-): Promise<void> {
-  if (typeof userName !== "string") throw badValue("userName is required");
-  if ((await byUserName(context, userName)).some((user) => user.uuid !== self)) {
+  userName: string,
+  self: string,
+): Promise<UserRecord[]> {
+  const holders = (await holdersOf(context, userName)).filter((user) => user.uuid !== self);
+  if (holders.some((user) => !deletedForScim(user))) {
     throw new ScimError(409, "Another user has this userName", "uniqueness");
   }
+  return holders;
 }
 
 /**
- * Writes the user; over `previous` (the user as read), only if the store still holds it, else
- * resolves undefined (another replica wrote the user since: the caller reads again).
+ * Writes the user; over `previous` (the user as read), only if the store still holds it; with
+ * `holders` (a new userName), only if those are still the other users holding the userName. Else
+ * resolves undefined: another replica wrote meanwhile, and the caller reads again.
  */
 async function write(
   context: UserContext,
@@ -240,6 +286,7 @@ async function write(
   resource: JsonObject,
   times: ScimTimes,
   previous: UserRecord | undefined,
+  holders: UserRecord[] | undefined,
 ): Promise<ServedUser | undefined> {
   const { store } = context;
   // The change's own time (every caller stamps lastModified): a deactivation made by it is dated
@@ -247,9 +294,9 @@ async function write(
   const record = recordOf(uuid, resource, times, previous, times.lastModified ?? context.now());
   try {
     const stored =
-      previous === undefined
+      previous === undefined && holders === undefined
         ? await store.replace(record)
-        : await store.replace(record, { expected: previous });
+        : await store.replace(record, { expected: previous, usernameHolders: holders });
     return stored === undefined ? undefined : serve(context, stored);
   } catch (error) {
     if (isUserConflict(error)) {
@@ -266,8 +313,10 @@ async function write(
 
 /**
  * Reads the user and writes what `change` makes of it, conditionally on the stored user being
- * the one read; when another replica wrote it meanwhile, reads it again and applies `change`
- * afresh, at most `maxWriteAttempts` times, then answers 503 (the identity provider retries).
+ * the one read, and for a new userName (ignoring case) under its name lock, conditionally on no
+ * other SCIM user holding it; when another replica wrote meanwhile, reads again and applies
+ * `change` afresh, at most `maxWriteAttempts` times, then answers 503 (the identity provider
+ * retries).
  */
 async function rewrite(
   context: UserContext,
@@ -277,13 +326,16 @@ async function rewrite(
   for (let attempt = 0; attempt < maxWriteAttempts; attempt++) {
     const user = await live(context, id);
     const { resource, times } = await change(user);
-    const written = await write(context, id, resource, times, user);
+    const userName = resource.userName as string;
+    const written = sameUserName(userName, user.username)
+      ? await write(context, id, resource, times, user, undefined)
+      : await locked(context.names, asciiLowerCase(userName), async () => {
+          const holders = await freeUserName(context, userName, id);
+          return write(context, id, resource, times, user, holders);
+        });
     if (written !== undefined) return written;
   }
-  throw new ScimError(
-    503,
-    `The user changed under ${maxWriteAttempts} attempts to write it (other replicas writing it at once); retry`,
-  );
+  throw contended();
 }
 
 /** Throws 412 unless `ifMatch` (when given) lists the version of `user` as served now. */
@@ -301,6 +353,9 @@ async function candidates(context: UserContext, filter: Filter | undefined): Pro
   const { store } = context;
   const key = filter === undefined ? undefined : lookupOf(filter);
   if (key === undefined) return everyone(context);
+  // No user holds a value with U+0000 or a lone surrogate (every write refuses one), and
+  // PostgreSQL fails to compare one: no user matches, rather than a 503 retried for ever.
+  if (!storableText(key.value)) return [];
   if (key.attribute === "id") {
     const user = await store.get(key.value);
     return user === undefined || deletedForScim(user) ? [] : [user];

@@ -2,7 +2,6 @@
 // pending records, their index of awaited values and its steps (quarantine-step.ts decides).
 
 import { jsonCopy } from "../internal/json-copy.ts";
-import { jsonEqual } from "../internal/json-equal.ts";
 import { mergeUser } from "./merge-user.ts";
 import { freedValues, refusal, stepRead, wantedValues, written } from "./quarantine-step.ts";
 import type {
@@ -11,6 +10,7 @@ import type {
   QuarantineMethods,
   QuarantineStep,
 } from "./quarantine-store.ts";
+import { expectedHolds, usernameHoldersHold } from "./replace-conditions.ts";
 import {
   asciiLowerCase,
   awaitedRead,
@@ -99,13 +99,22 @@ export class MemoryUserStore implements UserStore, UserStoreReads, QuarantineMet
 
   /**
    * Writes `user` whole, as {@link UserStore.replace} says; deactivated, it holds no value. With
-   * `expected`, only if the stored user still equals it (else resolves undefined).
+   * options, only if their conditions hold (else resolves undefined), checked synchronously with
+   * the write, so nothing interleaves in this process.
    */
   async replace(user: UserRecord): Promise<UserRecord>;
   async replace(user: UserRecord, options: ReplaceOptions): Promise<UserRecord | undefined>;
   async replace(user: UserRecord, options?: ReplaceOptions): Promise<UserRecord | undefined> {
     const stored = this.#users.get(user.uuid);
-    if (options !== undefined && (stored === undefined || !jsonEqual(stored, options.expected))) {
+    if (
+      options !== undefined &&
+      (!expectedHolds(stored, options) ||
+        !usernameHoldersHold(
+          user.uuid,
+          user.username === undefined ? [] : this.#users.withUsername(user.username),
+          options,
+        ))
+    ) {
       return undefined;
     }
     const record = mergeUser(undefined, user as UserPatch);

@@ -35,22 +35,44 @@ export interface UserStore extends Partial<QuarantineMethods> {
    * stored user. For a second protocol over the same store, whose writes carry whole records and
    * whose deactivation is not a deletion (SCIM's `active: false`); the bundled stores implement it.
    *
-   * With `options.expected` the write is conditional (optimistic concurrency across replicas): it
-   * happens only if the stored user is still `expected`, compared as data in the same atomic step,
-   * and resolves `undefined`, storing nothing, when the user changed or is gone. The caller reads
-   * again and re-applies its change; so no acknowledged change of another replica is written over.
+   * With options the write is conditional, checked in the same atomic step as the write (one
+   * transaction, or one lock of the store's), and it resolves `undefined`, storing nothing, when a
+   * condition fails; the caller reads again and decides afresh:
+   * - `expected` (optimistic concurrency across replicas): the stored user is still `expected`,
+   *   compared as data; so no acknowledged change of another replica is written over.
+   * - `usernameHolders` (a username unique by the caller's own rule, across replicas): the other
+   *   users whose username equals `user.username` ignoring ASCII case are still exactly these.
    */
   replace?(user: UserRecord): Promise<UserRecord>;
   replace?(user: UserRecord, options: ReplaceOptions): Promise<UserRecord | undefined>;
 }
 
-/** Options of {@link UserStore.replace}. */
+/**
+ * Options of {@link UserStore.replace}: the conditions of a conditional write. Each one given must
+ * hold, else the write stores nothing and resolves undefined.
+ */
 export interface ReplaceOptions {
   /**
    * The user as `get` returned it: the write happens only if the stored user is still this one
    * (its documented fields, `extra` and `deactivatedAt` equal as data), else it resolves undefined.
    */
-  expected: UserRecord;
+  expected?: UserRecord | undefined;
+  /**
+   * The other users (not `user.uuid`; deactivated ones too) whose `username` equals
+   * `user.username` ignoring the case of ASCII letters (A-Z), as the caller read them
+   * (`findUsers({ field: "username", value, ignoreCase: true })`): the write happens only if those
+   * are still exactly these users, each equal as data as `expected` is, else it resolves
+   * undefined. `[]`: only if no other user holds the username. Reading the holders and writing
+   * must be one atomic step across every connection (a write transaction in SQLite; in
+   * PostgreSQL, a transaction under an advisory lock of the lowercased username, which every
+   * such write takes). Only writes given this option take part: an upsert is never held back.
+   *
+   * The SCIM server gives it when a user gets a new userName (a create, a rename), so that its
+   * userName stays unique ignoring case among its users, inactive ones too, whatever the replica:
+   * a rule the store's `unique` option cannot say (its index compares exactly and leaves
+   * deactivated users out). `testUserStore` checks it, with concurrent callers.
+   */
+  usernameHolders?: readonly UserRecord[] | undefined;
 }
 
 /**

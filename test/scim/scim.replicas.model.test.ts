@@ -1,18 +1,23 @@
 // The SCIM server explored with replicas: two handlers, each with a store connection of its own,
 // over one database (a SqliteUserStore file; a PostgreSQL table when PLATFORM_INTEGRATION_PG_URL is
 // set), a seeded random delay before and after every store call, beside a model of what was
-// acknowledged. Random creates (some racing: the same userName and email sent to both replicas at
-// once), PATCHes (userName, email, displayName, active), PUTs and DELETEs, each to a random replica.
+// acknowledged. Random creates, PATCHes (userName, email, displayName, active), PUTs and DELETEs,
+// each to a random replica; and races, one request to each replica at once: two creates of one
+// userName (the same case or another: "ann" and "Ann"), a create and a rename to one userName, two
+// renames to one userName, two PATCHes of one user.
 //
 // After each command:
 // M1 what a GET of each id returns (through either replica) is what was acknowledged for it last,
 //    and a deleted id answers 404;
-// M2 a filter by userName finds exactly the users the model holds with it;
+// M2 a filter by userName finds exactly the users the model holds with it, ignoring case;
 // M3 no two active users of the store share a unique value (username, email);
-// M4 of two racing creates of one active user, exactly one is acknowledged (of an inactive one,
-//    which holds no unique value, both may be);
+// M4 two racing writes answer as one of their two orders would, one after the other: so of two
+//    racing creates or renames to one userName (whatever its case), one is acknowledged and the
+//    other answers 409, active or not;
 // M5 of two racing PATCHes of one user (one to each replica, of different attributes), both are
-//    acknowledged and the user then has both changes: no acknowledged change is lost.
+//    acknowledged and the user then has both changes: no acknowledged change is lost;
+// M6 no two SCIM users of the store (active or not; a deleted user whose row is kept aside) share a
+//    userName ignoring case.
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,14 +26,20 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import type { UserRecord } from "../../src/provisioning/index.ts";
 import { createScimHandler, type ScimHandler, type ScimUserStore } from "../../src/scim/index.ts";
+import { deletedForScim } from "../../src/scim/mapping.ts";
 import { SqliteUserStore } from "../../src/stores/sqlite/index.ts";
+import { asciiLowerCase } from "../../src/users/store-rules.ts";
 import { exploration } from "../support/exploration.ts";
 import { patchOp, token } from "./helpers.ts";
 import { handlerClient } from "./sequences.ts";
 
 // Empty means unset, as for the other PostgreSQL suites (test/support/skipped-suites.ts).
 const pgUrl = process.env.PLATFORM_INTEGRATION_PG_URL || undefined;
-const names = ["ann", "bob", "cid", "dee"];
+// Two pairs that differ only in case: SCIM's userName is caseExact false (RFC 7643).
+const names = ["ann", "Ann", "bob", "BOB", "cid", "dee"];
+/** The names a filter looks for: one of each, ignoring case. */
+const lookups = ["ANN", "bob", "cid", "dee"];
+const sameName = (a: string, b: string) => asciiLowerCase(a) === asciiLowerCase(b);
 const emails = ["a@x.io", "b@x.io", "c@x.io", "d@x.io"];
 const unique = ["username", "email"] as const;
 
@@ -104,29 +115,39 @@ class World {
       for (const id of model.deleted) {
         expect((await call("GET", `/Users/${id}`)).status, `GET deleted ${id}`).toBe(404);
       }
-      for (const name of names) {
+      for (const name of lookups) {
         const found = await call(
           "GET",
           `/Users?filter=${encodeURIComponent(`userName eq "${name}"`)}`,
         );
-        const ids = [...model.users].filter(([, user]) => user.userName === name).map(([id]) => id);
+        const ids = [...model.users]
+          .filter(([, user]) => sameName(user.userName, name))
+          .map(([id]) => id);
         expect(found.body.Resources.map((user: { id: string }) => user.id).sort()).toEqual(
           ids.sort(),
         );
       }
     }
-    const active = (await this.database.users()).filter((user) => user.deactivatedAt === undefined);
+    const users = await this.database.users();
+    const active = users.filter((user) => user.deactivatedAt === undefined);
     for (const field of unique) {
       const values = active.map((user) => user[field]).filter((value) => value !== undefined);
       expect(new Set(values).size, `M3: active users sharing a ${field}`).toBe(values.length);
     }
+    const scimNames = users
+      .filter((user) => !deletedForScim(user))
+      .map((user) => asciiLowerCase(user.username ?? ""));
+    expect(new Set(scimNames).size, `M6: SCIM users sharing a userName: ${scimNames}`).toBe(
+      scimNames.length,
+    );
   }
 }
 
 /**
- * Whether another acknowledged user holds a value `next` takes: its userName when it is new to the
- * user (SCIM's check, against any user, active or not; a write that keeps the userName is never
- * refused for it), or its email while both are active (the store's unique index).
+ * Whether another acknowledged user holds a value `next` takes: its userName, ignoring case, when
+ * it is new to the user ignoring case (SCIM's check, against any user, active or not; a write
+ * that keeps the userName is never refused for it), or its email while both are active (the
+ * store's unique index).
  */
 function takenBy(
   model: Model,
@@ -134,10 +155,10 @@ function takenBy(
   next: Acknowledged,
   before?: Acknowledged,
 ): boolean {
-  const newName = before === undefined || before.userName !== next.userName;
+  const newName = before === undefined || !sameName(before.userName, next.userName);
   for (const [id, user] of model.users) {
     if (id === self) continue;
-    if (newName && user.userName === next.userName) return true;
+    if (newName && sameName(user.userName, next.userName)) return true;
     if (next.active && user.active && user.email === next.email) return true;
   }
   return false;
@@ -163,74 +184,58 @@ function checked(step: Step): fc.AsyncCommand<Model, World> {
   };
 }
 
-function create(
-  name: number,
-  email: number,
-  active: boolean,
-  replica: number,
-  racing: boolean,
-): Step {
-  const user: Acknowledged = {
-    userName: names[name] as string,
-    email: emails[email] as string,
-    displayName: `${names[name]} ${email}`,
-    active,
-  };
+/**
+ * One request and what it does to the model: refused (409) when `refused(model)`, else
+ * acknowledged with `status` and applied to the model by `apply`.
+ */
+interface Write {
+  send(world: World): Promise<Answer>;
+  status: 200 | 201;
+  refused(model: Model): boolean;
+  apply(model: Model, answer: Answer): void;
+}
+
+type Answer = Awaited<ReturnType<Call>>;
+
+function createWrite(user: Acknowledged, replica: number): Write {
   return {
-    applies: () => true,
-    name: `Create(${user.userName}, ${user.email}, ${active ? "active" : "inactive"}${racing ? ", racing" : `, replica ${replica}`})`,
-    async run(model, world) {
-      const body = {
+    send: (world) =>
+      (world.replicas[replica] as Call)("POST", "/Users", {
         schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"],
         userName: user.userName,
         displayName: user.displayName,
-        active: active ? "True" : "False",
+        active: user.active ? "True" : "False",
         emails: [{ value: user.email, type: "work", primary: true }],
-      };
-      const sends = racing ? [0, 1] : [replica];
-      const answers = await Promise.all(
-        sends.map((index) => (world.replicas[index] as Call)("POST", "/Users", body)),
-      );
-      const won = answers.filter((answer) => answer.status === 201);
-      // M4: of two racing creates of an active user, one is acknowledged (unless another user
-      // holds a value, then none). An inactive user holds no value of the store's unique
-      // indexes, so two replicas racing on one may both create it: SCIM's userName check is per
-      // process (docs/scim.md, "Uniqueness"); both are then acknowledged users.
-      const taken = takenBy(model, undefined, user);
-      if (taken) expect(won.length, "creations acknowledged").toBe(0);
-      else if (active || !racing) expect(won.length, "creations acknowledged").toBe(1);
-      else expect(won.length, "creations acknowledged").toBeGreaterThan(0);
-      for (const answer of answers) {
-        if (answer.status !== 201) expect(answer.status, JSON.stringify(answer.body)).toBe(409);
-      }
-      for (const answer of won) model.users.set(answer.body.id, user);
-    },
+      }),
+    status: 201,
+    refused: (model) => takenBy(model, undefined, user),
+    apply: (model, answer) => void model.users.set(answer.body.id, user),
   };
 }
 
-function change(
-  which: number,
+/** A PATCH (or PUT) of the user `id` setting `values`, from what the model holds for it now. */
+function changeWrite(
+  model: Model,
+  id: string,
   values: Partial<Acknowledged>,
   byPut: boolean,
   replica: number,
-): Step {
+): Write {
+  const before = model.users.get(id) as Acknowledged;
+  const next = { ...before, ...values };
+  // A PUT replaces the whole user: the title a racing PATCH set is not in its body.
+  if (byPut) delete next.title;
   return {
-    applies: (model) => model.users.size > 0,
-    name: `${byPut ? "Put" : "Patch"}(#${which}, ${JSON.stringify(values)}, replica ${replica})`,
-    async run(model, world) {
-      const [id, before] = [...model.users][which % model.users.size] as [string, Acknowledged];
-      const next = { ...before, ...values };
-      // A PUT replaces the whole user: the title a racing PATCH set is not in its body.
-      if (byPut) delete next.title;
+    send: (world) => {
       const call = world.replicas[replica] as Call;
-      const answer = byPut
-        ? await call("PUT", `/Users/${id}`, {
+      return byPut
+        ? call("PUT", `/Users/${id}`, {
             userName: next.userName,
             displayName: next.displayName,
             active: next.active,
             emails: [{ value: next.email, type: "work", primary: true }],
           })
-        : await call("PATCH", `/Users/${id}`, {
+        : call("PATCH", `/Users/${id}`, {
             schemas: [patchOp],
             Operations: Object.entries(values).map(([key, value]) =>
               key === "email"
@@ -242,11 +247,159 @@ function change(
                   },
             ),
           });
-      const refused = takenBy(model, id, next, before);
-      expect(answer.status, JSON.stringify(answer.body)).toBe(refused ? 409 : 200);
-      if (!refused) model.users.set(id, next);
+    },
+    status: 200,
+    // What the model holds for the user when the write applies (a racing write may have
+    // changed it since): a PUT writes `next` whole, a PATCH sets `values` over it.
+    refused: (now) => takenBy(now, id, nextOf(now), now.users.get(id)),
+    apply: (now) => void now.users.set(id, nextOf(now)),
+  };
+  function nextOf(now: Model): Acknowledged {
+    return byPut ? next : { ...(now.users.get(id) as Acknowledged), ...values };
+  }
+}
+
+/** Runs `write` alone: M1-M3 after it say the rest. */
+function alone(
+  name: string,
+  applies: (model: Model) => boolean,
+  make: (model: Model) => Write,
+): Step {
+  return {
+    applies,
+    name,
+    async run(model, world) {
+      const write = make(model);
+      const answer = await write.send(world);
+      const refused = write.refused(model);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(refused ? 409 : write.status);
+      if (!refused) write.apply(model, answer);
     },
   };
+}
+
+/**
+ * Sends two writes at once, one to each replica (M4): their answers must be those of one of the
+ * two orders, one after the other; the model takes that order's changes.
+ */
+function racing(
+  name: string,
+  applies: (model: Model) => boolean,
+  make: (model: Model) => [Write, Write],
+): Step {
+  return {
+    applies,
+    name,
+    async run(model, world) {
+      const writes = make(model);
+      const answers = await Promise.all(writes.map((write) => write.send(world)));
+      const statuses = answers.map((answer) => answer.status);
+      const orders = [
+        [0, 1],
+        [1, 0],
+      ].map((order) => {
+        const trial: Model = { users: new Map(model.users), deleted: new Set(model.deleted) };
+        const expected: number[] = [];
+        for (const index of order) {
+          const write = writes[index] as Write;
+          const refused = write.refused(trial);
+          expected[index] = refused ? 409 : write.status;
+          if (!refused) write.apply(trial, answers[index] as Answer);
+        }
+        return { expected, trial };
+      });
+      const matching = orders.find(({ expected }) => expected.join() === statuses.join());
+      expect(
+        statuses,
+        `M4: ${JSON.stringify(answers.map((answer) => answer.body))} is no order's`,
+      ).toEqual(matching?.expected ?? orders[0]?.expected);
+      const trial = (matching as (typeof orders)[number]).trial;
+      model.users = trial.users;
+    },
+  };
+}
+
+/** The id of the model's user at `which` (modulo their number), and its record. */
+function userAt(model: Model, which: number): [string, Acknowledged] {
+  return [...model.users][which % model.users.size] as [string, Acknowledged];
+}
+
+function create(
+  name: number,
+  email: number,
+  active: boolean,
+  replica: number,
+  racingCase: number | undefined,
+): Step {
+  const user: Acknowledged = {
+    userName: names[name] as string,
+    email: emails[email] as string,
+    displayName: `${names[name]} ${email}`,
+    active,
+  };
+  const state = active ? "active" : "inactive";
+  if (racingCase === undefined) {
+    return alone(
+      `Create(${user.userName}, ${user.email}, ${state}, replica ${replica})`,
+      () => true,
+      () => createWrite(user, replica),
+    );
+  }
+  // The other replica's create of the same user, its userName in the same case or another.
+  const other = { ...user, userName: caseOf(user.userName, racingCase) };
+  return racing(
+    `RacingCreates(${user.userName}, ${other.userName}, ${user.email}, ${state})`,
+    () => true,
+    () => [createWrite(user, 0), createWrite(other, 1)],
+  );
+}
+
+/** `name` with the letters that `mask`'s bits name in upper case. */
+function caseOf(name: string, mask: number): string {
+  return [...name].map((letter, at) => (mask & (1 << at) ? letter.toUpperCase() : letter)).join("");
+}
+
+function change(
+  which: number,
+  values: Partial<Acknowledged>,
+  byPut: boolean,
+  replica: number,
+): Step {
+  return alone(
+    `${byPut ? "Put" : "Patch"}(#${which}, ${JSON.stringify(values)}, replica ${replica})`,
+    (model) => model.users.size > 0,
+    (model) => changeWrite(model, userAt(model, which)[0], values, byPut, replica),
+  );
+}
+
+/**
+ * A rename on replica 1 racing, on replica 0, a create (`which` undefined) or the rename of
+ * another user, to the same userName in another case.
+ */
+function racingRename(
+  which: number,
+  other: number | undefined,
+  name: number,
+  mask: number,
+  byPut: boolean,
+): Step {
+  const userName = names[name] as string;
+  const second = caseOf(userName, mask);
+  return racing(
+    `RacingRename(#${which} to ${second} on replica 1${byPut ? " by PUT" : ""}, ${other === undefined ? "a create" : `#${other}'s rename`} to ${userName} on replica 0)`,
+    (model) => model.users.size > (other === undefined ? 0 : 1),
+    (model) => {
+      const [id] = userAt(model, which);
+      const renamed = changeWrite(model, id, { userName: second }, byPut, 1);
+      if (other === undefined) {
+        const user = { userName, email: "new@x.io", displayName: "New", active: false };
+        return [createWrite(user, 0), renamed];
+      }
+      const ids = [...model.users.keys()].filter((key) => key !== id);
+      const first = changeWrite(model, ids[other % ids.length] as string, { userName }, false, 0);
+      return [first, renamed];
+    },
+  );
 }
 
 /**
@@ -305,9 +458,14 @@ const changes = fc
 const commands = fc.commands(
   [
     fc
-      .tuple(fc.nat(3), fc.nat(3), fc.boolean(), replica, fc.boolean())
-      .map(([name, email, active, where, racing]) =>
-        checked(create(name, email, active, where, racing)),
+      .tuple(fc.nat(names.length - 1), fc.nat(3), fc.boolean(), replica, fc.option(fc.nat(7)))
+      .map(([name, email, active, where, racingCase]) =>
+        checked(create(name, email, active, where, racingCase ?? undefined)),
+      ),
+    fc
+      .tuple(fc.nat(7), fc.option(fc.nat(7)), fc.nat(names.length - 1), fc.nat(7), fc.boolean())
+      .map(([which, other, name, mask, byPut]) =>
+        checked(racingRename(which, other ?? undefined, name, mask, byPut)),
       ),
     fc
       .tuple(fc.nat(7), changes, fc.boolean(), replica)
@@ -376,7 +534,7 @@ describe.each([
   "SCIM on two replicas over %s, explored",
   (_name, createDatabase) => {
     it(
-      "answers each GET with what was acknowledged, and no two active users share a unique value, nor is an acknowledged change lost (M1-M5)",
+      "answers each GET with what was acknowledged, answers races as one of their orders, and no two users share a userName (ignoring case) or active users a unique value (M1-M6)",
       async () => {
         await fc.assert(
           fc.asyncProperty(commands, fc.nat(), async (sequence, seed) => {

@@ -16,7 +16,9 @@ import type {
   QuarantineMethods,
   QuarantineStep,
 } from "../../users/quarantine-store.ts";
+import { usernameHoldersHold } from "../../users/replace-conditions.ts";
 import {
+  asciiLowerCase,
   awaitedRead,
   type OnDelete,
   type StoreRulesOptions,
@@ -175,23 +177,61 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
   /**
    * Writes `user` whole in one statement, as {@link UserStore.replace} says; with `expected`, one
    * UPDATE whose WHERE compares the stored row with it (re-checked on the row a concurrent write
-   * left, as PostgreSQL does for an UPDATE), resolving undefined when it matched no row.
+   * left, as PostgreSQL does for an UPDATE), resolving undefined when it matched no row. With
+   * `usernameHolders`, in one transaction holding the advisory lock of the lowercased username,
+   * which every such write of every replica takes: the holders are read, compared, and the user
+   * written before another such write of that username can read them.
    */
   async replace(user: UserRecord): Promise<UserRecord>;
   async replace(user: UserRecord, options: ReplaceOptions): Promise<UserRecord | undefined>;
   async replace(user: UserRecord, options?: ReplaceOptions): Promise<UserRecord | undefined> {
     try {
-      const { rows } =
-        options === undefined
-          ? await this.#pool.query<Row>(replaceStatement(this.#table), [JSON.stringify(user)])
-          : await this.#pool.query<Row>(conditionalReplaceStatement(this.#table), [
-              JSON.stringify(user),
-              JSON.stringify(options.expected),
-            ]);
-      return rows[0] === undefined ? undefined : toUser(rows[0]);
+      if (options?.usernameHolders !== undefined) {
+        let written: UserRecord | undefined;
+        await this.#transaction(async (client) => {
+          written = await this.#replaceNamed(client, user, options);
+        });
+        return written;
+      }
+      return await this.#replaceOn(this.#pool, user, options);
     } catch (error) {
       throw this.#conflictOf(error) ?? error;
     }
+  }
+
+  async #replaceOn(
+    client: Pool | PoolClient,
+    user: UserRecord,
+    options: ReplaceOptions | undefined,
+  ): Promise<UserRecord | undefined> {
+    const { rows } =
+      options?.expected === undefined
+        ? await client.query<Row>(replaceStatement(this.#table), [JSON.stringify(user)])
+        : await client.query<Row>(conditionalReplaceStatement(this.#table), [
+            JSON.stringify(user),
+            JSON.stringify(options.expected),
+          ]);
+    return rows[0] === undefined ? undefined : toUser(rows[0]);
+  }
+
+  /** The write with `usernameHolders`, inside the caller's transaction. */
+  async #replaceNamed(
+    client: PoolClient,
+    user: UserRecord,
+    options: ReplaceOptions,
+  ): Promise<UserRecord | undefined> {
+    let holders: UserRecord[] = [];
+    if (user.username !== undefined) {
+      await client.query("SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))", [
+        `${this.#names.lockKey} username`,
+        asciiLowerCase(user.username),
+      ]);
+      const lookup = { field: "username", value: user.username, ignoreCase: true } as const;
+      const { text, values } = findQuery(this.#table, lookup);
+      holders = (await client.query<Row>(text, values)).rows.map(toUser);
+    }
+    if (!usernameHoldersHold(user.uuid, holders, options)) return undefined;
+    return this.#replaceOn(client, user, options);
   }
 
   /** The users a look-up finds, deactivated ones too, ordered by uuid. */
@@ -406,8 +446,13 @@ export class PostgresUserStore implements UserStore, UserStoreReads, QuarantineM
       await client.query("COMMIT");
       client.release();
     } catch (error) {
-      // A connection in an unknown state is closed rather than handed back to the pool.
-      client.release(error instanceof Error ? error : true);
+      // Rolled back, the connection goes back to the pool (a refused unique value is no reason to
+      // close it); one in an unknown state is closed rather than handed back.
+      const clean = await client.query("ROLLBACK").then(
+        () => true,
+        () => false,
+      );
+      client.release(clean ? undefined : error instanceof Error ? error : true);
       throw error;
     }
   }

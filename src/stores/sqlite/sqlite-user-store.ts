@@ -1,7 +1,6 @@
 // SqliteUserStore, a UserStore on node:sqlite with no dependency: the class and its public methods
 // (its schema, upserts, rows and quarantine tables are siblings; the rest comes from src/users).
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { jsonEqual } from "../../internal/json-equal.ts";
 import {
   freedValues,
   refusal,
@@ -14,6 +13,7 @@ import type {
   QuarantineMethods,
   QuarantineStep,
 } from "../../users/quarantine-store.ts";
+import { expectedHolds, usernameHoldersHold } from "../../users/replace-conditions.ts";
 import {
   awaitedRead,
   type OnDelete,
@@ -205,9 +205,10 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
   }
 
   /**
-   * Writes `user` whole in one statement, as {@link UserStore.replace} says. With `expected`, in
-   * one write transaction that first reads the stored user: the comparison is of the data as read
-   * (JSON text may differ in key order), and BEGIN IMMEDIATE keeps every other connection out.
+   * Writes `user` whole in one statement, as {@link UserStore.replace} says. With options, in one
+   * write transaction that first reads what the conditions name (the stored user, the holders of
+   * its username): the comparison is of the data as read (JSON text may differ in key order), and
+   * BEGIN IMMEDIATE keeps every other connection out until the write is committed.
    */
   async replace(user: UserRecord): Promise<UserRecord>;
   async replace(user: UserRecord, options: ReplaceOptions): Promise<UserRecord | undefined>;
@@ -215,8 +216,12 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
     const whole = this.#whole();
     if (options === undefined) return whole.replace(user);
     return this.#transaction(() => {
-      const stored = this.#userOf(user.uuid);
-      if (stored === undefined || !jsonEqual(stored, options.expected)) return undefined;
+      if (!expectedHolds(this.#userOf(user.uuid), options)) return undefined;
+      const holders =
+        options.usernameHolders === undefined || user.username === undefined
+          ? []
+          : whole.findUsers({ field: "username", value: user.username, ignoreCase: true });
+      if (!usernameHoldersHold(user.uuid, holders, options)) return undefined;
       return whole.replace(user);
     });
   }

@@ -10,6 +10,7 @@ import { pageChecks } from "./pages.ts";
 import { quarantineChecks } from "./quarantine.ts";
 import { readChecks } from "./reads.ts";
 import { conditionalReplaceChecks, findUsersChecks, replaceChecks } from "./replace.ts";
+import { usernameHoldersChecks } from "./usernames.ts";
 import { writeChecks } from "./writes.ts";
 
 export type { TestContext, TestRunner, UserStoreContractOptions } from "./options.ts";
@@ -25,7 +26,9 @@ export type { TestContext, TestRunner, UserStoreContractOptions } from "./option
  * order with the total), and the quarantine methods when implemented (one
  * pending record per uuid merging every kept message, password and all; a freed value waking the
  * uuid that awaits it; release and delete as single steps; all of it atomic per uuid under
- * concurrent callers). Every store must pass it.
+ * concurrent callers), and `replace` and `findUsers` when implemented (a whole-record write, its
+ * conditions `expected` and `usernameHolders` each checked atomically with the write under
+ * concurrent callers, and the look-ups). Every store must pass it.
  *
  * A check that does not apply to the store (reset or readiness that it does not implement, or a
  * check that needs `read`) is marked skipped through the test context (vitest, node:test), never
@@ -58,6 +61,7 @@ export function testUserStore<Store extends UserStore>(
     quarantineChecks(kit);
     replaceChecks(kit);
     conditionalReplaceChecks(kit);
+    usernameHoldersChecks(kit);
     findUsersChecks(kit);
     pageChecks(kit);
   });

@@ -1,8 +1,8 @@
 // Attack on PostgreSQL: what PostgreSQL refuses that SQLite and memory take. Runs when PLATFORM_INTEGRATION_PG_URL is set.
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
-import { createScimHandler } from "../../../src/scim/index.ts";
-import { clientOf, token } from "./support.ts";
+import { createScimHandler, type ScimUserStore } from "../../../src/scim/index.ts";
+import { clientOf, postgresStores, token } from "./support.ts";
 
 // Empty means unset, as for the other PostgreSQL suites (test/support/skipped-suites.ts).
 const pgUrl = process.env.PLATFORM_INTEGRATION_PG_URL || undefined;
@@ -12,19 +12,9 @@ afterAll(async () => {
 });
 
 async function scimOnPostgres() {
-  const { default: pg } = await import("pg");
-  const { PostgresUserStore } = await import("../../../src/stores/postgres/index.ts");
-  const pool = new pg.Pool({ connectionString: pgUrl, max: 2 });
-  const table = `attack42_${randomUUID().slice(0, 8)}`;
-  const store = new PostgresUserStore({ pool, table, unique: ["username", "email"] });
-  await store.migrate();
-  cleanups.push(async () => {
-    for (const name of [table, `${table}_quarantine`, `${table}_quarantine_awaits`]) {
-      await pool.query(`DROP TABLE IF EXISTS "${name}"`);
-    }
-    await pool.end();
-  });
-  return clientOf(createScimHandler({ store, token }));
+  const { stores, drop } = await postgresStores(pgUrl as string, 1);
+  cleanups.push(drop);
+  return clientOf(createScimHandler({ store: stores[0] as ScimUserStore, token }));
 }
 
 describe.skipIf(pgUrl === undefined)("PostgreSQL: values it cannot hold", () => {

@@ -94,6 +94,46 @@ describe("a failing store answers 5xx", () => {
   }
 });
 
+// M4: a DELETE of an inactive user is two store steps where the store keeps deactivated rows (its
+// delete leaves such a user as it is, so SCIM marks it deleted). A step that fails answers 5xx
+// and leaves a user SCIM still reads, so the identity provider's retry finishes the delete; one
+// answered 204 removed the user for good.
+describe("DELETE of an inactive user whose store fails midway", () => {
+  const stores = [
+    ["MemoryUserStore", (onDelete: "delete" | "deactivate") => new MemoryUserStore({ onDelete })],
+    ["SqliteUserStore", sqlite],
+  ] as const;
+  const cases = [
+    ["delete", "delete"],
+    ["delete", "deactivate"],
+    ["replace", "deactivate"],
+  ] as const;
+  describe.each(stores)("%s", (_name, open) => {
+    it.each(cases)(
+      "store.%s fails, onDelete %s: 503, and the retried DELETE removes",
+      async (method, onDelete) => {
+        const inner = open(onDelete);
+        const { store, state } = failing(inner, method, "reject");
+        const scim = clientOf(createScimHandler({ store, token, onError: () => {} }));
+        const id = (await scim("POST", "/Users", { userName: "bob", active: false })).body.id;
+        state.on = true;
+        expect((await scim("DELETE", `/Users/${id}`)).status).toBe(503);
+        state.on = false;
+        const before = await scim("GET", `/Users/${id}`);
+        expect([before.status, before.body?.active], "the user a failed DELETE leaves").toEqual([
+          200,
+          false,
+        ]);
+        expect((await scim("DELETE", `/Users/${id}`)).status, "the retried DELETE").toBe(204);
+        expect((await scim("GET", `/Users/${id}`)).status).toBe(404);
+        const row = await inner.get(id);
+        if (onDelete === "delete") expect(row, "the row after the retried DELETE").toBeUndefined();
+        else expect(row?.deactivatedAt, "the row kept, deactivated").toEqual(expect.any(String));
+      },
+    );
+  });
+});
+
 describe("values SQLite cannot hold", () => {
   it.each([
     ["userName", { userName: "bo\u0000b" }],

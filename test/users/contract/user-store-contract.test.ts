@@ -14,6 +14,8 @@ import {
   testUserStore,
   type UserStoreContractOptions,
 } from "../../../src/testing/index.ts";
+import { usernameHoldersHold } from "../../../src/users/replace-conditions.ts";
+import type { ReplaceOptions } from "../../../src/users/user-store.ts";
 
 const conflict = {
   holder: { uuid: "holder", email: "held@x.io" },
@@ -143,6 +145,48 @@ describe("testUserStore", () => {
     expect(await failedChecks(() => new RacyStore())).toContain(
       "loses no update when upserts of one user run concurrently",
     );
+  });
+});
+
+describe("testUserStore's checks of replace with usernameHolders", () => {
+  const sequential =
+    "replace with usernameHolders writes only while the other holders of the username (ASCII case ignored) are the ones given";
+  const concurrent =
+    "concurrent creates of one username in several cases, each with the holders it read, store it once";
+
+  it("fails a store whose replace ignores usernameHolders", async () => {
+    class Ignoring extends MemoryUserStore {
+      override replace(user: UserRecord): Promise<UserRecord>;
+      override replace(user: UserRecord, options: ReplaceOptions): Promise<UserRecord | undefined>;
+      override async replace(user: UserRecord, options?: ReplaceOptions) {
+        return options?.expected === undefined
+          ? super.replace(user)
+          : super.replace(user, { expected: options.expected });
+      }
+    }
+    const failed = await failedChecks(() => new Ignoring());
+    expect(failed).toContain(sequential);
+    expect(failed).toContain(concurrent);
+  });
+
+  it("fails a store that reads the holders and writes in two steps others can come between", async () => {
+    class TwoSteps extends MemoryUserStore {
+      override replace(user: UserRecord): Promise<UserRecord>;
+      override replace(user: UserRecord, options: ReplaceOptions): Promise<UserRecord | undefined>;
+      override async replace(user: UserRecord, options?: ReplaceOptions) {
+        if (options?.usernameHolders === undefined) return super.replace(user, options ?? {});
+        const holders = await this.findUsers({
+          field: "username",
+          value: user.username ?? "",
+          ignoreCase: true,
+        });
+        if (!usernameHoldersHold(user.uuid, holders, options)) return undefined;
+        await new Promise((resolve) => setImmediate(resolve));
+        return super.replace(user, { expected: options.expected });
+      }
+    }
+    const failed = await failedChecks(() => new TwoSteps());
+    expect(failed).toEqual([concurrent]);
   });
 });
 
@@ -315,6 +359,7 @@ describe("testUserStore's reporting", () => {
     const outcomes = await runContract({ create: minimal, read: (store, uuid) => store.get(uuid) });
     expect(outcomes.skipped.sort()).toEqual([
       "a user replace deactivated holds no unique value; reactivating into a taken one is refused",
+      "concurrent creates of one username in several cases, each with the holders it read, store it once",
       "concurrent read-and-replace loops with expected lose no change",
       "delete removes a user replace deactivated",
       "deletes a user and discards its pending record in one step",
@@ -325,6 +370,7 @@ describe("testUserStore's reporting", () => {
       "removes every user on reset",
       "replace deactivates without deleting, and reactivates with the record",
       "replace with expected writes only over the user as it was read, else resolves undefined",
+      "replace with usernameHolders writes only while the other holders of the username (ASCII case ignored) are the ones given",
       "replace writes a user whole: it creates, and clears what a later record omits",
       "reports ready once created",
       "stays atomic per uuid under concurrent writes, releases and deletes",
