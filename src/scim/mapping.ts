@@ -63,9 +63,19 @@ export function resourceOf(user: UserRecord): { resource: JsonObject; times: Sci
   return { resource, times };
 }
 
+/**
+ * Whether the store holds a userName for this user. A user the Provisioning API (or the
+ * application) wrote without a username, or with a blank one, is served with its id as userName
+ * (RFC 7643 §4.1.1 requires a non-empty one, and identity providers read it): a stable value that
+ * is never written back as its username.
+ */
+function hasUserName(user: UserRecord): boolean {
+  return user.username !== undefined && user.username.trim() !== "";
+}
+
 /** Puts the record's documented fields and its deactivation over the kept resource. */
 function overlay(resource: JsonObject, user: UserRecord): void {
-  setOrDelete(resource, "userName", user.username);
+  setOwn(resource, "userName", hasUserName(user) ? user.username : user.uuid);
   const name = { ...((resource.name as JsonObject | undefined) ?? {}) };
   setOrDelete(name, "givenName", user.firstName);
   setOrDelete(name, "familyName", user.lastName);
@@ -138,7 +148,14 @@ export function recordOf(
     const value = previous?.[field];
     if (value !== undefined) record[field] = value;
   }
-  setField(record, "username", resource.userName);
+  if (previous !== undefined && !hasUserName(previous) && resource.userName === uuid) {
+    // The id served as userName for want of one, given back unchanged (a PATCH that leaves
+    // userName alone, Okta's PUT of the user it read): the store keeps what it held.
+    if (previous.username !== undefined) record.username = previous.username;
+    delete kept.userName;
+  } else {
+    setField(record, "username", resource.userName);
+  }
   setField(record, "firstName", name?.givenName);
   setField(record, "lastName", name?.familyName);
   setField(record, "fullName", resource.displayName ?? name?.formatted);

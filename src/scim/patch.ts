@@ -8,12 +8,22 @@ import { badPath, badSyntax, badValue, mutability, noTarget, ScimError } from ".
 import { type JsonObject, matches, ownKey, ownValue } from "./evaluate.ts";
 import { type AttributePath, type Filter, type PatchPath, parsePatchPath } from "./filter.ts";
 import {
+  maxPatchWork,
+  mergedComplex,
+  type PatchWork,
+  primaryAfter,
+  spend,
+  termsOf,
+  withoutValues,
+} from "./patch-values.ts";
+import {
   checkResourceBounds,
   copyResource,
   isPrototypeKey,
   normalizeValue,
   onePrimary,
   plainObject,
+  refuseBlankUserName,
   setOwn,
   skippedOnWrite,
 } from "./resource.ts";
@@ -82,20 +92,29 @@ export function readPatchBody(body: unknown): PatchOperation[] {
   });
 }
 
-/** Applies `operations` in order to a copy of `resource` and returns it; throws on the first failure. */
+/**
+ * Applies `operations` in order to a copy of `resource` and returns it; throws on the first
+ * failure, and before any work beyond `maxPatchWork` (see patch-values.ts).
+ */
 export function applyPatch(
   resource: JsonObject,
   operations: readonly PatchOperation[],
 ): JsonObject {
   const target = copyResource(resource);
-  for (const operation of operations) applyOne(target, operation);
+  const work: PatchWork = { left: maxPatchWork };
+  for (const operation of operations) applyOne(target, operation, work);
   checkResourceBounds(target);
+  refuseBlankUserName(target);
   return target;
 }
 
-function applyOne(resource: JsonObject, operation: PatchOperation): void {
+function applyOne(resource: JsonObject, operation: PatchOperation, work: PatchWork): void {
+  // RFC 7644 §3.5.2.1, .3: add and replace MUST carry a value; read as null, it would unassign.
+  if (operation.op !== "remove" && operation.value === undefined) {
+    throw badValue(`An ${operation.op} operation needs a value`);
+  }
   if (operation.path !== undefined) {
-    applyAt(resource, operation.op, parsePatchPath(operation.path), operation.value);
+    applyAt(resource, operation.op, parsePatchPath(operation.path), operation.value, work);
     return;
   }
   if (operation.op === "remove") throw noTarget("A remove operation needs a path");
@@ -113,12 +132,12 @@ function applyOne(resource: JsonObject, operation: PatchOperation): void {
       }
       for (const [name, inner] of Object.entries(item)) {
         if (isPrototypeKey(name)) continue;
-        applyAt(resource, operation.op, parsePatchPath(`${key}:${name}`), inner);
+        applyAt(resource, operation.op, parsePatchPath(`${key}:${name}`), inner, work);
       }
       continue;
     }
     // A key that is itself a path (Entra: "name.givenName", a URN-qualified attribute).
-    applyAt(resource, operation.op, parsePatchPath(key), item);
+    applyAt(resource, operation.op, parsePatchPath(key), item, work);
   }
 }
 
@@ -148,6 +167,7 @@ function applyAt(
   op: PatchOperation["op"],
   parsed: PatchPath,
   value: unknown,
+  work: PatchWork,
 ): void {
   const { path } = parsed;
   if (isPrototypeKey(path.attribute) || (path.subAttribute && isPrototypeKey(path.subAttribute))) {
@@ -176,11 +196,15 @@ function applyAt(
   if (definition !== undefined && skippedOnWrite(definition)) return;
   if (container === undefined) return; // remove inside an absent extension: nothing to remove
   const name = definition?.name ?? ownKey(container, path.attribute) ?? path.attribute;
+  const existing = container[name];
+  // Every operation on a multi-valued attribute goes over its values at least once.
+  spend(work, 1 + (Array.isArray(existing) ? existing.length : 0));
   if (parsed.filter !== undefined) {
     if (definition !== undefined && !definition.multiValued) {
       throw badPath(`${name} is not multi-valued: it takes no value filter`);
     }
-    applyFiltered(container, name, definition, op, parsed.filter, parsed.subAttribute, value);
+    const target = { container, name, definition, op, work };
+    applyFiltered(target, parsed.filter, parsed.subAttribute, value);
     return;
   }
   if (path.subAttribute !== undefined) {
@@ -188,16 +212,31 @@ function applyAt(
     return;
   }
   if (op === "remove") {
-    delete container[name];
+    removeAt(container, name, definition, value, work);
     return;
   }
   const normalized = normalizeValue(definition, value, name);
-  if (normalized === undefined) {
-    // `replace` with null clears (RFC 7644 §3.5.2.3 reads unassigned as removal).
-    delete container[name];
+  if (
+    definition?.type === "complex" &&
+    !definition.multiValued &&
+    typeof existing === "object" &&
+    existing !== null &&
+    (normalized !== undefined || isObject(value))
+  ) {
+    // Both add and replace merge the given sub-attributes and keep the others (§3.5.2.1, .3).
+    const merged = mergedComplex(existing, normalized as JsonObject, value, op, definition);
+    if (merged === undefined) delete container[name];
+    else setOwn(container, name, merged);
     return;
   }
-  const existing = container[name];
+  if (normalized === undefined) {
+    // A replace with null or [] unassigns (RFC 7643 §2.5: null and [] are unassigned). A value
+    // that holds nothing once its dropped keys are gone ([{}], {"__proto__": …}) changes
+    // nothing, nor does anything an add gives: an add never removes.
+    const unassigns = value === null || (Array.isArray(value) && value.length === 0);
+    if (op === "replace" && unassigns) delete container[name];
+    return;
+  }
   if (definition?.multiValued && op === "add") {
     // Values already there, or given twice, are added once: each value's key computed once, so
     // the work grows with the values, not with their square.
@@ -212,17 +251,41 @@ function applyAt(
     setOwn(container, name, onePrimary([...old, ...added]));
     return;
   }
+  setOwn(container, name, normalized);
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A remove of a whole attribute; with a value list on a multi-valued one (Entra's form), of the
+ * values listed only.
+ */
+function removeAt(
+  container: JsonObject,
+  name: string,
+  definition: AttributeDefinition | undefined,
+  value: unknown,
+  work: PatchWork,
+): void {
+  const existing = container[name];
   if (
-    definition?.type === "complex" &&
-    !definition.multiValued &&
-    typeof existing === "object" &&
-    existing !== null
+    value === undefined ||
+    value === null ||
+    !Array.isArray(existing) ||
+    (definition !== undefined && !definition.multiValued)
   ) {
-    // Both add and replace merge the given sub-attributes and keep the others (§3.5.2.1, .3).
-    setOwn(container, name, { ...(existing as JsonObject), ...(normalized as JsonObject) });
+    delete container[name];
     return;
   }
-  setOwn(container, name, normalized);
+  const single = definition === undefined ? undefined : { ...definition, multiValued: false };
+  const given = (Array.isArray(value) ? value : [value])
+    .map((item) => normalizeValue(single, item, name))
+    .filter((item) => item !== undefined);
+  const kept = withoutValues(existing, given, definition?.subAttributes, work);
+  if (kept.length === 0) delete container[name];
+  else setOwn(container, name, kept);
 }
 
 function applySub(
@@ -250,10 +313,11 @@ function applySub(
     }
     const normalized =
       op === "remove" ? undefined : normalizeValue(sub, value, `${name}.${subName}`);
+    if (normalized === undefined && op === "add") return; // an add never removes
     setOwn(
       container,
       name,
-      existing.map((item) => withSub(item as JsonObject, subName, normalized)),
+      onePrimary(existing.map((item) => withSub(item as JsonObject, subName, normalized))),
     );
     return;
   }
@@ -266,6 +330,7 @@ function applySub(
     return;
   }
   const normalized = normalizeValue(sub, value, `${name}.${subName}`);
+  if (normalized === undefined && op === "add") return; // an add never removes
   const base =
     typeof existing === "object" && existing !== null ? (existing as JsonObject) : plainObject();
   const updated = withSub(base, subName, normalized);
@@ -280,15 +345,22 @@ function withSub(item: JsonObject, subName: string, value: unknown): JsonObject 
   return copy;
 }
 
+/** The multi-valued attribute an operation with a value filter works on. */
+interface FilteredTarget {
+  readonly container: JsonObject;
+  readonly name: string;
+  readonly definition: AttributeDefinition | undefined;
+  readonly op: PatchOperation["op"];
+  readonly work: PatchWork;
+}
+
 function applyFiltered(
-  container: JsonObject,
-  name: string,
-  definition: AttributeDefinition | undefined,
-  op: PatchOperation["op"],
+  target: FilteredTarget,
   filter: Filter,
   subAttribute: string | undefined,
   value: unknown,
 ): void {
+  const { container, name, definition, op, work } = target;
   const subAttributes = definition?.subAttributes ?? [];
   const sub = subAttribute === undefined ? undefined : attributeOf(subAttributes, subAttribute);
   if (subAttribute !== undefined && definition !== undefined && sub === undefined) {
@@ -296,37 +368,40 @@ function applyFiltered(
   }
   const subName = sub?.name ?? subAttribute;
   const existing = Array.isArray(container[name]) ? (container[name] as JsonObject[]) : [];
-  const hit = (item: JsonObject) =>
-    typeof item === "object" && item !== null && matches(filter, item, subAttributes);
-  const matched = existing.filter(hit);
+  spend(work, existing.length * termsOf(filter));
+  // Each value's verdict computed once, whatever the operation does with it.
+  const hits = existing.map(
+    (item) => typeof item === "object" && item !== null && matches(filter, item, subAttributes),
+  );
+  const matched = hits.some(Boolean);
   if (op === "remove") {
     const kept =
       subName === undefined
-        ? existing.filter((item) => !hit(item))
-        : existing.map((item) => (hit(item) ? withSub(item, subName, undefined) : item));
+        ? existing.filter((_, index) => !hits[index])
+        : existing.map((item, index) => (hits[index] ? withSub(item, subName, undefined) : item));
     if (kept.length === 0) delete container[name];
     else setOwn(container, name, kept);
     return;
   }
   if (subName !== undefined) {
     const normalized = normalizeValue(sub, value, `${name}.${subName}`);
-    if (matched.length === 0) {
+    if (normalized === undefined && (op === "add" || !matched)) return; // nothing to unassign
+    if (!matched) {
       // Entra adds `emails[type eq "work"].value` to a user without a work email, expecting the
       // value to be created: a filter of `eq` comparisons alone says what the new value is.
       const seed = seedOf(filter);
       if (seed === undefined) throw noTarget(`No value of ${name} matches the PATCH path's filter`);
       setOwn(seed, subName, normalized);
-      setOwn(container, name, onePrimary([...existing, seed]));
+      setOwn(container, name, primaryAfter([...existing, seed], [...hits, true]));
       return;
     }
-    setOwn(
-      container,
-      name,
-      onePrimary(existing.map((item) => (hit(item) ? withSub(item, subName, normalized) : item))),
+    const updated = existing.map((item, index) =>
+      hits[index] ? withSub(item, subName, normalized) : item,
     );
+    setOwn(container, name, primaryAfter(updated, hits));
     return;
   }
-  if (matched.length === 0) throw noTarget(`No value of ${name} matches the PATCH path's filter`);
+  if (!matched) throw noTarget(`No value of ${name} matches the PATCH path's filter`);
   const normalized = normalizeValue(
     definition === undefined ? undefined : { ...definition, multiValued: false },
     value,
@@ -335,19 +410,11 @@ function applyFiltered(
   if (typeof normalized !== "object" || normalized === null) {
     throw badValue(`${name}[…] takes an object`);
   }
-  setOwn(
-    container,
-    name,
-    onePrimary(
-      existing.map((item) =>
-        hit(item)
-          ? op === "add"
-            ? { ...item, ...(normalized as JsonObject) }
-            : (normalized as JsonObject)
-          : item,
-      ),
-    ),
-  );
+  const updated = existing.map((item, index) => {
+    if (!hits[index]) return item;
+    return op === "add" ? { ...item, ...(normalized as JsonObject) } : (normalized as JsonObject);
+  });
+  setOwn(container, name, primaryAfter(updated, hits));
 }
 
 /** The value a filter of `eq` comparisons joined by `and` describes, or undefined. */

@@ -88,6 +88,7 @@ function normalizeSingle(
   depth: number,
 ): unknown {
   if (value === null || value === undefined) return undefined;
+  refuseNonFinite(value, name);
   switch (definition.type) {
     case "boolean": {
       const boolean = booleanOf(value);
@@ -142,10 +143,21 @@ export function onePrimary(values: unknown[]): unknown[] {
   });
 }
 
+/**
+ * JSON text such as `1e400` parses to Infinity, which no JSON answer can carry (it is written
+ * `null`): refused rather than stored as another value.
+ */
+function refuseNonFinite(value: unknown, name: string): void {
+  if (typeof value === "number" && !Number.isFinite(value)) {
+    throw badValue(`${name} holds a number beyond what JSON can carry (such as 1e400)`);
+  }
+}
+
 /** A JSON value with no prototype key at any depth, for attributes outside the schemas. */
 function sanitized(value: unknown, name: string, depth: number): unknown {
   if (depth > maxDepth) throw badValue(`The value of ${name} is nested too deep`);
   if (Array.isArray(value)) return value.map((item) => sanitized(item, name, depth + 1));
+  refuseNonFinite(value, name);
   if (typeof value !== "object" || value === null) return value;
   const result = plainObject();
   for (const [key, item] of Object.entries(value)) {
@@ -193,7 +205,19 @@ export function normalizeResource(body: unknown): JsonObject {
     if (normalized !== undefined) setOwn(resource, definition?.name ?? key, normalized);
   }
   checkResourceBounds(resource);
+  refuseBlankUserName(resource);
   return resource;
+}
+
+/**
+ * Throws 400 `invalidValue` for a userName that is empty or only white space (RFC 7643 §4.1.1:
+ * "Each User MUST include a non-empty userName value"). Its absence is the caller's to judge.
+ */
+export function refuseBlankUserName(resource: JsonObject): void {
+  const { userName } = resource;
+  if (typeof userName === "string" && userName.trim() === "") {
+    throw badValue("userName must not be empty");
+  }
 }
 
 function normalizeExtension(
