@@ -235,7 +235,13 @@ describe("a store failing on any call of a request", () => {
         const answer = await scim(method, path(id), body);
         if (state.calls >= n) {
           expect(answer.status, `call ${n}`).toBe(503);
-          expect(await base.get(id)).toEqual(before);
+          const now = await base.get(id);
+          if (method === "DELETE" && now === undefined) {
+            // The store's delete went through and the read after it failed (docs/scim.md,
+            // "DELETE"): the 503 makes the identity provider retry, and the retry finds no user.
+            state.n = 0;
+            expect((await scim(method, path(id), body)).status).toBe(404);
+          } else expect(now).toEqual(before);
         } else {
           expect(answer.status).toBeLessThan(300);
           const after = await base.get(id);
