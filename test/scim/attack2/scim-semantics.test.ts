@@ -120,11 +120,8 @@ describe("numbers no JSON answer can carry", () => {
   it("an extension value of 1e400 is refused, not turned into null", async () => {
     const { scim } = setup();
     const answer = await scim("POST", "/Users", '{"userName":"num","urn:acme:ext":{"n":1e400}}');
-    if (answer.status === 201) {
-      expect(answer.body["urn:acme:ext"]).toEqual({ n: 1e400 });
-    } else {
-      expect(answer.status).toBe(400);
-      expect(answer.body.scimType).toBe("invalidValue");
-    }
+    // No JSON answer can carry Infinity: the only faithful answer is a refusal.
+    expect(answer.status).toBe(400);
+    expect(answer.body.scimType).toBe("invalidValue");
   });
 });
