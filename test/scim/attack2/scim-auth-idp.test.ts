@@ -27,6 +27,18 @@ describe("authenticate answering a value that is not true", () => {
   );
 });
 
+describe("a token anyone can guess", () => {
+  // An empty token is refused at construction, but a one-character one is taken: with no rate
+  // limit on 401s, "a" (or a default such as "changeme") is found in a few requests. A SCIM
+  // token is the only thing between the internet and user provisioning: a minimum length (and
+  // docs saying how to make one, e.g. `openssl rand -hex 32`) belongs at construction.
+  it.each([["a"], ["1234"], ["secret"]])("token %j throws a TypeError at construction", (weak) => {
+    expect(() => createScimHandler({ store: new MemoryUserStore(), token: weak })).toThrow(
+      TypeError,
+    );
+  });
+});
+
 describe("createScimIdentityProvider against a service that ignores the filter", () => {
   // The fake IdP takes Resources[0] of `filter=externalId eq "<uuid>"` as the user, without
   // checking its externalId. A service that ignores filters (the bug a checker exists to find)
