@@ -251,3 +251,44 @@ describe("a store failing on any call of a request", () => {
     },
   );
 });
+
+describe("both protocols on one store", () => {
+  // Wrong: a SCIM PUT dropping the Provisioning API's extra, userId; a Provisioning write
+  // dropping extra.scim (externalId) or not showing through SCIM.
+  it("each keeps what the other stored, and reads the other's change", async () => {
+    const { createProvisioningHandler } = await import("../../../src/provisioning/index.ts");
+    const store = new MemoryUserStore({ unique: ["username", "email"] });
+    const provisioning = createProvisioningHandler({ store, basePath: "/ldap/auth" });
+    const scim = clientOf(createScimHandler({ store, token }));
+    const platform = (path: string, body: unknown) =>
+      provisioning.fetch(
+        new Request(`http://127.0.0.1/ldap/auth${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+        }),
+      );
+    await platform("/v1/user/create", {
+      uuid: "p-1",
+      username: "pat",
+      user_id: "42",
+      email: "pat@example.com",
+      extra: { dept: "eng" },
+    });
+    expect((await scim("PUT", "/Users/p-1", { userName: "pat", externalId: "x-1" })).status).toBe(
+      200,
+    );
+    const afterPut = await store.get("p-1");
+    expect(afterPut?.userId).toBe("42");
+    expect(afterPut?.extra?.extra).toEqual({ dept: "eng" });
+    expect((await platform("/v1/user/modify", { uuid: "p-1", full_name: "Pat Q" })).status).toBe(
+      204,
+    );
+    const read = (await scim("GET", "/Users/p-1")).body;
+    expect([read.externalId, read.displayName]).toEqual(["x-1", "Pat Q"]);
+    expect(
+      (await scim("GET", `/Users?filter=${encodeURIComponent('externalId eq "x-1"')}`)).body
+        .totalResults,
+    ).toBe(1);
+  });
+});
