@@ -109,7 +109,7 @@ export function createScimHandler(options: ScimHandlerOptions): ScimHandler {
       if (relative === undefined || (basePath !== "" && !owns(path))) {
         throw new ScimError(404, "No such endpoint");
       }
-      let allowed: boolean;
+      let allowed: unknown;
       try {
         allowed = await authenticate(withHeaderRecord(request));
       } catch (error) {
@@ -126,7 +126,9 @@ export function createScimHandler(options: ScimHandlerOptions): ScimHandler {
           new ScimError(500, "The authenticate function failed; the request was not served"),
         );
       }
-      if (!allowed) {
+      // Only `true` lets a request in: a check that returns "false", an object or an array (a
+      // JavaScript check's slip) must not open the server.
+      if (allowed !== true) {
         return scimErrorResponse(unauthorized, { "www-authenticate": 'Bearer realm="SCIM"' });
       }
       return await route(request, relative);
@@ -181,6 +183,11 @@ export function createScimHandler(options: ScimHandlerOptions): ScimHandler {
           501,
           "Groups are not supported: the user store has no groups (see /ServiceProviderConfig and /ResourceTypes)",
         );
+      case ".search":
+        // RFC 7644 §3.4.3 search at the root: not served, as at /Users/.search (a 404 would read
+        // as a wrong base URL).
+        if (id !== undefined) break;
+        throw new ScimError(501, "POST /.search is not supported: filter with GET /Users");
       case "bulk":
         throw new ScimError(501, "Bulk operations are not supported");
       case "me":
@@ -387,6 +394,7 @@ function decodeSegment(segment: string): string {
 
 const routes = new Set([
   "users",
+  ".search",
   "groups",
   "bulk",
   "me",

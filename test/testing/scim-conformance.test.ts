@@ -14,7 +14,7 @@ async function closedPort() {
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
-const token = "s3cret";
+const token = "s3cret-token-for-tests";
 
 const failed = (report: ConformanceReport) =>
   report.results.filter((result) => !result.passed).map((result) => result.name);

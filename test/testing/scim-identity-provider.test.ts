@@ -9,7 +9,7 @@ import { serveForEachTest } from "../support/serve-fetch-handler.ts";
 import { createScimFixture, type ScimDefects } from "./scim-fixture.ts";
 
 const startServer = serveForEachTest();
-const token = "s3cret";
+const token = "s3cret-token-for-tests";
 const enterprise = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
 
 const jane: UserRecord = {
