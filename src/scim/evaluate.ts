@@ -147,6 +147,13 @@ function compare(
     return ordered(op, number, expected);
   }
   if (typeof actual !== "string") return false;
+  if (definition?.type === "dateTime" && op !== "co" && op !== "sw" && op !== "ew") {
+    // "Chronologically" (RFC 7644 §3.4.2.2): one instant is written many ways (offsets, a
+    // fraction of a second or none); text that is not a date compares as text.
+    const left = Date.parse(actual);
+    const right = Date.parse(expected);
+    if (!Number.isNaN(left) && !Number.isNaN(right)) return ordered(op, left, right);
+  }
   const exact = definition?.caseExact === true;
   const left = exact ? actual : asciiLowerCase(actual);
   const right = exact ? expected : asciiLowerCase(expected);
