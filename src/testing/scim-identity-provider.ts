@@ -56,7 +56,8 @@ export interface ScimIdentityProvider {
  * Okta) does, behind the Provisioning API's calls: the platform simulator and the directory sync
  * drive it as they drive any application. Each directory user is matched by `externalId` (its
  * uuid), as Entra's matching attribute does, with one `GET /Users?filter=externalId eq "…"` per
- * message:
+ * message; only a listed user whose `externalId` is that uuid counts (a service that ignores the
+ * filter never gets another user written over), and two such users are an unexpected answer:
  *
  * - create, or modify of a user the service does not hold: `POST /Users` with userName (the
  *   username, else the uuid), name, displayName, the work email, the enterprise employeeNumber
@@ -96,7 +97,18 @@ export function createScimIdentityProvider(
     const answer = await send({ method: "GET", path: usersQuery(filter) });
     if (answer.status !== 200) return answer;
     const resources = asObject(answer.body)?.Resources;
-    const first = Array.isArray(resources) ? asObject(resources[0]) : undefined;
+    // Only a user whose externalId is the uuid is this directory user: a service that ignores
+    // the filter lists others, which must never be read, disabled or written over.
+    const matching = (Array.isArray(resources) ? resources : [])
+      .map(asObject)
+      .filter((resource) => resource?.externalId === uuid);
+    if (matching.length > 1) {
+      return unexpected(
+        answer,
+        `${matching.length} users have the externalId ${filterString(uuid)}`,
+      );
+    }
+    const first = matching[0];
     if (first === undefined) return { found: undefined };
     if (typeof first.id !== "string") return unexpected(answer, "a listed user has no id");
     return { found: first as ScimUser };
