@@ -80,15 +80,33 @@ export function createScimHandler(options: ScimHandlerOptions): ScimHandler {
   if (!Number.isSafeInteger(maxResults) || maxResults < 1) {
     throw new TypeError("createScimHandler: maxResults must be a positive integer");
   }
-  const root = options.baseUrl === undefined ? basePath : baseUrlOf(options.baseUrl);
+  const baseUrl = options.baseUrl === undefined ? undefined : baseUrlOf(options.baseUrl);
   const logger = resolveLogger(options.logger);
-  const users = createUserOperations(
-    options.store,
-    (id) => `${root}/Users/${encodeURIComponent(id)}`,
-    maxResults,
-  );
-  const routes: UserRoutes = { users, bodyLimit };
-  const discovery = discoveryDocuments(root, maxResults);
+  const locatedAt = (root: string) => (id: string) => `${root}/Users/${encodeURIComponent(id)}`;
+  const root = baseUrl ?? basePath;
+  const users = createUserOperations(options.store, locatedAt(root), maxResults);
+  const atRoot: Place = {
+    routes: { users, bodyLimit },
+    discovery: discoveryDocuments(root, maxResults),
+  };
+  // Under a framework's mount (the Node adapters pass it), the URLs answered name the mount:
+  // `Location` and `meta.location` must lead back here. `baseUrl`, when given, wins. A few mounts
+  // are remembered; the one per-user lock is shared by all.
+  const mounts = new Map<string, Place>();
+  const placeOf = (request: ProvisioningRequest): Place => {
+    const mount = request.mountPath;
+    if (baseUrl !== undefined || mount === undefined || !mount.startsWith("/")) return atRoot;
+    let place = mounts.get(mount);
+    if (place === undefined) {
+      const under = `${trimTrailingSlashes(mount)}${basePath}`;
+      place = {
+        routes: { users: users.locatedBy(locatedAt(under)), bodyLimit },
+        discovery: discoveryDocuments(under, maxResults),
+      };
+      if (mounts.size < maxMounts) mounts.set(mount, place);
+    }
+    return place;
+  };
   const owns = (target: string): boolean => {
     const path = pathOf(target);
     if (basePath === "") return routeOf(path) !== undefined;
@@ -141,6 +159,7 @@ export function createScimHandler(options: ScimHandlerOptions): ScimHandler {
     request: ProvisioningRequest,
     relative: string,
   ): Promise<ProvisioningResponse> {
+    const { routes, discovery } = placeOf(request);
     const method = request.method === "HEAD" ? "GET" : request.method;
     const query = new URLSearchParams(queryOf(request.path));
     const segments = relative
@@ -198,6 +217,15 @@ export function createScimHandler(options: ScimHandlerOptions): ScimHandler {
 
   const fetch = createFetchEntry({ handle, owns, bodyLimit, edgeAnswers });
   return { fetch, handle, owns, basePath, bodyLimit, edgeAnswers };
+}
+
+/** How many mount paths a handler remembers the operations and documents of. */
+const maxMounts = 16;
+
+/** What a request is served with, for where it came in: the /Users routes and discovery. */
+interface Place {
+  routes: UserRoutes;
+  discovery: ReturnType<typeof discoveryDocuments>;
 }
 
 /** What the /Users routes work over: the user operations and the body size limit. */

@@ -62,6 +62,11 @@ export function createUserOperations(
   now: () => string = () => new Date().toISOString(),
 ) {
   const context: UserContext = { store, location, maxResults, now, lock: new KeyedLock() };
+  return operationsOver(context);
+}
+
+/** The /Users operations over `context`; `locatedBy` gives them with another `location`. */
+function operationsOver(context: UserContext) {
   return {
     get: (id: string): Promise<ServedUser> => getUser(context, id),
     create: (body: unknown): Promise<ServedUser> => createUser(context, body),
@@ -71,6 +76,8 @@ export function createUserOperations(
       patchUser(context, id, body, ifMatch),
     remove: (id: string, ifMatch?: string): Promise<void> => removeUser(context, id, ifMatch),
     list: (query: URLSearchParams): Promise<ListPage> => listUsers(context, query),
+    /** The same operations (the same store and per-user lock) serving users at `location`. */
+    locatedBy: (location: (id: string) => string) => operationsOver({ ...context, location }),
   };
 }
 
