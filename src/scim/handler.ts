@@ -14,11 +14,11 @@ import {
   type ProvisioningResponse,
 } from "../provisioning/types.ts";
 import { bearerToken, type ScimAuthenticate } from "./auth.ts";
-import { discoveryDocuments } from "./discovery.ts";
 import { badSyntax, ScimError, scimErrorResponse, scimMediaType } from "./errors.ts";
 import type { ScimErrorContext, ScimHandler, ScimHandlerOptions } from "./handler-options.ts";
+import { placesOf } from "./mounts.ts";
 import { parseAttributeList, project } from "./present.ts";
-import { createUserOperations, listsVersion, type ServedUser } from "./users.ts";
+import { type createUserOperations, listsVersion, type ServedUser } from "./users.ts";
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 const unauthorized = new ScimError(
@@ -82,31 +82,7 @@ export function createScimHandler(options: ScimHandlerOptions): ScimHandler {
   }
   const baseUrl = options.baseUrl === undefined ? undefined : baseUrlOf(options.baseUrl);
   const logger = resolveLogger(options.logger);
-  const locatedAt = (root: string) => (id: string) => `${root}/Users/${encodeURIComponent(id)}`;
-  const root = baseUrl ?? basePath;
-  const users = createUserOperations(options.store, locatedAt(root), maxResults);
-  const atRoot: Place = {
-    routes: { users, bodyLimit },
-    discovery: discoveryDocuments(root, maxResults),
-  };
-  // Under a framework's mount (the Node adapters pass it), the URLs answered name the mount:
-  // `Location` and `meta.location` must lead back here. `baseUrl`, when given, wins. A few mounts
-  // are remembered; the one per-user lock is shared by all.
-  const mounts = new Map<string, Place>();
-  const placeOf = (request: ProvisioningRequest): Place => {
-    const mount = request.mountPath;
-    if (baseUrl !== undefined || mount === undefined || !mount.startsWith("/")) return atRoot;
-    let place = mounts.get(mount);
-    if (place === undefined) {
-      const under = `${trimTrailingSlashes(mount)}${basePath}`;
-      place = {
-        routes: { users: users.locatedBy(locatedAt(under)), bodyLimit },
-        discovery: discoveryDocuments(under, maxResults),
-      };
-      if (mounts.size < maxMounts) mounts.set(mount, place);
-    }
-    return place;
-  };
+  const placeOf = placesOf(options.store, { basePath, baseUrl, bodyLimit, maxResults });
   const owns = (target: string): boolean => {
     const path = pathOf(target);
     if (basePath === "") return routeOf(path) !== undefined;
@@ -217,15 +193,6 @@ export function createScimHandler(options: ScimHandlerOptions): ScimHandler {
 
   const fetch = createFetchEntry({ handle, owns, bodyLimit, edgeAnswers });
   return { fetch, handle, owns, basePath, bodyLimit, edgeAnswers };
-}
-
-/** How many mount paths a handler remembers the operations and documents of. */
-const maxMounts = 16;
-
-/** What a request is served with, for where it came in: the /Users routes and discovery. */
-interface Place {
-  routes: UserRoutes;
-  discovery: ReturnType<typeof discoveryDocuments>;
 }
 
 /** What the /Users routes work over: the user operations and the body size limit. */
