@@ -7,8 +7,7 @@ import type { AttributePath, CompareOperator, CompareValue, Filter } from "./fil
 import {
   type AttributeDefinition,
   attributeOf,
-  enterpriseAttributes,
-  enterpriseSchema,
+  attributesOfSchema,
   userAttributes,
   userSchema,
 } from "./schemas.ts";
@@ -39,10 +38,7 @@ export function scopeOf(
   if (schema === undefined || schema === userSchema) {
     return { container: resource, attributes: userAttributes };
   }
-  return {
-    container: ownValue(resource, schema),
-    attributes: schema === enterpriseSchema ? enterpriseAttributes : undefined,
-  };
+  return { container: ownValue(resource, schema), attributes: attributesOfSchema(schema) };
 }
 
 /** Whether `resource` matches `filter`. `definitions` is the scope of a value filter's values. */

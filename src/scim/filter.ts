@@ -7,15 +7,7 @@
 // deeper than `maxFilterDepth` is refused with 400 `invalidFilter` (`invalidPath` for a path)
 // before any recursion could exhaust the stack.
 import { badFilter, badPath, type ScimError } from "./errors.ts";
-import {
-  type AttributeDefinition,
-  attributeOf,
-  enterpriseAttributes,
-  enterpriseSchema,
-  schemaOf,
-  userAttributes,
-  userSchema,
-} from "./schemas.ts";
+import { type AttributeDefinition, attributeOf, attributesOfSchema, schemaOf } from "./schemas.ts";
 
 /** The longest filter or PATCH path read, in characters. */
 export const maxFilterLength = 4096;
@@ -347,13 +339,7 @@ function definitionAt(
   scope: readonly AttributeDefinition[] | undefined,
 ): AttributeDefinition | undefined {
   if (scope !== undefined && path.schema === undefined) return attributeOf(scope, path.attribute);
-  const attributes =
-    path.schema === undefined || path.schema === userSchema
-      ? userAttributes
-      : path.schema === enterpriseSchema
-        ? enterpriseAttributes
-        : undefined;
-  return attributeOf(attributes, path.attribute);
+  return attributeOf(attributesOfSchema(path.schema), path.attribute);
 }
 
 /**
