@@ -16,7 +16,8 @@ check_example() {
   echo "--- $name"
   : >"$log" # exists before the server's shell opens it
   local token=""
-  [ "${check_scim:-0}" = 1 ] && token="ci-$RANDOM-$RANDOM-$RANDOM"
+  # 64 hex digits, as `openssl rand -hex 32` makes (a SCIM token has at least 16 characters).
+  [ "${check_scim:-0}" = 1 ] && token=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
   PORT=0 HOST=127.0.0.1 READ_USER_ROUTE=1 SCIM_TOKEN="$token" "$@" >"$log" 2>&1 &
   server=$!
   for _ in $(seq 300); do

@@ -24,7 +24,8 @@ export function start({ store, readUserRoute, scimToken, ...address }: StartOpti
   if (readUserRoute) provisioning = withReadUserRoute(provisioning, store);
   app.use("/ldap/auth", toNodeHandler(provisioning), toNodeErrorHandler(provisioning));
   // SCIM 2.0 from the same store, for identity providers, also ahead of the body parser; the
-  // mount path is stripped, so its basePath is empty.
+  // mount path is stripped, so its basePath is empty (the adapter tells the handler the mount,
+  // so Location and meta.location read /scim/v2/Users/…).
   if (scimToken !== undefined) {
     const scim = createScimHandler({ store: scimStore(store), token: scimToken, basePath: "" });
     app.use("/scim/v2", toNodeHandler(scim), toNodeErrorHandler(scim));

@@ -42,6 +42,13 @@ export interface ProvisioningRequest {
   /** The peer address of the socket, for `allowAddresses`; never taken from a header. */
   remoteAddress?: string | undefined;
   /**
+   * Where a framework mounted the handler, the part of the request's path it stripped before
+   * `path` (Express's `req.baseUrl`, a Fastify plugin's prefix, koa-mount's `ctx.mountPath`):
+   * `/scim/v2`. Absent at the root and on `fetch`. The Node adapters set it; the SCIM handler
+   * puts it in front of its `basePath` in the URLs it answers with (`Location`, `meta.location`).
+   */
+  mountPath?: string | undefined;
+  /**
    * The request's own logger, where the framework has one (Fastify's `request.log`): the
    * handler reports this request's failures there instead of on its `logger`, so that they carry
    * the framework's request id. Taken as the `logger` option is (a pino logger keeps its fields);

@@ -7,8 +7,7 @@ import type { AttributePath, CompareOperator, CompareValue, Filter } from "./fil
 import {
   type AttributeDefinition,
   attributeOf,
-  enterpriseAttributes,
-  enterpriseSchema,
+  attributesOfSchema,
   userAttributes,
   userSchema,
 } from "./schemas.ts";
@@ -39,10 +38,7 @@ export function scopeOf(
   if (schema === undefined || schema === userSchema) {
     return { container: resource, attributes: userAttributes };
   }
-  return {
-    container: ownValue(resource, schema),
-    attributes: schema === enterpriseSchema ? enterpriseAttributes : undefined,
-  };
+  return { container: ownValue(resource, schema), attributes: attributesOfSchema(schema) };
 }
 
 /** Whether `resource` matches `filter`. `definitions` is the scope of a value filter's values. */
@@ -147,6 +143,13 @@ function compare(
     return ordered(op, number, expected);
   }
   if (typeof actual !== "string") return false;
+  if (definition?.type === "dateTime" && op !== "co" && op !== "sw" && op !== "ew") {
+    // "Chronologically" (RFC 7644 §3.4.2.2): one instant is written many ways (offsets, a
+    // fraction of a second or none); text that is not a date compares as text.
+    const left = Date.parse(actual);
+    const right = Date.parse(expected);
+    if (!Number.isNaN(left) && !Number.isNaN(right)) return ordered(op, left, right);
+  }
   const exact = definition?.caseExact === true;
   const left = exact ? actual : asciiLowerCase(actual);
   const right = exact ? expected : asciiLowerCase(expected);

@@ -7,7 +7,7 @@
 // deeper than `maxFilterDepth` is refused with 400 `invalidFilter` (`invalidPath` for a path)
 // before any recursion could exhaust the stack.
 import { badFilter, badPath, type ScimError } from "./errors.ts";
-import { schemaOf } from "./schemas.ts";
+import { type AttributeDefinition, attributeOf, attributesOfSchema, schemaOf } from "./schemas.ts";
 
 /** The longest filter or PATCH path read, in characters. */
 export const maxFilterLength = 4096;
@@ -275,15 +275,71 @@ function checkedLength(text: string, fail: (detail: string) => ScimError): void 
  * @throws ScimError 400 `invalidFilter` saying what is wrong.
  */
 export function parseFilter(text: string): Filter {
-  const fail = (detail: string) => badFilter(`The filter is not valid: ${detail}`);
-  checkedLength(text, fail);
-  const parser = new Parser(tokenize(text, fail), fail);
-  if (parser.done) throw fail("it is empty");
+  const filter = parseUnchecked(text);
+  checkOrdering(filter, undefined);
+  return filter;
+}
+
+const filterFailure = (detail: string) => badFilter(`The filter is not valid: ${detail}`);
+
+function parseUnchecked(text: string): Filter {
+  checkedLength(text, filterFailure);
+  const parser = new Parser(tokenize(text, filterFailure), filterFailure);
+  if (parser.done) throw filterFailure("it is empty");
   const filter = parser.filter();
   if (!parser.done) {
-    throw fail(`unexpected text at character ${(parser.peek() as Token).at + 1}`);
+    throw filterFailure(`unexpected text at character ${(parser.peek() as Token).at + 1}`);
   }
   return filter;
+}
+
+const orderings = new Set<string>(["gt", "ge", "lt", "le"]);
+
+/**
+ * RFC 7644 §3.4.2.2: `gt`, `ge`, `lt` and `le` on a boolean or binary attribute "SHALL cause a
+ * failed response (HTTP status code 400) with scimType of invalidFilter", and so does one with a
+ * boolean value: checked on the parsed filter, so the answer does not depend on which users exist.
+ * `scope` is the sub-attributes of the value filter's attribute, undefined at the top.
+ */
+function checkOrdering(filter: Filter, scope: readonly AttributeDefinition[] | undefined): void {
+  switch (filter.op) {
+    case "and":
+    case "or":
+      checkOrdering(filter.left, scope);
+      checkOrdering(filter.right, scope);
+      return;
+    case "not":
+      checkOrdering(filter.filter, scope);
+      return;
+    case "pr":
+      return;
+    case "[]":
+      checkOrdering(filter.filter, definitionAt(filter.path, scope)?.subAttributes ?? []);
+      return;
+  }
+  if (!orderings.has(filter.op)) return;
+  const definition = definitionAt(filter.path, scope);
+  // The attribute compared: a sub-attribute, or a multi-valued attribute's `value`.
+  const leaf =
+    filter.path.subAttribute !== undefined
+      ? attributeOf(definition?.subAttributes, filter.path.subAttribute)
+      : definition?.type === "complex" && definition.multiValued
+        ? attributeOf(definition.subAttributes, "value")
+        : definition;
+  if (typeof filter.value === "boolean" || leaf?.type === "boolean" || leaf?.type === "binary") {
+    throw filterFailure(
+      `"${filter.op}" orders values, and booleans and binary values have no order (RFC 7644 §3.4.2.2)`,
+    );
+  }
+}
+
+/** The definition of a path's attribute, as evaluate.ts looks it up; undefined when unknown. */
+function definitionAt(
+  path: AttributePath,
+  scope: readonly AttributeDefinition[] | undefined,
+): AttributeDefinition | undefined {
+  if (scope !== undefined && path.schema === undefined) return attributeOf(scope, path.attribute);
+  return attributeOf(attributesOfSchema(path.schema), path.attribute);
 }
 
 /**
@@ -315,5 +371,7 @@ export function parsePatchPath(text: string): PatchPath {
     }
     subAttribute = after.slice(1);
   }
-  return { path, filter: parseFilter(inner), subAttribute };
+  const filter = parseUnchecked(inner);
+  checkOrdering(filter, definitionAt(path, undefined)?.subAttributes ?? []);
+  return { path, filter, subAttribute };
 }

@@ -32,12 +32,19 @@ export interface ScimHandlerOptions {
   token?: string | undefined;
   /** Your own check of a request (an OAuth access token, a per-tenant token): false answers 401. */
   authenticate?: ScimAuthenticate | undefined;
-  /** Where SCIM is served. Default `"/scim/v2"`; `""` when a framework strips the mount path. */
+  /**
+   * Where SCIM is served. Default `"/scim/v2"`; `""` when a framework strips the mount path
+   * (Express's `app.use("/scim/v2", …)`, a Fastify `prefix`, koa-mount): the Node adapters tell
+   * the handler that mount, and the URLs it answers with name it.
+   */
   basePath?: string | undefined;
   /**
    * The absolute URL the identity provider calls the server at (`https://app.example.com/scim/v2`),
-   * for `meta.location` and the `Location` header. Default: path-absolute locations under
-   * `basePath` (`/scim/v2/Users/…`): a request's Host header is never trusted for them.
+   * for `meta.location`, the `Location` header and the discovery documents. Default:
+   * path-absolute locations, the mount the Node adapter reports then `basePath`
+   * (`/scim/v2/Users/…`): a request's Host header is never trusted for them. Give it when
+   * something the handler cannot see strips a path in front of it: a reverse proxy, Hono's
+   * `app.mount()` (which rewrites the request `fetch` gets).
    */
   baseUrl?: string | undefined;
   /** The largest body accepted, in bytes; larger ones answer 413. Default 1 MiB. */

@@ -14,11 +14,11 @@ import {
   type ProvisioningResponse,
 } from "../provisioning/types.ts";
 import { bearerToken, type ScimAuthenticate } from "./auth.ts";
-import { discoveryDocuments } from "./discovery.ts";
 import { badSyntax, ScimError, scimErrorResponse, scimMediaType } from "./errors.ts";
 import type { ScimErrorContext, ScimHandler, ScimHandlerOptions } from "./handler-options.ts";
+import { placesOf } from "./mounts.ts";
 import { parseAttributeList, project } from "./present.ts";
-import { createUserOperations, listsVersion, type ServedUser } from "./users.ts";
+import { type createUserOperations, listsVersion, type ServedUser } from "./users.ts";
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 const unauthorized = new ScimError(
@@ -80,15 +80,9 @@ export function createScimHandler(options: ScimHandlerOptions): ScimHandler {
   if (!Number.isSafeInteger(maxResults) || maxResults < 1) {
     throw new TypeError("createScimHandler: maxResults must be a positive integer");
   }
-  const root = options.baseUrl === undefined ? basePath : baseUrlOf(options.baseUrl);
+  const baseUrl = options.baseUrl === undefined ? undefined : baseUrlOf(options.baseUrl);
   const logger = resolveLogger(options.logger);
-  const users = createUserOperations(
-    options.store,
-    (id) => `${root}/Users/${encodeURIComponent(id)}`,
-    maxResults,
-  );
-  const routes: UserRoutes = { users, bodyLimit };
-  const discovery = discoveryDocuments(root, maxResults);
+  const placeOf = placesOf(options.store, { basePath, baseUrl, bodyLimit, maxResults });
   const owns = (target: string): boolean => {
     const path = pathOf(target);
     if (basePath === "") return routeOf(path) !== undefined;
@@ -109,7 +103,7 @@ export function createScimHandler(options: ScimHandlerOptions): ScimHandler {
       if (relative === undefined || (basePath !== "" && !owns(path))) {
         throw new ScimError(404, "No such endpoint");
       }
-      let allowed: boolean;
+      let allowed: unknown;
       try {
         allowed = await authenticate(withHeaderRecord(request));
       } catch (error) {
@@ -126,7 +120,9 @@ export function createScimHandler(options: ScimHandlerOptions): ScimHandler {
           new ScimError(500, "The authenticate function failed; the request was not served"),
         );
       }
-      if (!allowed) {
+      // Only `true` lets a request in: a check that returns "false", an object or an array (a
+      // JavaScript check's slip) must not open the server.
+      if (allowed !== true) {
         return scimErrorResponse(unauthorized, { "www-authenticate": 'Bearer realm="SCIM"' });
       }
       return await route(request, relative);
@@ -139,6 +135,7 @@ export function createScimHandler(options: ScimHandlerOptions): ScimHandler {
     request: ProvisioningRequest,
     relative: string,
   ): Promise<ProvisioningResponse> {
+    const { routes, discovery } = placeOf(request);
     const method = request.method === "HEAD" ? "GET" : request.method;
     const query = new URLSearchParams(queryOf(request.path));
     const segments = relative
@@ -181,6 +178,11 @@ export function createScimHandler(options: ScimHandlerOptions): ScimHandler {
           501,
           "Groups are not supported: the user store has no groups (see /ServiceProviderConfig and /ResourceTypes)",
         );
+      case ".search":
+        // RFC 7644 §3.4.3 search at the root: not served, as at /Users/.search (a 404 would read
+        // as a wrong base URL).
+        if (id !== undefined) break;
+        throw new ScimError(501, "POST /.search is not supported: filter with GET /Users");
       case "bulk":
         throw new ScimError(501, "Bulk operations are not supported");
       case "me":
@@ -388,6 +390,7 @@ function decodeSegment(segment: string): string {
 
 const routes = new Set([
   "users",
+  ".search",
   "groups",
   "bulk",
   "me",

@@ -144,6 +144,17 @@ export function attributeOf(
   return attributes?.find((attribute) => attribute.name.toLowerCase() === lower);
 }
 
+/**
+ * The attributes of the schema a path names in its canonical form: the core User's when it names
+ * none, the enterprise extension's, or undefined for any other schema (not the User's).
+ */
+export function attributesOfSchema(
+  schema: string | undefined,
+): readonly AttributeDefinition[] | undefined {
+  if (schema === undefined || schema === userSchema) return userAttributes;
+  return schema === enterpriseSchema ? enterpriseAttributes : undefined;
+}
+
 /** Whether a schema URN is one of the User resource's (any case, RFC 7643 §2.1). */
 export function schemaOf(urn: string): typeof userSchema | typeof enterpriseSchema | undefined {
   const lower = urn.toLowerCase();

@@ -74,6 +74,11 @@ export function createUserOperations(
     lock: new KeyedLock(),
     names: new KeyedLock(),
   };
+  return operationsOver(context);
+}
+
+/** The /Users operations over `context`; `locatedBy` gives them with another `location`. */
+function operationsOver(context: UserContext) {
   return {
     get: (id: string): Promise<ServedUser> => getUser(context, id),
     create: (body: unknown): Promise<ServedUser> => createUser(context, body),
@@ -83,6 +88,8 @@ export function createUserOperations(
       patchUser(context, id, body, ifMatch),
     remove: (id: string, ifMatch?: string): Promise<void> => removeUser(context, id, ifMatch),
     list: (query: URLSearchParams): Promise<ListPage> => listUsers(context, query),
+    /** The same operations (the same store and per-user lock) serving users at `location`. */
+    locatedBy: (location: (id: string) => string) => operationsOver({ ...context, location }),
   };
 }
 

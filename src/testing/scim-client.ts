@@ -31,10 +31,22 @@ export type ScimAnswer = (
       body: JsonValue | undefined;
       /** The answer's `Content-Type`, `Location` and `ETag` headers, when present. */
       headers: { contentType?: string; location?: string; etag?: string };
+      /**
+       * Set when the body was longer than the 64 KiB read: `body` is then its start, as text,
+       * marked so. An answer that never ends is cut there too.
+       */
+      cutOff?: true;
       error?: undefined;
       timedOut?: undefined;
     }
-  | { status?: undefined; body?: undefined; headers?: undefined; error: string; timedOut?: true }
+  | {
+      status?: undefined;
+      body?: undefined;
+      headers?: undefined;
+      cutOff?: undefined;
+      error: string;
+      timedOut?: true;
+    }
 ) & { durationMs: number };
 
 /** Sends one SCIM request and resolves with the answer; never rejects. */
@@ -105,6 +117,7 @@ export function connectScim(
         ...(location !== undefined && { location }),
         ...(etag !== undefined && { etag }),
       },
+      ...(!answer.complete && { cutOff: true as const }),
       durationMs: answer.durationMs,
     };
   };

@@ -1,4 +1,5 @@
 import { redactUrl } from "../internal/url.ts";
+import { maxAnswerBytes } from "../platform/outbound.ts";
 import type { ProvisioningAnswer } from "../platform/provisioning-api-client.ts";
 import { unreachable } from "./conformance-diagnosis.ts";
 import type { ConformanceReport, ConformanceResult, LeftBehind } from "./conformance-report.ts";
@@ -184,6 +185,10 @@ function whyConnectionFailed(
     );
   }
   const { status, body } = answer;
+  if ("cutOff" in answer && answer.cutOff === true) {
+    // No check can judge an answer it could not read whole: the others would only repeat it.
+    return `GET /Users answered ${status} with more than ${maxAnswerBytes / 1024} KiB (read up to there and cut off): a SCIM service answers a filter that matches no user with a short ListResponse. Check the base URL (${where}), and that the service ends its answers.`;
+  }
   if (status === 401 || status === 403) {
     return `GET /Users answered ${status}: the token was refused. Check --token: the bearer token the identity provider would hold.`;
   }

@@ -56,7 +56,8 @@ export interface ScimIdentityProvider {
  * Okta) does, behind the Provisioning API's calls: the platform simulator and the directory sync
  * drive it as they drive any application. Each directory user is matched by `externalId` (its
  * uuid), as Entra's matching attribute does, with one `GET /Users?filter=externalId eq "…"` per
- * message:
+ * message; only a listed user whose `externalId` is that uuid counts (a service that ignores the
+ * filter never gets another user written over), and two such users are an unexpected answer:
  *
  * - create, or modify of a user the service does not hold: `POST /Users` with userName (the
  *   username, else the uuid), name, displayName, the work email, the enterprise employeeNumber
@@ -95,11 +96,7 @@ export function createScimIdentityProvider(
     const filter = `externalId eq ${filterString(uuid)}`;
     const answer = await send({ method: "GET", path: usersQuery(filter) });
     if (answer.status !== 200) return answer;
-    const resources = asObject(answer.body)?.Resources;
-    const first = Array.isArray(resources) ? asObject(resources[0]) : undefined;
-    if (first === undefined) return { found: undefined };
-    if (typeof first.id !== "string") return unexpected(answer, "a listed user has no id");
-    return { found: first as ScimUser };
+    return directoryUserIn(answer, uuid);
   };
 
   const createOrUpdate = async (user: UserRecord, success: number): Promise<Response> => {
@@ -228,6 +225,25 @@ type Found = { found: ScimUser | undefined };
 const ok = (status: number) => new Response(null, { status });
 
 /** A SCIM failure answered as it came (a status and body the simulator reports). */
+/**
+ * The directory user in the answer to `filter=externalId eq "<uuid>"`: only a listed user whose
+ * externalId is the uuid is it. A service that ignores the filter lists others, which must never
+ * be read, disabled or written over; two such users are an unexpected answer.
+ */
+function directoryUserIn(answer: ScimAnswer, uuid: string): Found | ScimAnswer {
+  const resources = asObject(answer.body)?.Resources;
+  const matching = (Array.isArray(resources) ? resources : [])
+    .map(asObject)
+    .filter((resource) => resource?.externalId === uuid);
+  if (matching.length > 1) {
+    return unexpected(answer, `${matching.length} users have the externalId ${filterString(uuid)}`);
+  }
+  const first = matching[0];
+  if (first === undefined) return { found: undefined };
+  if (typeof first.id !== "string") return unexpected(answer, "a listed user has no id");
+  return { found: first as ScimUser };
+}
+
 function passOn(answer: ScimAnswer): Response {
   if (answer.status === undefined) {
     return Response.json({ error: "scim_unreachable", message: answer.error }, { status: 502 });

@@ -141,3 +141,127 @@ describe("refusals at the edge answer in the SCIM error form", () => {
     }
   });
 });
+
+// A4 (attack 2 on issue 42): under a framework's mount, the URLs answered (`Location`,
+// `meta.location`, the discovery documents') name the mount, so that following them reads the
+// user. The handler never sees the mount in its path: the adapters pass it.
+describe("Location and meta.location under a framework's mount", () => {
+  const headers = { authorization: `Bearer ${token}`, "content-type": "application/scim+json" };
+  type Mount = (handler: ScimHandler) => Promise<RequestListener | Server>;
+  const mounts: [string, string, { basePath?: string }, Mount][] = [
+    [
+      "Express app.use('/scim/v2'), basePath ''",
+      "/scim/v2",
+      { basePath: "" },
+      async (handler) =>
+        express().use("/scim/v2", toNodeHandler(handler)) as unknown as RequestListener,
+    ],
+    [
+      "Express router under '/api', mounted at '/scim', basePath '/v2'",
+      "/api/scim/v2",
+      { basePath: "/v2" },
+      async (handler) =>
+        express().use(
+          "/api",
+          express.Router().use("/scim", toNodeHandler(handler)),
+        ) as unknown as RequestListener,
+    ],
+    [
+      "Fastify prefix '/scim' inside prefix '/tenant', basePath '/v2'",
+      "/tenant/scim/v2",
+      { basePath: "/v2" },
+      async (handler) => {
+        const app = Fastify();
+        await app.register(
+          async (tenant) => {
+            await tenant.register(toFastifyPlugin(handler), { prefix: "/scim" });
+          },
+          { prefix: "/tenant" },
+        );
+        await app.ready();
+        return app.server;
+      },
+    ],
+    [
+      "Koa under a koa-mount-like middleware at '/scim/v2', basePath ''",
+      "/scim/v2",
+      { basePath: "" },
+      async (handler) => {
+        const scim = toKoaMiddleware(handler);
+        // What koa-mount does: strip the prefix from ctx.path and say it in ctx.mountPath.
+        return new Koa()
+          .use(async (ctx, next) => {
+            if (!ctx.path.startsWith("/scim/v2/")) return next();
+            const path = ctx.path;
+            ctx.path = path.slice("/scim/v2".length);
+            Object.assign(ctx, { mountPath: "/scim/v2" });
+            try {
+              await scim(ctx, next);
+            } finally {
+              ctx.path = path;
+            }
+          })
+          .callback();
+      },
+    ],
+  ];
+
+  it.each(mounts)("%s", async (_name, under, options, mount) => {
+    const handler = createScimHandler({ store: new MemoryUserStore(), token, ...options });
+    const server = await listen(await mount(handler));
+    try {
+      const created = await fetch(`${server.origin}${under}/Users`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ userName: "located" }),
+      });
+      expect(created.status).toBe(201);
+      const body = (await created.json()) as { id: string; meta: { location: string } };
+      expect(created.headers.get("location")).toBe(`${under}/Users/${body.id}`);
+      expect(body.meta.location).toBe(`${under}/Users/${body.id}`);
+      const followed = await fetch(`${server.origin}${body.meta.location}`, { headers });
+      expect(followed.status).toBe(200);
+      // The ETag is the one the mount serves: If-Match with it writes.
+      const put = await fetch(`${server.origin}${body.meta.location}`, {
+        method: "PUT",
+        headers: { ...headers, "if-match": followed.headers.get("etag") as string },
+        body: JSON.stringify({ userName: "located", title: "moved" }),
+      });
+      expect(put.status).toBe(200);
+      const listed = (await (
+        await fetch(`${server.origin}${under}/Users`, { headers })
+      ).json()) as {
+        Resources: { meta: { location: string } }[];
+      };
+      expect(listed.Resources[0]?.meta.location).toBe(body.meta.location);
+      const types = (await (
+        await fetch(`${server.origin}${under}/ResourceTypes`, { headers })
+      ).json()) as { Resources: { meta: { location: string } }[] };
+      expect(types.Resources[0]?.meta.location).toBe(`${under}/ResourceTypes/User`);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("baseUrl, when given, is what every adapter answers with", async () => {
+    const handler = createScimHandler({
+      store: new MemoryUserStore(),
+      token,
+      basePath: "",
+      baseUrl: "https://app.example.com/scim/v2/",
+    });
+    const app = express().use("/scim/v2", toNodeHandler(handler));
+    const server = await listen(app as unknown as RequestListener);
+    try {
+      const created = await fetch(`${server.origin}/scim/v2/Users`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ userName: "absolute" }),
+      });
+      const { id } = (await created.json()) as { id: string };
+      expect(created.headers.get("location")).toBe(`https://app.example.com/scim/v2/Users/${id}`);
+    } finally {
+      await server.close();
+    }
+  });
+});

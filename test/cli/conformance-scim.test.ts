@@ -6,7 +6,7 @@ import { serveForEachTest } from "../support/serve-fetch-handler.ts";
 import { createScimFixture, type ScimDefects } from "../testing/scim-fixture.ts";
 
 const startServer = serveForEachTest();
-const token = "s3cret";
+const token = "s3cret-token-for-tests";
 
 async function serve(defects: ScimDefects = {}) {
   const fixture = createScimFixture({ token, basePath: "/scim/v2", defects });

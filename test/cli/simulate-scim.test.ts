@@ -7,7 +7,7 @@ import { serveForEachTest } from "../support/serve-fetch-handler.ts";
 import { createScimFixture } from "../testing/scim-fixture.ts";
 
 const startServer = serveForEachTest();
-const token = "s3cret";
+const token = "s3cret-token-for-tests";
 
 describe("platform-integration simulate --scim", () => {
   it("pushes a generated directory into a SCIM service, then reads every user back", async () => {

@@ -114,6 +114,48 @@ describe("filters (RFC 7644 §3.4.2.2)", () => {
     }
   });
 
+  it("refuses gt, ge, lt and le on a boolean or binary attribute, or with a boolean value", () => {
+    // RFC 7644 §3.4.2.2: "Boolean and Binary attributes SHALL cause a failed response".
+    for (const filter of [
+      "active gt false",
+      "ACTIVE Le true",
+      'userName eq "x" or not (active lt true)',
+      "emails[primary ge true]",
+      'emails[type eq "work"].primary gt false',
+      'x509Certificates gt "AAAA"',
+      'x509Certificates[value lt "AAAA"]',
+      "title gt true",
+      "urn:ietf:params:scim:schemas:core:2.0:User:active gt false",
+    ]) {
+      refused(() => parseFilter(filter), "invalidFilter");
+    }
+    refused(() => parsePatchPath("emails[primary gt false].value"), "invalidFilter");
+    // Ordering is fine on the other types, and eq/ne on booleans.
+    for (const filter of [
+      "active eq false",
+      "active ne true",
+      'title gt "a"',
+      'emails[value ge "a"]',
+      'urn:acme:ext:flag gt "x"',
+      'meta.lastModified gt "2011-05-13T04:42:34Z"',
+    ]) {
+      expect(() => parseFilter(filter)).not.toThrow();
+    }
+  });
+
+  it("compares dateTime attributes chronologically, whatever the offset", () => {
+    // 04:42:34Z is 14:42:34+10:00 and 00:42:34-04:00: text comparison orders them wrong.
+    expect(hit('meta.lastModified eq "2011-05-13T14:42:34+10:00"')).toBe(true);
+    expect(hit('meta.lastModified gt "2011-05-13T14:42:33+10:00"')).toBe(true);
+    expect(hit('meta.lastModified gt "2011-05-13T14:42:34+10:00"')).toBe(false);
+    expect(hit('meta.lastModified lt "2011-05-13T00:42:35-04:00"')).toBe(true);
+    expect(hit('meta.lastModified ge "2011-05-13T04:42:34.000Z"')).toBe(true);
+    expect(hit('meta.lastModified ne "2011-05-13T04:42:34.000Z"')).toBe(false);
+    // Text that is not a date compares as text, as before.
+    expect(hit('meta.lastModified gt "2011"')).toBe(true);
+    expect(hit('meta.lastModified sw "2011-05"')).toBe(true);
+  });
+
   it("bounds nesting and length before recursing", () => {
     const deep = `${"(".repeat(maxFilterDepth + 1)}title pr${")".repeat(maxFilterDepth + 1)}`;
     refused(() => parseFilter(deep), "invalidFilter");

@@ -65,20 +65,48 @@ describe("exports", () => {
   });
 
   it("bearerToken compares the whole token", async () => {
-    const check = bearerToken("abc");
+    const secret = "abcdefghijklmnop";
+    const check = bearerToken(secret);
     const request = (authorization?: string) => ({
       method: "GET",
       path: "/",
       headers: { authorization },
     });
-    expect(await check(request("Bearer abc"))).toBe(true);
-    expect(await check(request("Bearer abcd"))).toBe(false);
-    expect(await check(request("Bearer ab"))).toBe(false);
+    expect(await check(request(`Bearer ${secret}`))).toBe(true);
+    expect(await check(request(`Bearer ${secret}q`))).toBe(false);
+    expect(await check(request(`Bearer ${secret.slice(0, -1)}`))).toBe(false);
     expect(await check(request())).toBe(false);
     // On Node the digests are taken at once (node:crypto), not through Web Crypto's thread pool,
     // which cost more than the request itself (bench/README.md, scim.bench.ts).
-    expect(check(request("Bearer abc"))).toBe(true);
-    expect(check(request("Bearer abd"))).toBe(false);
+    expect(check(request(`Bearer ${secret}`))).toBe(true);
+    expect(check(request(`Bearer ${secret.slice(0, -1)}q`))).toBe(false);
+  });
+
+  it("bearerToken refuses a token shorter than 16 characters, naming its length only", () => {
+    expect(() => bearerToken("a".repeat(16))).not.toThrow();
+    for (const weak of ["Zq", "1234", "secret", "fifteen-chars-X"]) {
+      let message = "";
+      try {
+        bearerToken(weak);
+      } catch (error) {
+        expect(error).toBeInstanceOf(TypeError);
+        message = (error as Error).message;
+      }
+      expect(message).toContain(`${weak.length} characters`);
+      expect(message).toContain("openssl rand -hex 32");
+      expect(message).not.toContain(weak);
+    }
+  });
+
+  it("lets a request in only when authenticate answers true", async () => {
+    for (const verdict of [true, false, "true", 1, {}, [], Promise.resolve("yes")]) {
+      const handler = createScimHandler({
+        store: new MemoryUserStore(),
+        authenticate: (() => verdict) as never,
+      });
+      const status = (await scim(handler, "GET", "/scim/v2/Users")).status;
+      expect([verdict, status]).toEqual([verdict, verdict === true ? 200 : 401]);
+    }
   });
 });
 
@@ -104,6 +132,7 @@ describe("routes", () => {
       ["POST", "/Bulk"],
       ["GET", "/Me"],
       ["POST", "/Users/.search"],
+      ["POST", "/.search"],
     ]) {
       const answer = await scim(
         handler,
@@ -115,6 +144,7 @@ describe("routes", () => {
       expect(answer.body.schemas).toEqual([errorSchema]);
     }
     expect((await scim(handler, "GET", "/scim/v2/Nothing")).status).toBe(404);
+    expect((await scim(handler, "POST", "/scim/v2/.search/more", {})).status).toBe(404);
     expect((await scim(handler, "DELETE", "/scim/v2/Users")).status).toBe(405);
   });
 });

@@ -38,6 +38,27 @@ describe("connectScim over the platform side's outbound layer", () => {
     });
   });
 
+  it("marks an answer longer than 64 KiB as cut off, and only such an answer", async () => {
+    const answering = (size: number) => ({
+      fetch: async () =>
+        new Response(JSON.stringify({ pad: "x".repeat(size) }), {
+          headers: { "content-type": "application/scim+json" },
+        }),
+    });
+    const long = await connectScim(answering(64 * 1024), { timeoutMs: 5000 })({
+      method: "GET",
+      path: "/Users",
+    });
+    expect(long).toMatchObject({ status: 200, cutOff: true });
+    expect(long.body).toMatch(/cut off/);
+    const short = await connectScim(answering(60 * 1024), { timeoutMs: 5000 })({
+      method: "GET",
+      path: "/Users",
+    });
+    expect(short.cutOff).toBeUndefined();
+    expect(short.body).toMatchObject({ pad: expect.any(String) });
+  });
+
   it("gives up on a handler that never answers, and says so", async () => {
     const never = { fetch: () => new Promise<Response>(() => {}) };
     const answer = await connectScim(never, { timeoutMs: 50 })({ method: "GET", path: "/Users" });

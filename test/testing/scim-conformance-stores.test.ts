@@ -9,7 +9,7 @@ import { PostgresUserStore } from "../../src/stores/postgres/index.ts";
 import { SqliteUserStore } from "../../src/stores/sqlite/index.ts";
 import { runConformance } from "../../src/testing/index.ts";
 
-const token = "s3cret";
+const token = "s3cret-token-for-tests";
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 const strict = {
   unique: ["username", "email"] as ("username" | "email")[],

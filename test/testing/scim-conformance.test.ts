@@ -14,7 +14,7 @@ async function closedPort() {
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
-const token = "s3cret";
+const token = "s3cret-token-for-tests";
 
 const failed = (report: ConformanceReport) =>
   report.results.filter((result) => !result.passed).map((result) => result.name);
@@ -102,6 +102,21 @@ describe("runConformance with scim", () => {
     });
     expect(nothing.stoppedEarly).toMatch(/Nothing answers there/);
     expect(nothing.passed).toBe(false);
+  });
+
+  it("stops at a connection test answered past the 64 KiB read, and names the cap", async () => {
+    // A finite answer just past the cap (a service that never ends is cut there too): no check
+    // can judge what it could not read whole.
+    const huge = {
+      fetch: async () =>
+        new Response(`{"Resources":[${'"x",'.repeat(20_000)}"x"]}`, {
+          headers: { "content-type": "application/scim+json" },
+        }),
+    };
+    const report = await runConformance(huge, { scim: { token } });
+    expect(report.results).toHaveLength(1);
+    expect(report.passed).toBe(false);
+    expect(report.stoppedEarly).toMatch(/more than 64 KiB \(read up to there and cut off\)/);
   });
 
   it("warns, without a token, that a wrong one was not tried", async () => {

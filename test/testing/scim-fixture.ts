@@ -43,7 +43,7 @@ class Refused extends Error {
 
 /** A SCIM service over an in-memory map, at `basePath` (default none), with `defects`. */
 export function createScimFixture({
-  token = "s3cret",
+  token = "s3cret-token-for-tests",
   basePath = "",
   defects = {},
 }: {

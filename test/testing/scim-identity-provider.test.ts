@@ -9,8 +9,9 @@ import { serveForEachTest } from "../support/serve-fetch-handler.ts";
 import { createScimFixture, type ScimDefects } from "./scim-fixture.ts";
 
 const startServer = serveForEachTest();
-const token = "s3cret";
+const token = "s3cret-token-for-tests";
 const enterprise = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
+const listSchema = "urn:ietf:params:scim:api:messages:2.0:ListResponse";
 
 const jane: UserRecord = {
   uuid: "97e86d2d-jane",
@@ -140,6 +141,35 @@ describe("createPlatformSimulator with scim (the SCIM fake identity provider)", 
       stalled: true,
       stoppedAt: { message: { kind: "modify" }, status: 400, body: { scimType: "invalidValue" } },
     });
+  });
+
+  it("takes only a listed user whose externalId is the uuid; two of them stop the sync", async () => {
+    // A service that ignores the filter lists every user: the one whose externalId is the uuid
+    // is the directory user, others are never written over, and two answering it are ambiguous.
+    const listed = (externalIds: string[]) => {
+      const calls: string[] = [];
+      const fetch = async (request: Request) => {
+        calls.push(`${request.method} ${new URL(request.url).pathname}`);
+        if (request.method !== "GET") return new Response(null, { status: 204 });
+        const Resources = externalIds.map((externalId, at) => ({ id: `id-${at}`, externalId }));
+        return Response.json(
+          { schemas: [listSchema], totalResults: Resources.length, Resources },
+          { headers: { "content-type": "application/scim+json" } },
+        );
+      };
+      return { idp: createScimIdentityProvider({ target: { fetch }, token }), calls };
+    };
+    const remove = new Request("http://idp/v1/user/u-1", { method: "DELETE" });
+    const one = listed(["someone-else", "u-1"]);
+    expect((await one.idp.fetch(remove.clone())).status).toBe(204);
+    expect(one.calls.filter((call) => call !== "GET /Users")).toEqual(["PATCH /Users/id-1"]);
+    expect(await one.idp.readUser("u-1")).toMatchObject({ uuid: "u-1" });
+    const two = listed(["u-1", "u-1"]);
+    const answer = await two.idp.fetch(remove.clone());
+    expect(answer.status).toBe(502);
+    expect(await answer.json()).toMatchObject({ error: "unexpected_scim_answer" });
+    expect(two.calls).toEqual(["GET /Users"]);
+    await expect(two.idp.readUser("u-1")).rejects.toThrow(/2 users have the externalId/);
   });
 
   it("answers a taken userName's 409 as the sync's stop, and reset with 501", async () => {

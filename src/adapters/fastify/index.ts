@@ -11,7 +11,8 @@ import { answerNodeRequest } from "../../provisioning/http/node-request.ts";
  * The plugin is encapsulated: inside it, the body reaches the handler unparsed (Fastify's JSON
  * parser would answer bad input in its own format and ignore the handler's size limit), and your
  * application's parsers and routes elsewhere are untouched. Register it with `prefix` to serve
- * the API under a path, and leave `basePath` empty.
+ * the API under a path, and leave `basePath` empty: the handler learns the prefix for the URLs it
+ * answers with (SCIM's `Location`).
  *
  * When Fastify logs (`logger: true`, logger options or a pino `loggerInstance`), the handler
  * reports each request's failures on `request.log`, with their fields and Fastify's `reqId`;
@@ -43,6 +44,7 @@ export function toFastifyPlugin(handler: ServedHandler): FastifyPluginCallback {
         payload ?? request.raw,
         // Fastify's stand-in logger when its logging is off is silent: never hand it a failure.
         takesFieldsFirst(request.log) ? (request.log as unknown as Logger) : undefined,
+        fastify.prefix,
       );
       reply.code(response.status).headers(response.headers);
       if (response.closeConnection) reply.header("connection", "close");

@@ -7,8 +7,9 @@ import { answerNodeRequest } from "../../provisioning/http/node-request.ts";
  * A Koa middleware that serves a Provisioning handler; other paths go on to `next`, body unread.
  * It imports nothing from Koa at run time.
  *
- * Under a mount (koa-mount, a router prefix), Koa rewrites the path and `basePath` stays empty;
- * otherwise set `basePath`. Use it before any body parser. Behind one, `ctx.request.body` is used
+ * Under a mount (koa-mount, a router prefix), Koa rewrites the path and `basePath` stays empty
+ * (the handler learns koa-mount's `ctx.mountPath` for the URLs it answers with, SCIM's
+ * `Location`); otherwise set `basePath`. Use it before any body parser. Behind one, `ctx.request.body` is used
  * when the body was already read: a number in it is kept as its shortest text when that is exact
  * (`12345` gives `"12345"`), and a body the parser made unreadable (a form parser's object of
  * strings, an integer past 2^53, nothing left) answers 500 and logs once that the API must come
@@ -30,7 +31,8 @@ export function toKoaMiddleware(handler: ServedHandler): Middleware {
     const path = ctx.url;
     // Under koa-mount every path reaching here is the API's: an unknown one gets its JSON 404.
     const mounted = (ctx as { mountPath?: unknown }).mountPath;
-    if (!(typeof mounted === "string" && mounted !== "") && !handler.owns(path)) return next();
+    const mountPath = typeof mounted === "string" && mounted !== "" ? mounted : undefined;
+    if (mountPath === undefined && !handler.owns(path)) return next();
     const response = await answerNodeRequest(
       handler,
       ctx.req,
@@ -39,6 +41,7 @@ export function toKoaMiddleware(handler: ServedHandler): Middleware {
       ctx.req,
       // The handler takes it only if it has the four methods.
       (ctx as { log?: Logger }).log,
+      mountPath,
     );
     // Body first: Koa turns a null body into 204 unless the status is set after it.
     ctx.body = response.body ?? null;

@@ -19,7 +19,8 @@ export type NodeHandler = (
  * Buffer (up to the handler's `bodyLimit`) and handed to the plain-data core.
  *
  * Under Express, mount it with `app.use("/prefix", ...)` and leave `basePath` empty: Express strips
- * the mount path. Mount it before any body parser, so that it reads the body as the platform sent
+ * the mount path, and the handler learns it (`req.baseUrl`) for the URLs it answers with (SCIM's
+ * `Location`). Mount it before any body parser, so that it reads the body as the platform sent
  * it. Behind one, the body the parser left is used: `express.raw()` and `express.text()` lose
  * nothing; after `express.json()` a number is kept as its shortest text when that is exact (a
  * safe integer or a decimal: `12345` gives `"12345"`, but `1.50` gives `"1.5"`), and a body the
@@ -48,7 +49,12 @@ export function toNodeHandler(handler: ServedHandler): NodeHandler {
     readNodeRequest(handler, req, path, (req as { body?: unknown }).body, req, (request) => {
       if (request === undefined) {
         writeNodeResponse(res, handler.edgeAnswers?.bodyTooLarge ?? payloadTooLarge);
-      } else void handler.handle(request).then((response) => writeNodeResponse(res, response));
+        return;
+      }
+      // Express's mount path: SCIM's Location names it.
+      const mountPath = mountPathOf(req);
+      if (mountPath !== undefined) request.mountPath = mountPath;
+      void handler.handle(request).then((response) => writeNodeResponse(res, response));
     });
   };
 }
@@ -58,8 +64,13 @@ export function toNodeHandler(handler: ServedHandler): NodeHandler {
  * request that reaches it is under the API's mount, and an unknown one gets the API's JSON 404.
  */
 function mountedHere(req: IncomingMessage): boolean {
+  return mountPathOf(req) !== undefined;
+}
+
+/** The path Express mounted the handler under (`req.baseUrl`), or undefined at the root. */
+function mountPathOf(req: IncomingMessage): string | undefined {
   const baseUrl: unknown = (req as { baseUrl?: unknown }).baseUrl;
-  return typeof baseUrl === "string" && baseUrl !== "";
+  return typeof baseUrl === "string" && baseUrl !== "" ? baseUrl : undefined;
 }
 
 /** An Express or Connect error middleware: four parameters, which is how they recognise one. */

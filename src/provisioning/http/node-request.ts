@@ -67,7 +67,8 @@ export function readNodeRequest(
 
 /**
  * {@link readNodeRequest}, then the core's answer (413 for a body too large), as a promise.
- * `logger` is the framework's per-request logger, when it has one.
+ * `logger` is the framework's per-request logger, when it has one; `mountPath` where the
+ * framework mounted the handler (see `ProvisioningRequest.mountPath`).
  */
 export function answerNodeRequest(
   handler: ServedHandler,
@@ -76,6 +77,7 @@ export function answerNodeRequest(
   parsed: unknown,
   stream: Readable = req,
   logger?: Logger,
+  mountPath?: string,
 ): Promise<ProvisioningResponse> {
   return new Promise((resolve, reject) => {
     readNodeRequest(
@@ -88,6 +90,7 @@ export function answerNodeRequest(
         if (request === undefined)
           return resolve(handler.edgeAnswers?.bodyTooLarge ?? payloadTooLarge);
         if (logger !== undefined) request.logger = logger;
+        if (mountPath !== undefined && mountPath !== "") request.mountPath = mountPath;
         resolve(handler.handle(request));
       },
       reject,
