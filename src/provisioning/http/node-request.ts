@@ -32,15 +32,7 @@ export function readNodeRequest(
   ready: (request: ProvisioningRequest | undefined) => void,
   failed?: (error: unknown) => void,
 ): void {
-  const request: ProvisioningRequest = {
-    method: req.method ?? "GET",
-    path,
-    // Node parses rawHeaders eagerly but builds req.headers on first use: spare every request that.
-    headers: req.rawHeaders,
-    body: undefined,
-    json: undefined,
-    remoteAddress: req.socket.remoteAddress,
-  };
+  const request = new NodeRequest(req, path);
   if (stream.readableEnded) {
     if (parsed instanceof Uint8Array) request.body = parsed;
     else if (typeof parsed === "string") request.body = Buffer.from(parsed);
@@ -63,6 +55,33 @@ export function readNodeRequest(
     },
     failed,
   );
+}
+
+/**
+ * The core's request for a Node request. The peer address is looked up when it is read (by
+ * `allowAddresses`, or a span), not for every message: the socket's getter costs a call into
+ * net's internals on each request that reads it.
+ */
+class NodeRequest implements ProvisioningRequest {
+  readonly method: string;
+  readonly path: string;
+  // Node parses rawHeaders eagerly but builds req.headers on first use: spare every request that.
+  readonly headers: readonly string[];
+  body: Uint8Array | undefined = undefined;
+  json: unknown = undefined;
+  logger: Logger | undefined = undefined;
+  readonly #req: IncomingMessage;
+
+  constructor(req: IncomingMessage, path: string) {
+    this.method = req.method ?? "GET";
+    this.path = path;
+    this.headers = req.rawHeaders;
+    this.#req = req;
+  }
+
+  get remoteAddress(): string | undefined {
+    return this.#req.socket?.remoteAddress;
+  }
 }
 
 /**

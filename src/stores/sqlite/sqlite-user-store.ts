@@ -120,6 +120,9 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
   readonly #unique: UniqueField[];
   readonly #upserts: UpsertStatements;
   readonly #quarantine: QuarantineTables;
+  /** BEGIN IMMEDIATE and COMMIT, prepared once: exec() would parse them again on every step. */
+  readonly #begin: StatementSync;
+  readonly #commit: StatementSync;
   readonly #delete: StatementSync;
   readonly #reset: StatementSync;
   readonly #probe: StatementSync;
@@ -141,6 +144,8 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
     this.#unique = rules.unique;
     this.#db = new Database(path);
     this.#db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+    this.#begin = this.#db.prepare("BEGIN IMMEDIATE");
+    this.#commit = this.#db.prepare("COMMIT");
     // Replicas may start together on one new file. Switching it to WAL takes a lock that the busy
     // timeout does not wait for (SQLite answers SQLITE_BUSY at once), so the set-up, every step of
     // which is idempotent, is tried again until the busy timeout has passed.
@@ -354,10 +359,10 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
 
   /** Runs \`body\` in one write transaction; node:sqlite is synchronous, so nothing interleaves. */
   #transaction<T>(body: () => T): T {
-    this.#db.exec("BEGIN IMMEDIATE");
+    this.#begin.run();
     try {
       const result = body();
-      this.#db.exec("COMMIT");
+      this.#commit.run();
       return result;
     } catch (error) {
       if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
