@@ -329,6 +329,17 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
     const tables = this.#quarantine;
     const pending = tables.pendingOf(uuid);
     if (pending === undefined && patch === undefined) return { outcome: "none", wakes: [] };
+    // Most writes of a sync create a user that nothing holds for: then the insert alone is the
+    // step (a new user frees no value, so it wakes no one), without reading the stored user
+    // first. A stored uuid, or a conflict, takes the whole step below.
+    if (pending === undefined && patch !== undefined) {
+      try {
+        const created = this.#upserts.write(patch, true);
+        if (created !== undefined) return written(undefined, created, []);
+      } catch (error) {
+        if (!isUserConflict(conflictOf(error))) throw error;
+      }
+    }
     // The stored user, for the values this step frees (none without unique fields).
     const before =
       this.#unique.length > 0 || pending !== undefined ? this.#userOf(uuid) : undefined;
