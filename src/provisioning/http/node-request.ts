@@ -63,18 +63,19 @@ export function readNodeRequest(
  * net's internals on each request that reads it.
  */
 class NodeRequest implements ProvisioningRequest {
-  readonly method: string;
-  readonly path: string;
-  // Node parses rawHeaders eagerly but builds req.headers on first use: spare every request that.
-  readonly headers: readonly string[];
-  body: Uint8Array | undefined = undefined;
-  json: unknown = undefined;
-  logger: Logger | undefined = undefined;
+  // Declared only: set in the constructor or by the reader, which keeps the adapters' bundles small.
+  declare readonly method: string;
+  declare readonly path: string;
+  declare readonly headers: readonly string[];
+  declare body?: Uint8Array | undefined;
+  declare json?: unknown;
+  declare logger?: Logger | undefined;
   readonly #req: IncomingMessage;
 
   constructor(req: IncomingMessage, path: string) {
     this.method = req.method ?? "GET";
     this.path = path;
+    // Node parses rawHeaders eagerly but builds req.headers on first use: spare every request that.
     this.headers = req.rawHeaders;
     this.#req = req;
   }
