@@ -21,7 +21,9 @@
 // 20,000) and `--rounds N` (default 3) size the run; `--only full,normal` measures only those
 // SDK servers and their twins. `--before DIST` adds, for the SQLite servers, the same server on
 // another build of the package (a copy of dist/ from an earlier commit), in the same rounds: a
-// before/after comparison that the machine's load hits alike. With BENCH_CPU_PROF=DIR, each SDK
+// before/after comparison that the machine's load hits alike (keep the copy where it resolves the
+// same node_modules, @opentelemetry/api among them: inside the repository, or beside a link to
+// them). With BENCH_CPU_PROF=DIR, each SDK
 // server writes a V8 CPU profile there (node --cpu-prof).
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -46,6 +48,8 @@ const kinds = {
   "full-quarantine": "toNodeHandler + SqliteUserStore, FULL, unique + quarantine",
   "bare-normal-unique": "bare node:http + SQLite INSERT, NORMAL, unique username and email",
   "normal-quarantine": "toNodeHandler + SqliteUserStore, NORMAL, unique + quarantine",
+  "full-quarantine-before": "the same, FULL, unique + quarantine, on the --before build",
+  "normal-quarantine-before": "the same, NORMAL, unique + quarantine, on the --before build",
   "bare-pg": "bare node:http + pg, the same upsert",
   pg: "toNodeHandler + PostgresUserStore",
 } as const;
@@ -65,6 +69,8 @@ const uniqueFields = ["username", "email"] as const;
 const beforePairs: [sdk: Kind, bare: Kind][] = [
   ["full-before", "bare-full"],
   ["normal-before", "bare-normal"],
+  ["full-quarantine-before", "bare-full-unique"],
+  ["normal-quarantine-before", "bare-normal-unique"],
 ];
 
 /** Where an SDK server imports the package from: this build, or the --before one. */
@@ -101,6 +107,10 @@ async function serve(kind: Kind, target: string): Promise<void> {
     const report: ServerReport = { cpuMicros: user + system, peakRssBytes, users: await count() };
     process.send?.(report);
   });
+  // A handler starts loading @opentelemetry/api when it is created, in the background (35-50 ms of
+  // CPU, once per process, whatever it then serves). The clock starts once the server listens, so
+  // that import is awaited first: the runs count the creates, not the process's start-up.
+  await import("@opentelemetry/api").catch(() => undefined);
   server.listen(0, "127.0.0.1", () => {
     process.stdout.write(`${(server.address() as AddressInfo).port}\n`);
   });
@@ -143,7 +153,7 @@ async function listenerOf(
   const { SqliteUserStore } = (await import(
     sdkModule(kind, "sqlite")
   )) as typeof import("platform-integration/sqlite");
-  const quarantine = kind.endsWith("-quarantine");
+  const quarantine = kind.includes("-quarantine");
   const store = new SqliteUserStore(target, {
     synchronous: kind.startsWith("full") ? "full" : "normal",
     ...(quarantine ? { unique: uniqueFields } : {}),

@@ -6,7 +6,7 @@ import type { UserPatch } from "../users/user-record.ts";
 import { errorResponse, ProvisioningError } from "./errors.ts";
 import type { ProvisioningHandlerOptions } from "./handler-options.ts";
 import { payloadTooLarge, withinBodyLimit } from "./http/body-limit.ts";
-import { bodyParsed } from "./observe.ts";
+import type { BodySeen } from "./observe.ts";
 import { bodyReadInFront, type ProvisioningRequest, type ProvisioningResponse } from "./types.ts";
 import {
   parseKeepingNumbers,
@@ -27,11 +27,13 @@ const streamRead = new UnreadableParsedBody(
  * The patches a create or modify body carries, or the answer that refuses it. The body is read as
  * JSON whatever its Content-Type says: the spec names none, and `text/plain` (what `fetch` sends
  * for a string), curl's form type or none at all must not stall a sync. (Browsers, which could
- * post such bodies across sites, are refused before this.)
+ * post such bodies across sites, are refused before this.) `seen`, when given, receives the JSON
+ * parsed from the bytes.
  */
 export function readPatches(
   request: ProvisioningRequest,
   bodyLimit: number,
+  seen?: BodySeen,
 ): UserPatch[] | ProvisioningResponse | UnreadableParsedBody {
   // The edges read at most the limit; an adapter's own reading or a framework's parser may not.
   if (!withinBodyLimit(request, bodyLimit)) return payloadTooLarge;
@@ -50,7 +52,7 @@ export function readPatches(
     } catch {
       return invalidJson;
     }
-    bodyParsed(request, body);
+    seen?.(body);
     // Only an escape can put a lone surrogate or U+0000 into a string parsed from valid UTF-8.
     const checkStrings = text.includes("\\u");
     patches = toPatches(body, "plain", checkStrings);

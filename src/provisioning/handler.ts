@@ -7,7 +7,7 @@ import type { ProvisioningHandler, ProvisioningHandlerOptions } from "./handler-
 import { fromBrowser, withHeaderRecord } from "./headers.ts";
 import { resolveBodyLimit } from "./http/body-limit.ts";
 import { createFetchEntry } from "./http/fetch-entry.ts";
-import { createHandlerObserver } from "./observe.ts";
+import { type BodySeen, createHandlerObserver } from "./observe.ts";
 import { createOperations } from "./operations.ts";
 import { createRouter, normalizeBasePath, operationOf, type Route } from "./routes.ts";
 import type { ProvisioningRequest, ProvisioningResponse } from "./types.ts";
@@ -84,31 +84,35 @@ export function createProvisioningHandler(
   /** Every request's one way in, counted and (with OpenTelemetry) traced. */
   function handle(request: ProvisioningRequest): Promise<ProvisioningResponse> {
     const found = router.route(request.path);
-    const answer = observer.observe(request, found, () => respond(found, request));
+    const answer = observer.observe(request, found, (seen) => respond(found, request, seen));
     // A HEAD answer has no body; the status and headers are those GET would have. The body goes
     // after the counters have read its error code.
     return request.method === "HEAD" ? answer.then(withoutBody) : answer;
   }
 
-  /** Refusals, then the guard, then dispatch. */
+  /** Refusals, then the guard, then dispatch; `seen` receives a create or modify body's JSON. */
   function respond(
     found: Route | undefined,
     request: ProvisioningRequest,
+    seen: BodySeen,
   ): Promise<ProvisioningResponse> {
     if (found === undefined) return Promise.resolve(notFound);
     if (!allowBrowsers && fromBrowser(request.headers)) return Promise.resolve(browserRefused);
     const log = request.logger === undefined ? undefined : asLogger(request.logger);
-    return authorize === undefined ? dispatch(found, request, log) : guarded(found, request, log);
+    return authorize === undefined
+      ? dispatch(found, request, log, seen)
+      : guarded(found, request, log, seen);
   }
 
   async function guarded(
     found: Route,
     request: ProvisioningRequest,
     log: Logger | undefined,
+    seen: BodySeen,
   ): Promise<ProvisioningResponse> {
     try {
       return (await (authorize as NonNullable<typeof authorize>)(withHeaderRecord(request)))
-        ? await dispatch(found, request, log)
+        ? await dispatch(found, request, log, seen)
         : forbidden;
     } catch (error) {
       return operations.fail(
@@ -125,6 +129,7 @@ export function createProvisioningHandler(
     found: Route,
     request: ProvisioningRequest,
     log: Logger | undefined,
+    seen: BodySeen,
   ): Promise<ProvisioningResponse> {
     const method = request.method;
     switch (found.name) {
@@ -134,7 +139,7 @@ export function createProvisioningHandler(
           : Promise.resolve(allowPing);
       case "create":
       case "modify":
-        if (method === "POST") return upsert(request, found.name, log);
+        if (method === "POST") return upsert(request, found.name, log, seen);
         return method === "DELETE"
           ? operations.remove(found.segment, log)
           : Promise.resolve(allowUpsert);
@@ -151,10 +156,11 @@ export function createProvisioningHandler(
     request: ProvisioningRequest,
     operation: "create" | "modify",
     log: Logger | undefined,
+    seen: BodySeen,
   ): Promise<ProvisioningResponse> {
     let patches: ReturnType<typeof readPatches>;
     try {
-      patches = readPatches(request, bodyLimit);
+      patches = readPatches(request, bodyLimit, seen);
     } catch (error) {
       return Promise.resolve(
         operations.fail(error, { operation, uuid: undefined, status: 500 }, undefined, log),

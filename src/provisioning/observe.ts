@@ -24,12 +24,21 @@ export interface ProvisioningTelemetryOptions {
   includeUuid?: boolean | undefined;
 }
 
+/**
+ * Where the handler hands the JSON it parsed from a create or modify body: given to `run` only
+ * when a span records `user.id` (`includeUuid`), so that no other request pays for keeping it.
+ */
+export type BodySeen = ((json: unknown) => void) | undefined;
+
 export interface HandlerObserver {
-  /** Answers a request through `run`, counting it, in a span when OpenTelemetry is there. */
+  /**
+   * Answers a request through `run`, counting it, in a span when OpenTelemetry is there; `run`
+   * receives where to hand the body it parses, when the span wants it.
+   */
   observe(
     request: ProvisioningRequest,
     found: Route | undefined,
-    run: () => Promise<ProvisioningResponse>,
+    run: (seen: BodySeen) => Promise<ProvisioningResponse>,
   ): Promise<ProvisioningResponse>;
   stats(): ProvisioningStats;
   /** The store, its calls timed into a histogram when OpenTelemetry is there. */
@@ -84,14 +93,14 @@ export function createHandlerObserver(
   function observe(
     request: ProvisioningRequest,
     found: Route | undefined,
-    run: () => Promise<ProvisioningResponse>,
+    run: (seen: BodySeen) => Promise<ProvisioningResponse>,
   ): Promise<ProvisioningResponse> {
     counter.start();
     const operation = countedOperation(found, request.method);
     const tools = instruments();
     requestTools = tools;
     if (tools === undefined) {
-      return run().then((response) => {
+      return run(undefined).then((response) => {
         counter.finish(operation, response);
         return response;
       });
@@ -113,10 +122,17 @@ export function createHandlerObserver(
       },
     );
     const started = performance.now();
-    return withSpan(api, span, run).then((response) => {
+    // The JSON the handler parsed from the body, for the span's user.id: read once it has parsed
+    // it, rather than parsing the body a second time.
+    let parsed: unknown;
+    const seen: BodySeen = includeUuid
+      ? (json) => {
+          parsed = json;
+        }
+      : undefined;
+    return withSpan(api, span, () => run(seen)).then((response) => {
       counter.finish(operation, response);
-      // Read once the handler has parsed the body, from what it parsed.
-      if (includeUuid) span.setAttributes(uuidAttribute(request, found));
+      if (includeUuid) span.setAttributes(uuidAttribute(request, found, parsed));
       endHttpSpan(api, span, "server", { status: response.status });
       const status = response.status;
       tools.operations.add(1, {
@@ -133,10 +149,12 @@ export function createHandlerObserver(
     });
   }
 
-  /** Times one store call when OpenTelemetry is there; calls it as it is otherwise. */
-  function timed<T>(method: string, call: () => Promise<T>): Promise<T> {
-    const tools = requestTools;
-    if (tools === undefined) return call();
+  /** Times one store call (OpenTelemetry is there: `tools`). */
+  function timed<T>(
+    tools: NonNullable<typeof requestTools>,
+    method: string,
+    call: () => Promise<T>,
+  ): Promise<T> {
     const started = performance.now();
     const record = (error?: unknown) =>
       tools.storeDuration.record((performance.now() - started) / 1000, {
@@ -155,12 +173,29 @@ export function createHandlerObserver(
     );
   }
 
+  /** A call off the hot path, timed when OpenTelemetry is there. */
+  function rare<T>(method: string, call: () => Promise<T>): Promise<T> {
+    const tools = requestTools;
+    return tools === undefined ? call() : timed(tools, method, call);
+  }
+
+  // Without OpenTelemetry, a write goes straight to the store: no closure for the timing.
   const { ready, reset } = store;
   const timedStore: UserStore = {
-    upsert: (patch) => timed("upsert", () => store.upsert(patch)),
-    delete: (uuid) => timed("delete", () => store.delete(uuid)),
-    ...(ready === undefined ? {} : { ready: () => timed("ready", async () => ready.call(store)) }),
-    ...(reset === undefined ? {} : { reset: () => timed("reset", () => reset.call(store)) }),
+    upsert: (patch) => {
+      const tools = requestTools;
+      return tools === undefined
+        ? store.upsert(patch)
+        : timed(tools, "upsert", () => store.upsert(patch));
+    },
+    delete: (uuid) => {
+      const tools = requestTools;
+      return tools === undefined
+        ? store.delete(uuid)
+        : timed(tools, "delete", () => store.delete(uuid));
+    },
+    ...(ready === undefined ? {} : { ready: () => rare("ready", async () => ready.call(store)) }),
+    ...(reset === undefined ? {} : { reset: () => rare("reset", () => reset.call(store)) }),
   };
 
   return { observe, stats: counter.snapshot, store: timedStore };
@@ -175,27 +210,19 @@ function pathOf(target: string): string {
   return query === -1 ? target : target.slice(0, query);
 }
 
-// The JSON of each create or modify body, as the handler parsed it (body.ts): the span's user.id
-// reads it there rather than parsing the body a second time.
-const parsedBodies = new WeakMap<ProvisioningRequest, unknown>();
-
-/** Keeps the JSON the handler parsed from `request`'s bytes, for the span's `user.id`. */
-export function bodyParsed(request: ProvisioningRequest, json: unknown): void {
-  parsedBodies.set(request, json);
-}
-
 /**
  * The uuid(s) a request names: the path's for a delete; for create and modify, the body's as the
- * handler read it (a framework's parsed body, else the JSON it parsed), none when it read none.
+ * handler read it (a framework's parsed body, else `parsed`, the JSON it parsed), none when it
+ * read none.
  */
-function uuidAttribute(request: ProvisioningRequest, found: Route | undefined) {
+function uuidAttribute(request: ProvisioningRequest, found: Route | undefined, parsed: unknown) {
   let uuids: string[] = [];
   if (found?.name === "user") {
     try {
       uuids = [decodeURIComponent(found.segment)];
     } catch {}
   } else if (found?.name === "create" || found?.name === "modify") {
-    const body = request.json ?? parsedBodies.get(request);
+    const body = request.json ?? parsed;
     uuids = (Array.isArray(body) ? body : [body])
       .map((user) => (user as { uuid?: unknown } | null)?.uuid)
       .filter((uuid): uuid is string => typeof uuid === "string");

@@ -53,7 +53,8 @@ export function heldOver(store: UserStore, logger: Logger): Held | undefined {
   // Read once, at the first message: a failed read fails that message (503) and is tried again.
   const once = () => (reading ??= read().finally(() => (reading = undefined)));
   return {
-    may: (uuid) => uuids === undefined || uuids.has(uuid),
+    // Most stores hold none: then no uuid is hashed for the look-up.
+    may: (uuid) => uuids === undefined || (uuids.size > 0 && uuids.has(uuid)),
     async write(operation, patch) {
       const known = uuids ?? (await once());
       if (known.size === 0 || !known.has(patch.uuid)) return undefined;

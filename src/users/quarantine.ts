@@ -53,7 +53,8 @@ export function createQuarantine(options: QuarantineOptions): Quarantine {
     const step = await store.writeQuarantined(operation, patch);
     // The step tried the user's record: no longer due.
     releases.tried(patch.uuid);
-    await hooks.told(step, operation, log);
+    // An applied write has no event of the quarantine's (its onChange is the caller's): most writes.
+    if (step.outcome !== "applied") await hooks.told(step, operation, log);
     return step;
   }
 

@@ -474,6 +474,26 @@ quarantineScenarios("SqliteUserStore", {
 describe("SqliteUserStore's quarantine and unique fields", () => {
   const rules = { unique: ["email"] } as const;
 
+  // Catches: a step that fails inside its transaction and leaves it open (or its prepared BEGIN
+  // and COMMIT in a state that refuses the next step), so that every later write fails or is
+  // never committed for the other connections.
+  it("rolls a failed step back, and the next step begins and commits again", async () => {
+    const file = newFile();
+    const store = new SqliteUserStore(file, rules);
+    const reader = new SqliteUserStore(file, rules);
+    try {
+      await store.writeQuarantined("create", { uuid: "a", email: "a@x.io" });
+      await expect(
+        store.writeQuarantined("create", { uuid: "b", email: "b@x.io", username: "nul\0" }),
+      ).rejects.toThrow(/U\+0000/);
+      await store.writeQuarantined("create", { uuid: "c", email: "c@x.io" });
+      expect((await reader.list()).map((user) => user.uuid)).toEqual(["a", "c"]);
+    } finally {
+      store.close();
+      reader.close();
+    }
+  });
+
   // Catches: kept messages held in the process (lost on restart) rather than in the file.
   it("keeps the kept messages across a restart, and releases them after it", async () => {
     const file = newFile();

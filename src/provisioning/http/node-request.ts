@@ -32,15 +32,7 @@ export function readNodeRequest(
   ready: (request: ProvisioningRequest | undefined) => void,
   failed?: (error: unknown) => void,
 ): void {
-  const request: ProvisioningRequest = {
-    method: req.method ?? "GET",
-    path,
-    // Node parses rawHeaders eagerly but builds req.headers on first use: spare every request that.
-    headers: req.rawHeaders,
-    body: undefined,
-    json: undefined,
-    remoteAddress: req.socket.remoteAddress,
-  };
+  const request = new NodeRequest(req, path);
   if (stream.readableEnded) {
     if (parsed instanceof Uint8Array) request.body = parsed;
     else if (typeof parsed === "string") request.body = Buffer.from(parsed);
@@ -63,6 +55,34 @@ export function readNodeRequest(
     },
     failed,
   );
+}
+
+/**
+ * The core's request for a Node request. The peer address is looked up when it is read (by
+ * `allowAddresses`, or a span), not for every message: the socket's getter costs a call into
+ * net's internals on each request that reads it.
+ */
+class NodeRequest implements ProvisioningRequest {
+  // Declared only: set in the constructor or by the reader, which keeps the adapters' bundles small.
+  declare readonly method: string;
+  declare readonly path: string;
+  declare readonly headers: readonly string[];
+  declare body?: Uint8Array | undefined;
+  declare json?: unknown;
+  declare logger?: Logger | undefined;
+  readonly #req: IncomingMessage;
+
+  constructor(req: IncomingMessage, path: string) {
+    this.method = req.method ?? "GET";
+    this.path = path;
+    // Node parses rawHeaders eagerly but builds req.headers on first use: spare every request that.
+    this.headers = req.rawHeaders;
+    this.#req = req;
+  }
+
+  get remoteAddress(): string | undefined {
+    return this.#req.socket?.remoteAddress;
+  }
 }
 
 /**

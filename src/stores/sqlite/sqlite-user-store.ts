@@ -122,6 +122,9 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
   readonly #unique: UniqueField[];
   readonly #upserts: UpsertStatements;
   readonly #quarantine: QuarantineTables;
+  /** BEGIN IMMEDIATE and COMMIT, prepared once: exec() would parse them again on every step. */
+  readonly #begin: StatementSync;
+  readonly #commit: StatementSync;
   readonly #delete: StatementSync;
   readonly #reset: StatementSync;
   readonly #probe: StatementSync;
@@ -143,6 +146,8 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
     this.#unique = rules.unique;
     this.#db = new Database(path);
     this.#db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+    this.#begin = this.#db.prepare("BEGIN IMMEDIATE");
+    this.#commit = this.#db.prepare("COMMIT");
     // Replicas may start together on one new file. Switching it to WAL takes a lock that the busy
     // timeout does not wait for (SQLite answers SQLITE_BUSY at once), so the set-up, every step of
     // which is idempotent, is tried again until the busy timeout has passed.
@@ -336,6 +341,17 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
     const tables = this.#quarantine;
     const pending = tables.pendingOf(uuid);
     if (pending === undefined && patch === undefined) return { outcome: "none", wakes: [] };
+    // Most writes of a sync create a user that nothing holds for: then the insert alone is the
+    // step (a new user frees no value, so it wakes no one), without reading the stored user
+    // first. A stored uuid, or a conflict, takes the whole step below.
+    if (pending === undefined && patch !== undefined) {
+      try {
+        const created = this.#upserts.write(patch, true);
+        if (created !== undefined) return written(undefined, created, []);
+      } catch (error) {
+        if (!isUserConflict(conflictOf(error))) throw error;
+      }
+    }
     // The stored user, for the values this step frees (none without unique fields).
     const before =
       this.#unique.length > 0 || pending !== undefined ? this.#userOf(uuid) : undefined;
@@ -366,10 +382,10 @@ export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMet
 
   /** Runs \`body\` in one write transaction; node:sqlite is synchronous, so nothing interleaves. */
   #transaction<T>(body: () => T): T {
-    this.#db.exec("BEGIN IMMEDIATE");
+    this.#begin.run();
     try {
       const result = body();
-      this.#db.exec("COMMIT");
+      this.#commit.run();
       return result;
     } catch (error) {
       if (this.#db.isTransaction) this.#db.exec("ROLLBACK");

@@ -71,8 +71,13 @@ export class UpsertStatements {
     this.#db = db;
   }
 
-  /** Upserts `patch`; a unique index's violation is thrown as SQLite reports it. */
-  write(patch: UserPatch): UpsertResult {
+  /**
+   * Upserts `patch`; a unique index's violation is thrown as SQLite reports it. With `insertOnly`,
+   * only creates: undefined, and nothing written, when the uuid is stored already.
+   */
+  write(patch: UserPatch): UpsertResult;
+  write(patch: UserPatch, insertOnly: true): UpsertResult | undefined;
+  write(patch: UserPatch, insertOnly = false): UpsertResult | undefined {
     if (patch.uuid.includes("\0")) throw new TypeError(nulRefused("uuid"));
     // The parameters, and the row that an insert would store.
     const values: (string | null)[] = [patch.uuid];
@@ -112,6 +117,7 @@ export class UpsertStatements {
     if (Number(statements.insert.run(...values).changes) > 0) {
       return { created: true, user: toUser(inserted) };
     }
+    if (insertOnly) return undefined;
     // The user exists: merge. The merge is a whole upsert on its own, so if another process has
     // deleted the user since the insert, it creates it again and says so.
     if (keys !== undefined) values.push(keys);
