@@ -383,38 +383,34 @@ function awaitKey(field: string, value: string): string {
  */
 class UserMap {
   readonly #users = new Map<string, UserRecord>();
-  /** The uuids whose username is each ASCII-lowercased value. */
-  readonly #byUsername = new Map<string, Set<string>>();
-  /** Each uuid's place in insertion order, to give index hits in the order of `values()`. */
-  readonly #place = new Map<string, number>();
-  #next = 0;
+  /**
+   * The uuid, or uuids, whose username is each ASCII-lowercased value: most names have one
+   * holder, so a plain uuid saves a Set per user on the write path.
+   */
+  readonly #byUsername = new Map<string, string | Set<string>>();
 
   get(uuid: string): UserRecord | undefined {
     return this.#users.get(uuid);
   }
 
   set(uuid: string, user: UserRecord): void {
-    this.#unindex(uuid);
-    if (!this.#place.has(uuid)) this.#place.set(uuid, this.#next++);
+    const before = this.#users.get(uuid)?.username;
     this.#users.set(uuid, user);
-    if (user.username !== undefined) {
-      const key = asciiLowerCase(user.username);
-      const uuids = this.#byUsername.get(key);
-      if (uuids === undefined) this.#byUsername.set(key, new Set([uuid]));
-      else uuids.add(uuid);
-    }
+    // Most writes keep the username: the index stays as it is.
+    if (before === user.username) return;
+    if (before !== undefined) this.#unindex(uuid, before);
+    if (user.username !== undefined) this.#index(uuid, user.username);
   }
 
   delete(uuid: string): void {
-    this.#unindex(uuid);
-    this.#place.delete(uuid);
+    const before = this.#users.get(uuid)?.username;
+    if (before !== undefined) this.#unindex(uuid, before);
     this.#users.delete(uuid);
   }
 
   clear(): void {
     this.#users.clear();
     this.#byUsername.clear();
-    this.#place.clear();
   }
 
   values(): IterableIterator<UserRecord> {
@@ -423,23 +419,34 @@ class UserMap {
 
   /** The users whose username equals `username` ignoring ASCII case, in insertion order. */
   withUsername(username: string): UserRecord[] {
-    const uuids = this.#byUsername.get(asciiLowerCase(username));
-    if (uuids === undefined) return [];
-    return [...uuids]
-      .sort((a, b) => (this.#place.get(a) ?? 0) - (this.#place.get(b) ?? 0))
-      .flatMap((uuid) => {
-        const user = this.#users.get(uuid);
-        return user === undefined ? [] : [user];
-      });
+    const holders = this.#byUsername.get(asciiLowerCase(username));
+    if (holders === undefined) return [];
+    if (typeof holders === "string") {
+      const user = this.#users.get(holders);
+      return user === undefined ? [] : [user];
+    }
+    // Several holders (names differing only in case, or no unique rule): the Map's own order.
+    const users: UserRecord[] = [];
+    for (const [uuid, user] of this.#users) if (holders.has(uuid)) users.push(user);
+    return users;
   }
 
-  #unindex(uuid: string): void {
-    const before = this.#users.get(uuid)?.username;
-    if (before === undefined) return;
-    const key = asciiLowerCase(before);
-    const uuids = this.#byUsername.get(key);
-    uuids?.delete(uuid);
-    if (uuids?.size === 0) this.#byUsername.delete(key);
+  #index(uuid: string, username: string): void {
+    const key = asciiLowerCase(username);
+    const holders = this.#byUsername.get(key);
+    if (holders === undefined) this.#byUsername.set(key, uuid);
+    else if (typeof holders === "string") this.#byUsername.set(key, new Set([holders, uuid]));
+    else holders.add(uuid);
+  }
+
+  #unindex(uuid: string, username: string): void {
+    const key = asciiLowerCase(username);
+    const holders = this.#byUsername.get(key);
+    if (holders === uuid) this.#byUsername.delete(key);
+    else if (typeof holders === "object") {
+      holders.delete(uuid);
+      if (holders.size === 1) this.#byUsername.set(key, holders.values().next().value as string);
+    }
   }
 }
 

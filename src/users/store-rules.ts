@@ -78,13 +78,18 @@ export function uniqueValue(field: UniqueField, value: string): string {
   return field === "email" ? asciiLowerCase(value) : value;
 }
 
+const asciiUpper = /[A-Z]/;
+
 /**
  * `value` with its ASCII letters (A-Z) in lower case and nothing else changed: the one case rule
  * of the stores (the unique email, `findUsers` with `ignoreCase`) and of SCIM's case-insensitive
  * comparisons, the same in JavaScript, SQLite's lower() and PostgreSQL's lower() under "C".
  */
 export function asciiLowerCase(value: string): string {
-  return value.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+  // Most names are lower case already: a test is cheaper than a replace that changes nothing.
+  return asciiUpper.test(value)
+    ? value.replace(/[A-Z]+/g, (letters) => letters.toLowerCase())
+    : value;
 }
 
 /** The error a bundled store throws when a unique value is held by another user. */
