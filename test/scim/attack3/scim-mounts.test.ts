@@ -36,7 +36,10 @@ describe("a parametric mount", () => {
     const { port } = app.server.address() as { port: number };
     const base = `http://127.0.0.1:${port}`;
     const answer = await post(base, "/t/acme/Users");
-    expect({ status: answer.status, location: answer.location?.replace(/[^/]+$/, "<id>") }, answer.text).toEqual({
+    expect(
+      { status: answer.status, location: answer.location?.replace(/[^/]+$/, "<id>") },
+      answer.text,
+    ).toEqual({
       status: 201,
       location: "/t/acme/Users/<id>",
     });
@@ -51,7 +54,11 @@ describe("a parametric mount", () => {
     closers.push(() => new Promise((resolve) => server.close(resolve)));
     const { port } = server.address() as { port: number };
     const base = `http://127.0.0.1:${port}`;
-    for (const path of ["/acme/scim/v2/Users", "/%2F%2Fevil.example/scim/v2/Users", "/..%2F..%2Fx/scim/v2/Users"]) {
+    for (const path of [
+      "/acme/scim/v2/Users",
+      "/%2F%2Fevil.example/scim/v2/Users",
+      "/..%2F..%2Fx/scim/v2/Users",
+    ]) {
       const answer = await post(base, path);
       if (answer.location !== null) expect(answer.location.startsWith("//")).toBe(false);
       if (answer.location !== null) expect(answer.location).not.toMatch(/^[a-z]+:/i);

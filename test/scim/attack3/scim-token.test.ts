@@ -2,8 +2,9 @@
 // check refuses whitespace and short tokens, not non-ASCII ones): Node reads header bytes as
 // latin1, so an IdP sending the token's UTF-8 bytes is refused 401 for ever, and fetch/undici
 // refuse to send it at all. Refusing it at construction is the one report, at once, with its fix.
-import { connect } from "node:net";
+
 import { createServer, type Server } from "node:http";
+import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { toNodeHandler } from "../../../src/adapters/node/index.ts";
 import { MemoryUserStore } from "../../../src/provisioning/index.ts";
