@@ -16,6 +16,7 @@ import type { ScimUserStore } from "./handler-options.ts";
 import {
   deletedForScim,
   deletedRecord,
+  hasUserName,
   inactiveForScim,
   recordOf,
   resourceOf,
@@ -260,15 +261,36 @@ async function holdersOf(context: UserContext, userName: string): Promise<UserRe
   );
 }
 
-/** The SCIM users whose userName is `userName`, ignoring ASCII case. */
+/**
+ * The SCIM user served with its id as userName (it has no username) whose id is `userName`
+ * ignoring ASCII case, if any: read by id as given, lowercased and uppercased (ids differing from
+ * the name in mixed case are not looked for: that would read every user).
+ */
+async function idHolderOf(context: UserContext, userName: string): Promise<UserRecord[]> {
+  if (!storableText(userName)) return [];
+  const lower = asciiLowerCase(userName);
+  const ids = new Set([userName, lower, userName.replace(/[a-z]+/g, (s) => s.toUpperCase())]);
+  for (const id of ids) {
+    const user = await context.store.get(id);
+    if (user !== undefined && !hasUserName(user) && !deletedForScim(user)) return [user];
+  }
+  return [];
+}
+
+/** The SCIM users whose userName is `userName` (stored, or their id for want of one), ignoring ASCII case. */
 async function byUserName(context: UserContext, userName: string): Promise<UserRecord[]> {
-  return (await holdersOf(context, userName)).filter((user) => !deletedForScim(user));
+  const holders = (await holdersOf(context, userName)).filter((user) => !deletedForScim(user));
+  const [byId] = await idHolderOf(context, userName);
+  return byId === undefined || holders.some((user) => user.uuid === byId.uuid)
+    ? holders
+    : [...holders, byId];
 }
 
 /**
  * The other stored users holding `userName` (compared without case), for the write's
  * `usernameHolders` condition: each one a deleted user whose row the store keeps. Throws 409 when
- * one is a SCIM user, active or not: a deactivated user keeps its userName, to come back with it.
+ * one is a SCIM user, active or not (a deactivated user keeps its userName, to come back with
+ * it), or when another SCIM user is served with `userName` as its id, having no username.
  */
 async function freeUserName(
   context: UserContext,
@@ -276,7 +298,8 @@ async function freeUserName(
   self: string,
 ): Promise<UserRecord[]> {
   const holders = (await holdersOf(context, userName)).filter((user) => user.uuid !== self);
-  if (holders.some((user) => !deletedForScim(user))) {
+  const served = (await idHolderOf(context, userName)).some((user) => user.uuid !== self);
+  if (served || holders.some((user) => !deletedForScim(user))) {
     throw new ScimError(409, "Another user has this userName", "uniqueness");
   }
   return holders;
