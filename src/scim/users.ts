@@ -39,6 +39,9 @@ export interface ListPage {
   Resources: JsonObject[];
 }
 
+/** The largest startIndex read as given (RFC 7644 §3.4.2.4); a larger one is read as this one. */
+const maxStartIndex = 2 ** 31 - 1;
+
 /** How many times a PUT or PATCH reads and writes a user that other replicas keep changing. */
 const maxWriteAttempts = 8;
 
@@ -179,7 +182,9 @@ async function listUsers(context: UserContext, query: URLSearchParams): Promise<
   const { maxResults } = context;
   const text = query.get("filter");
   const filter = text === null || text.trim() === "" ? undefined : parseFilter(text);
-  const startIndex = Math.max(1, integerOf(query.get("startIndex"), 1));
+  // Past the end of any store, and an offset every store takes (SQLite and PostgreSQL refuse one
+  // past 2^63, node:sqlite one that is not a safe integer): a page past the end is empty.
+  const startIndex = Math.min(maxStartIndex, Math.max(1, integerOf(query.get("startIndex"), 1)));
   const count = Math.min(maxResults, Math.max(0, integerOf(query.get("count"), maxResults)));
   let page: JsonObject[];
   let totalResults: number;
