@@ -29,8 +29,9 @@ export function bearerTokenOf(header: unknown): string | undefined {
  * nothing of where they differ, nor of the token's length.
  *
  * @throws TypeError for an empty token, one holding whitespace (a token read from a file with
- * its newline: no Authorization header can carry it, so every request would answer 401), or one
- * shorter than 16 characters (guessable: make one with `openssl rand -hex 32`).
+ * its newline: no Authorization header can carry it, so every request would answer 401), one
+ * holding a character outside printable ASCII (a header carries its UTF-8 bytes, read back as
+ * Latin-1: 401 for ever too), or one shorter than 16 characters (guessable: make one with `openssl rand -hex 32`).
  */
 export function bearerToken(token: string): ScimAuthenticate {
   if (typeof token !== "string" || token.trim() === "") {
@@ -39,6 +40,13 @@ export function bearerToken(token: string): ScimAuthenticate {
   if (/\s/.test(token)) {
     throw new TypeError(
       "createScimHandler: token holds whitespace (a newline read from a file?), which no Authorization header can carry: trim it",
+    );
+  }
+  if (!/^[\x21-\x7e]+$/.test(token)) {
+    // Node reads header bytes as Latin-1 and fetch refuses to send such a header: a token outside
+    // printable ASCII would be refused 401 for ever.
+    throw new TypeError(
+      "createScimHandler: token holds a character outside printable ASCII, which no Authorization header carries as written: make one with `openssl rand -hex 32`",
     );
   }
   if (token.length < minimumTokenLength) {

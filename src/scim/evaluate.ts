@@ -146,8 +146,8 @@ function compare(
   if (definition?.type === "dateTime" && op !== "co" && op !== "sw" && op !== "ew") {
     // "Chronologically" (RFC 7644 §3.4.2.2): one instant is written many ways (offsets, a
     // fraction of a second or none); text that is not a date compares as text.
-    const left = Date.parse(actual);
-    const right = Date.parse(expected);
+    const left = instantOf(actual);
+    const right = instantOf(expected);
     if (!Number.isNaN(left) && !Number.isNaN(right)) return ordered(op, left, right);
   }
   const exact = definition?.caseExact === true;
@@ -191,4 +191,18 @@ export function booleanOf(value: unknown): boolean | undefined {
     if (lower === "false") return false;
   }
   return undefined;
+}
+
+/** An xsd:dateTime's shape: date, time, an optional fraction of a second, an optional offset. */
+const dateTimeShape = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})?$/;
+
+/**
+ * The instant an xsd:dateTime names, in ms, else NaN. Only that shape (Date.parse alone reads "3"
+ * as a date); without an offset it is UTC, never the server's time zone.
+ */
+function instantOf(text: string): number {
+  const parts = dateTimeShape.exec(text);
+  if (parts === null) return Number.NaN;
+  // A millisecond is Date's precision: the fraction's further digits are dropped.
+  return Date.parse(`${parts[1]}${(parts[2] ?? "").slice(0, 4)}${parts[3] ?? "Z"}`);
 }

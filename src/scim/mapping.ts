@@ -69,7 +69,7 @@ export function resourceOf(user: UserRecord): { resource: JsonObject; times: Sci
  * (RFC 7643 §4.1.1 requires a non-empty one, and identity providers read it): a stable value that
  * is never written back as its username.
  */
-function hasUserName(user: UserRecord): boolean {
+export function hasUserName(user: UserRecord): boolean {
   return user.username !== undefined && user.username.trim() !== "";
 }
 

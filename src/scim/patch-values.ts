@@ -11,16 +11,42 @@ import { type AttributeDefinition, attributeOf } from "./schemas.ts";
 
 /**
  * The most units of work one PATCH request may cost: an operation on a multi-valued attribute
- * costs a unit per value there, times the terms of its value filter, or times the values a
- * `remove` lists. Each factor has its own bound (1,000 operations, 1,000 values, 4,096 characters
+ * costs a unit per value there, times the terms of its value filter; a `remove`'s value list, a
+ * unit per value there per set of sub-attributes it names, plus one per value listed. Each factor has its own bound (1,000 operations, 1,000 values, 4,096 characters
  * of filter), but not their product: 230 operations of 210-term filters over 1,000 values held the
  * event loop for a minute. An identity provider's PATCH costs a few hundred units.
  */
 export const maxPatchWork = 200_000;
 
-/** What is left of a request's {@link maxPatchWork}. */
+/** What is left of a request's {@link maxPatchWork}, and the keys of values it computed. */
 export interface PatchWork {
   left: number;
+  /** Each object's {@link keyOf}, computed once in a request, however many operations read it. */
+  readonly keys: WeakMap<object, string>;
+}
+
+/** A request's budget, whole. */
+export function patchWork(): PatchWork {
+  return { left: maxPatchWork, keys: new WeakMap() };
+}
+
+/**
+ * A JSON value as text with each object's keys sorted: one key for equal data, whatever the order
+ * of its keys. An object's key is computed once per request (`work.keys`), so that operations over
+ * one large value serialize it once, not once each.
+ */
+export function keyOf(value: unknown, work: PatchWork): string {
+  if (typeof value !== "object" || value === null) return JSON.stringify(value) ?? "null";
+  const cached = work.keys.get(value);
+  if (cached !== undefined) return cached;
+  const text = Array.isArray(value)
+    ? `[${value.map((item) => keyOf(item, work)).join(",")}]`
+    : `{${Object.keys(value)
+        .sort()
+        .map((key) => `${JSON.stringify(key)}:${keyOf((value as JsonObject)[key], work)}`)
+        .join(",")}}`;
+  work.keys.set(value, text);
+  return text;
 }
 
 /**
@@ -67,32 +93,60 @@ export function withoutValues(
   subAttributes: readonly AttributeDefinition[] | undefined,
   work: PatchWork,
 ): unknown[] {
-  spend(work, existing.length * Math.max(1, given.length));
-  return existing.filter((item) => !given.some((named) => names(named, item, subAttributes)));
+  spend(work, existing.length + given.length);
+  // The given values grouped by the sub-attributes they name (one group for whole values): each
+  // existing value is then looked up once per group, not compared with every given value.
+  const groups = new Map<string, { names: string[] | undefined; keys: Set<string> }>();
+  for (const named of given) {
+    const names =
+      typeof named === "object" && named !== null && !Array.isArray(named)
+        ? Object.keys(named).sort()
+        : undefined;
+    if (names?.length === 0) continue; // names no value
+    const signature = names === undefined ? "" : JSON.stringify(names);
+    let group = groups.get(signature);
+    if (group === undefined) {
+      group = { names, keys: new Set() };
+      groups.set(signature, group);
+    }
+    const key = namedKey(named, names, subAttributes, work);
+    if (key !== undefined) group.keys.add(key);
+  }
+  spend(work, existing.length * groups.size);
+  const lists = [...groups.values()];
+  return existing.filter(
+    (item) =>
+      !lists.some(({ names, keys }) => {
+        const key = namedKey(item, names, subAttributes, work);
+        return key !== undefined && keys.has(key);
+      }),
+  );
 }
 
-function names(
-  named: unknown,
-  item: unknown,
+/**
+ * The key of `value` over the sub-attributes `names` (strings compared as their caseExact says),
+ * or of the whole value when `names` is undefined; undefined when it lacks one of them.
+ */
+function namedKey(
+  value: unknown,
+  names: readonly string[] | undefined,
   subAttributes: readonly AttributeDefinition[] | undefined,
-): boolean {
-  if (typeof named !== "object" || named === null || Array.isArray(named)) {
-    return JSON.stringify(named) === JSON.stringify(item);
+  work: PatchWork,
+): string | undefined {
+  if (names === undefined) return keyOf(value, work);
+  let key = "";
+  for (const name of names) {
+    const held = ownValue(value, name);
+    if (held === undefined) return undefined;
+    const part =
+      typeof held !== "string"
+        ? `j${keyOf(held, work)}`
+        : attributeOf(subAttributes, name)?.caseExact === true
+          ? `s${held}`
+          : `s${asciiLowerCase(held)}`;
+    key += `${part.length}:${part}`;
   }
-  const keys = Object.keys(named);
-  return (
-    keys.length > 0 &&
-    keys.every((key) => {
-      const want = (named as JsonObject)[key];
-      const have = ownValue(item, key);
-      if (typeof want === "string" && typeof have === "string") {
-        return attributeOf(subAttributes, key)?.caseExact === true
-          ? want === have
-          : asciiLowerCase(want) === asciiLowerCase(have);
-      }
-      return JSON.stringify(want) === JSON.stringify(have);
-    })
-  );
+  return key;
 }
 
 /**

@@ -8,9 +8,10 @@ import { badPath, badSyntax, badValue, mutability, noTarget, ScimError } from ".
 import { type JsonObject, matches, ownKey, ownValue } from "./evaluate.ts";
 import { type AttributePath, type Filter, type PatchPath, parsePatchPath } from "./filter.ts";
 import {
-  maxPatchWork,
+  keyOf,
   mergedComplex,
   type PatchWork,
+  patchWork,
   primaryAfter,
   spend,
   termsOf,
@@ -101,7 +102,7 @@ export function applyPatch(
   operations: readonly PatchOperation[],
 ): JsonObject {
   const target = copyResource(resource);
-  const work: PatchWork = { left: maxPatchWork };
+  const work = patchWork();
   for (const operation of operations) applyOne(target, operation, work);
   checkResourceBounds(target);
   refuseBlankUserName(target);
@@ -238,12 +239,13 @@ function applyAt(
     return;
   }
   if (definition?.multiValued && op === "add") {
-    // Values already there, or given twice, are added once: each value's key computed once, so
-    // the work grows with the values, not with their square.
+    // Values already there, or given twice (their keys in any order), are added once: each
+    // value's key computed once in the request, so the work grows with the values and their size,
+    // not with their square nor with the operations that read them.
     const old = Array.isArray(existing) ? existing : [];
-    const seen = new Set(old.map((item) => JSON.stringify(item)));
+    const seen = new Set(old.map((item) => keyOf(item, work)));
     const added = (normalized as unknown[]).filter((item) => {
-      const key = JSON.stringify(item);
+      const key = keyOf(item, work);
       if (seen.has(key)) return false;
       seen.add(key);
       return true;

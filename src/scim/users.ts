@@ -16,6 +16,7 @@ import type { ScimUserStore } from "./handler-options.ts";
 import {
   deletedForScim,
   deletedRecord,
+  hasUserName,
   inactiveForScim,
   recordOf,
   resourceOf,
@@ -37,6 +38,9 @@ export interface ListPage {
   itemsPerPage: number;
   Resources: JsonObject[];
 }
+
+/** The largest startIndex read as given (RFC 7644 §3.4.2.4); a larger one is read as this one. */
+const maxStartIndex = 2 ** 31 - 1;
 
 /** How many times a PUT or PATCH reads and writes a user that other replicas keep changing. */
 const maxWriteAttempts = 8;
@@ -178,7 +182,9 @@ async function listUsers(context: UserContext, query: URLSearchParams): Promise<
   const { maxResults } = context;
   const text = query.get("filter");
   const filter = text === null || text.trim() === "" ? undefined : parseFilter(text);
-  const startIndex = Math.max(1, integerOf(query.get("startIndex"), 1));
+  // Past the end of any store, and an offset every store takes (SQLite and PostgreSQL refuse one
+  // past 2^63, node:sqlite one that is not a safe integer): a page past the end is empty.
+  const startIndex = Math.min(maxStartIndex, Math.max(1, integerOf(query.get("startIndex"), 1)));
   const count = Math.min(maxResults, Math.max(0, integerOf(query.get("count"), maxResults)));
   let page: JsonObject[];
   let totalResults: number;
@@ -260,15 +266,36 @@ async function holdersOf(context: UserContext, userName: string): Promise<UserRe
   );
 }
 
-/** The SCIM users whose userName is `userName`, ignoring ASCII case. */
+/**
+ * The SCIM user served with its id as userName (it has no username) whose id is `userName`
+ * ignoring ASCII case, if any: read by id as given, lowercased and uppercased (ids differing from
+ * the name in mixed case are not looked for: that would read every user).
+ */
+async function idHolderOf(context: UserContext, userName: string): Promise<UserRecord[]> {
+  if (!storableText(userName)) return [];
+  const lower = asciiLowerCase(userName);
+  const ids = new Set([userName, lower, userName.replace(/[a-z]+/g, (s) => s.toUpperCase())]);
+  for (const id of ids) {
+    const user = await context.store.get(id);
+    if (user !== undefined && !hasUserName(user) && !deletedForScim(user)) return [user];
+  }
+  return [];
+}
+
+/** The SCIM users whose userName is `userName` (stored, or their id for want of one), ignoring ASCII case. */
 async function byUserName(context: UserContext, userName: string): Promise<UserRecord[]> {
-  return (await holdersOf(context, userName)).filter((user) => !deletedForScim(user));
+  const holders = (await holdersOf(context, userName)).filter((user) => !deletedForScim(user));
+  const [byId] = await idHolderOf(context, userName);
+  return byId === undefined || holders.some((user) => user.uuid === byId.uuid)
+    ? holders
+    : [...holders, byId];
 }
 
 /**
  * The other stored users holding `userName` (compared without case), for the write's
  * `usernameHolders` condition: each one a deleted user whose row the store keeps. Throws 409 when
- * one is a SCIM user, active or not: a deactivated user keeps its userName, to come back with it.
+ * one is a SCIM user, active or not (a deactivated user keeps its userName, to come back with
+ * it), or when another SCIM user is served with `userName` as its id, having no username.
  */
 async function freeUserName(
   context: UserContext,
@@ -276,7 +303,8 @@ async function freeUserName(
   self: string,
 ): Promise<UserRecord[]> {
   const holders = (await holdersOf(context, userName)).filter((user) => user.uuid !== self);
-  if (holders.some((user) => !deletedForScim(user))) {
+  const served = (await idHolderOf(context, userName)).some((user) => user.uuid !== self);
+  if (served || holders.some((user) => !deletedForScim(user))) {
     throw new ScimError(409, "Another user has this userName", "uniqueness");
   }
   return holders;

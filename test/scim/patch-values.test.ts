@@ -197,14 +197,30 @@ describe("one request's work is bounded", () => {
     expect((result.emails as { display?: string }[])[39]?.display).toBe("d");
   });
 
-  it("counts the values a remove lists", () => {
+  it("a remove's value list costs the values held plus those listed, not their product", () => {
+    // 1,000 held x 300 listed was 300,000 units: Entra's remove of 300 entitlements was refused.
+    const listed = Array.from({ length: maxPatchWork / emails.length + 1 }, (_, i) => ({
+      value: `U${i}@X.IO`,
+    }));
+    const result = apply(
+      { userName: "a", emails },
+      { op: "remove", path: "emails", value: listed },
+    );
+    expect((result.emails as unknown[]).length).toBe(emails.length - listed.length);
+  });
+
+  it("counts a remove's values held once per set of sub-attributes its list names", () => {
+    // Each listed value naming other sub-attributes is its own look-up over every value held.
     const error = refusal(() =>
       apply(
         { userName: "a", emails },
         {
           op: "remove",
           path: "emails",
-          value: Array.from({ length: maxPatchWork / emails.length + 1 }, (_, i) => `n${i}`),
+          value: Array.from({ length: maxPatchWork / emails.length + 1 }, (_, i) => ({
+            value: "nobody",
+            [`k${i}`]: "x",
+          })),
         },
       ),
     );
