@@ -1,9 +1,9 @@
 // Every SCIM check, in the order the checker runs them: Entra ID's sequence, Okta's, and the
 // pagination check (startIndex and count, as Okta's import pages).
-import { usersQuery } from "./scim-client.ts";
+import { maxPageBytes, type ScimAnswer, usersQuery } from "./scim-client.ts";
 import { entraChecks } from "./scim-entra-checks.ts";
 import { oktaChecks } from "./scim-okta-checks.ts";
-import { asObject, type ScimCheck, show } from "./scim-session.ts";
+import { asObject, type ScimCheck, type ScimSession, show } from "./scim-session.ts";
 import { create, entraUser, listResources } from "./scim-steps.ts";
 
 /** Pages of at most this many users: Okta imports with count=100. */
@@ -19,9 +19,10 @@ const pagination: ScimCheck = {
     }
     const first = await s.call(
       "count",
-      { method: "GET", path: usersQuery(undefined, { count: 1 }) },
+      { method: "GET", path: usersQuery(undefined, { count: 1 }), maxBytes: maxPageBytes },
       200,
     );
+    cutAtTheCap(s, "count", first);
     const { total } = listResources(s, "count", first.body);
     // Small pages where the server holds few users, Okta's pages of 100 where it holds many.
     const count = total <= 20 ? 2 : 100;
@@ -31,9 +32,14 @@ const pagination: ScimCheck = {
       const label = `page startIndex=${startIndex}&count=${count}`;
       const answer = await s.call(
         label,
-        { method: "GET", path: usersQuery(undefined, { startIndex, count }) },
+        {
+          method: "GET",
+          path: usersQuery(undefined, { startIndex, count }),
+          maxBytes: maxPageBytes,
+        },
         200,
       );
+      cutAtTheCap(s, label, answer);
       const { list, resources } = listResources(s, label, answer.body);
       s.step(
         `${label}: at most ${count} resources, startIndex ${startIndex}`,
@@ -68,6 +74,19 @@ const pagination: ScimCheck = {
     );
   },
 };
+
+/**
+ * Ends the check as a warning when a page was longer than the read: what was not read cannot be
+ * judged, and a long page is no fault of the service (RFC 7644 sets no size on one).
+ */
+function cutAtTheCap(s: ScimSession, label: string, answer: ScimAnswer): void {
+  if (!answer.cutOff) return;
+  s.warn(
+    `${label}: a ListResponse`,
+    `${label}: cut at the cap, longer than ${maxPageBytes / 1024 / 1024} MiB (read up to there)`,
+    "The pages read were checked, the rest not: a page this long is not judged.",
+  );
+}
 
 /** Every SCIM check, Entra's sequence first (its first is the connection test). */
 export const scimChecks: ScimCheck[] = [...entraChecks, ...oktaChecks, pagination];

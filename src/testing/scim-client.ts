@@ -22,7 +22,16 @@ export interface ScimCall {
   contentType?: string;
   /** The Authorization header in place of the bearer token: Okta's test sends `non-token`. */
   authorization?: string;
+  /** How much of the answer is read (default 64 KiB): a page of users takes {@link maxPageBytes}. */
+  maxBytes?: number;
 }
+
+/**
+ * How much of a page of users is read: 100 users with their enterprise attributes are ~90 KiB,
+ * past the 64 KiB other answers are read up to; 4 MiB leaves each of 100 users 40 KiB, and still
+ * bounds what a service that never ends its answer can make the reader hold.
+ */
+export const maxPageBytes = 4 * 1024 * 1024;
 
 /** What came back: a status, the parsed body and the headers a check reads, or why none came. */
 export type ScimAnswer = (
@@ -32,8 +41,8 @@ export type ScimAnswer = (
       /** The answer's `Content-Type`, `Location` and `ETag` headers, when present. */
       headers: { contentType?: string; location?: string; etag?: string };
       /**
-       * Set when the body was longer than the 64 KiB read: `body` is then its start, as text,
-       * marked so. An answer that never ends is cut there too.
+       * Set when the body was longer than the read (64 KiB, or the call's `maxBytes`): `body`
+       * is then its start, as text, marked so. An answer that never ends is cut there too.
        */
       cutOff?: true;
       error?: undefined;
@@ -58,7 +67,7 @@ const inProcessOrigin = "http://localhost";
 /**
  * A SCIM client on fetch for the checker and the fake identity provider, over the platform side's
  * outbound layer (`exchange`): no retries, every status returned as it is (the exact status is
- * what they judge; a redirect is not followed), answers read up to 64 KiB,
+ * what they judge; a redirect is not followed), answers read up to 64 KiB (a call's `maxBytes`),
  * `Authorization: Bearer <token>` on every call.
  *
  * @throws TypeError for a base URL that is not an http(s) URL without credentials or query.
@@ -96,7 +105,7 @@ export function connectScim(
         headers,
         ...(call.body !== undefined && { body: JSON.stringify(call.body) }),
       },
-      { timeoutMs, maxBytes: maxAnswerBytes, signal },
+      { timeoutMs, maxBytes: call.maxBytes ?? maxAnswerBytes, signal },
     );
     if (answer.status === undefined) {
       return {

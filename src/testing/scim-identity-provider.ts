@@ -1,4 +1,5 @@
 import type { JsonValue } from "type-fest";
+import { maxAnswerBytes } from "../platform/outbound.ts";
 import type { UserReader } from "../platform/read-user.ts";
 import { toPatches } from "../provisioning/wire.ts";
 import { mergeUser } from "../users/merge-user.ts";
@@ -57,7 +58,8 @@ export interface ScimIdentityProvider {
  * drive it as they drive any application. Each directory user is matched by `externalId` (its
  * uuid), as Entra's matching attribute does, with one `GET /Users?filter=externalId eq "…"` per
  * message; only a listed user whose `externalId` is that uuid counts (a service that ignores the
- * filter never gets another user written over), and two such users are an unexpected answer:
+ * filter never gets another user written over); two such users are an unexpected answer, and so
+ * is a list longer than the 64 KiB read (cut off there: the user may be in what was not read):
  *
  * - create, or modify of a user the service does not hold: `POST /Users` with userName (the
  *   username, else the uuid), name, displayName, the work email, the enterprise employeeNumber
@@ -228,9 +230,16 @@ const ok = (status: number) => new Response(null, { status });
 /**
  * The directory user in the answer to `filter=externalId eq "<uuid>"`: only a listed user whose
  * externalId is the uuid is it. A service that ignores the filter lists others, which must never
- * be read, disabled or written over; two such users are an unexpected answer.
+ * be read, disabled or written over; two such users are an unexpected answer, and so is a list
+ * cut off at the read cap, whose unread part may hold the user (a POST would duplicate it).
  */
 function directoryUserIn(answer: ScimAnswer, uuid: string): Found | ScimAnswer {
+  if (answer.cutOff) {
+    return unexpected(
+      answer,
+      `cut off at ${maxAnswerBytes / 1024} KiB: the users answering externalId eq ${filterString(uuid)} are longer, and the user may be in the part not read (a SCIM service applies the filter)`,
+    );
+  }
   const resources = asObject(answer.body)?.Resources;
   const matching = (Array.isArray(resources) ? resources : [])
     .map(asObject)

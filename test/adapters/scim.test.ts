@@ -183,6 +183,34 @@ describe("Location and meta.location under a framework's mount", () => {
       },
     ],
     [
+      // A parametric prefix is matched as the request spells it: never its pattern's length.
+      "Fastify prefix '/t/:tenant' inside prefix '/:region', basePath '/scim/v2'",
+      "/eu/t/acme-corp/scim/v2",
+      { basePath: "/scim/v2" },
+      async (handler) => {
+        const app = Fastify();
+        await app.register(
+          async (region) => {
+            await region.register(toFastifyPlugin(handler), { prefix: "/t/:tenant" });
+          },
+          { prefix: "/:region" },
+        );
+        await app.ready();
+        return app.server;
+      },
+    ],
+    [
+      "Fastify prefix '/scim/v2/' (a trailing slash), basePath ''",
+      "/scim/v2",
+      { basePath: "" },
+      async (handler) => {
+        const app = Fastify();
+        await app.register(toFastifyPlugin(handler), { prefix: "/scim/v2/" });
+        await app.ready();
+        return app.server;
+      },
+    ],
+    [
       "Koa under a koa-mount-like middleware at '/scim/v2', basePath ''",
       "/scim/v2",
       { basePath: "" },

@@ -119,6 +119,39 @@ describe("runConformance with scim", () => {
     expect(report.stoppedEarly).toMatch(/more than 64 KiB \(read up to there and cut off\)/);
   });
 
+  it("reads a page of users up to 4 MiB, and warns of a longer one as cut at the cap", async () => {
+    // The pagination check's pages (count 2 or 100) padded past the 64 KiB every other answer
+    // is read up to: 100 users with their enterprise attributes make such a page. Past 4 MiB,
+    // what was not read is not judged: a warning, never a failure of the service.
+    const padded = (bytes: number) => {
+      const fixture = createScimFixture({ token });
+      return {
+        fetch: async (request: Request) => {
+          const answer = await fixture.fetch(request);
+          const query = new URL(request.url).searchParams;
+          const page = query.has("startIndex") && query.get("count") !== "1";
+          if (!page || query.has("filter") || answer.status !== 200) return answer;
+          const list = (await answer.json()) as Record<string, unknown>;
+          return Response.json(
+            { ...list, padding: "x".repeat(bytes) },
+            { headers: { "content-type": "application/scim+json" } },
+          );
+        },
+      };
+    };
+    const pagination = "Pagination";
+    const long = await runConformance(padded(200 * 1024), { scim: { token } });
+    expect(failed(long)).toEqual([]);
+    expect(result(long, pagination)?.warning).toBeUndefined();
+    const longer = await runConformance(padded(4 * 1024 * 1024), { scim: { token } });
+    expect(failed(longer)).toEqual([]);
+    expect(result(longer, pagination)).toMatchObject({
+      passed: true,
+      warning: expect.stringMatching(/not judged/),
+      actual: expect.stringMatching(/startIndex=1&count=2: cut at the cap, longer than 4 MiB/),
+    });
+  });
+
   it("warns, without a token, that a wrong one was not tried", async () => {
     const open = createScimFixture({ token });
     const handler = {

@@ -172,6 +172,41 @@ describe("createPlatformSimulator with scim (the SCIM fake identity provider)", 
     await expect(two.idp.readUser("u-1")).rejects.toThrow(/2 users have the externalId/);
   });
 
+  it("takes a list cut off at the 64 KiB read for an unexpected answer, never for no such user", async () => {
+    // A service that ignores the filter and lists more than the read: the user may be in the
+    // part not read. Neither POST (a duplicate) nor "gone" may follow; the sync stops at a 502.
+    const calls: string[] = [];
+    const Resources = Array.from({ length: 200 }, (_, at) => ({
+      id: `id-${at}`,
+      externalId: `other-${at}`,
+      title: "x".repeat(400),
+    }));
+    const fetch = async (request: Request) => {
+      calls.push(`${request.method} ${new URL(request.url).pathname}`);
+      if (request.method !== "GET") return new Response(null, { status: 201 });
+      return Response.json(
+        { schemas: [listSchema], totalResults: Resources.length, Resources },
+        { headers: { "content-type": "application/scim+json" } },
+      );
+    };
+    const idp = createScimIdentityProvider({ target: { fetch }, token });
+    const platform = createPlatformSimulator({ target: idp });
+    platform.addUser(jane);
+    const report = await platform.sync();
+    expect(report).toMatchObject({
+      completed: false,
+      stoppedAt: {
+        message: { kind: "create" },
+        status: 502,
+        body: { error: "unexpected_scim_answer", message: expect.stringMatching(/cut off/) },
+      },
+    });
+    await expect(idp.readUser(jane.uuid)).rejects.toThrow(/cut off at 64 KiB/);
+    const remove = new Request(`http://idp/v1/user/${jane.uuid}`, { method: "DELETE" });
+    expect((await idp.fetch(remove)).status).toBe(502);
+    expect(calls.filter((call) => call !== "GET /Users")).toEqual([]);
+  });
+
   it("answers a taken userName's 409 as the sync's stop, and reset with 501", async () => {
     const { platform } = simulate();
     platform.addUser(jane);

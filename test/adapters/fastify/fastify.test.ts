@@ -39,6 +39,36 @@ describe("toFastifyPlugin", () => {
     }
   });
 
+  it("serves every tenant under a parametric prefix, each path as its tenant spells it", async () => {
+    const store = new MemoryUserStore();
+    const fastify = Fastify();
+    await fastify.register(toFastifyPlugin(createProvisioningHandler({ store })), {
+      prefix: "/t/:tenant",
+    });
+    await fastify.ready();
+    const server = await start(fastify.server);
+    try {
+      for (const [tenant, uuid] of [
+        ["acme", "u1"],
+        ["a-much-longer-tenant-name", "u2"],
+      ] as const) {
+        const created = await fetch(`${server.origin}/t/${tenant}/v1/user/create`, {
+          method: "POST",
+          body: JSON.stringify({ uuid }),
+        });
+        expect(created.status).toBe(201);
+        expect(await store.get(uuid)).toEqual({ uuid });
+        const unknown = await fetch(`${server.origin}/t/${tenant}/v1/nothing`);
+        expect([unknown.status, ((await unknown.json()) as { error: string }).error]).toEqual([
+          404,
+          "not_found",
+        ]);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
   it("answers 413 in the API's format to a chunked body past the limit", async () => {
     const { store, server } = await app({ bodyLimit: 100 });
     try {
