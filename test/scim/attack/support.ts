@@ -1,5 +1,10 @@
 // Attack helpers: a SCIM client over a handler's Web entry, its paths under the base path.
-import type { ScimHandler } from "../../../src/scim/index.ts";
+import { createProvisioningHandler } from "../../../src/provisioning/index.ts";
+import {
+  createScimHandler,
+  type ScimHandler,
+  type ScimUserStore,
+} from "../../../src/scim/index.ts";
 import { type Answer, patchOp, scim, token } from "../helpers.ts";
 
 export { type Answer, patchOp, token };
@@ -7,6 +12,23 @@ export { type Answer, patchOp, token };
 export function clientOf(handler: Pick<ScimHandler, "fetch">, base = "/scim/v2") {
   return (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
     scim(handler, method, `${base}${path}`, body, headers);
+}
+
+/**
+ * Both protocols over one store: a SCIM client, and `platform(path, body)` POSTing the platform's
+ * Provisioning API messages under /ldap/auth.
+ */
+export function bothProtocols(store: ScimUserStore) {
+  const provisioning = createProvisioningHandler({ store, basePath: "/ldap/auth" });
+  const platform = (path: string, body: unknown) =>
+    provisioning.fetch(
+      new Request(`http://127.0.0.1/ldap/auth${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      }),
+    );
+  return { scim: clientOf(createScimHandler({ store, token })), platform };
 }
 
 /** A deferred promise. */

@@ -10,7 +10,7 @@ import { toKoaMiddleware } from "../../../src/adapters/koa/index.ts";
 import { toNodeErrorHandler, toNodeHandler } from "../../../src/adapters/node/index.ts";
 import { MemoryUserStore } from "../../../src/provisioning/index.ts";
 import { createScimHandler, type ScimUserStore } from "../../../src/scim/index.ts";
-import { clientOf, patchOp, token } from "../attack/support.ts";
+import { bothProtocols, clientOf, patchOp, token } from "../attack/support.ts";
 import { entraUser } from "../helpers.ts";
 
 const closers: (() => Promise<unknown>)[] = [];
@@ -262,18 +262,8 @@ describe("both protocols on one store", () => {
   // Wrong: a SCIM PUT dropping the Provisioning API's extra, userId; a Provisioning write
   // dropping extra.scim (externalId) or not showing through SCIM.
   it("each keeps what the other stored, and reads the other's change", async () => {
-    const { createProvisioningHandler } = await import("../../../src/provisioning/index.ts");
     const store = new MemoryUserStore({ unique: ["username", "email"] });
-    const provisioning = createProvisioningHandler({ store, basePath: "/ldap/auth" });
-    const scim = clientOf(createScimHandler({ store, token }));
-    const platform = (path: string, body: unknown) =>
-      provisioning.fetch(
-        new Request(`http://127.0.0.1/ldap/auth${path}`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify(body),
-        }),
-      );
+    const { scim, platform } = bothProtocols(store);
     await platform("/v1/user/create", {
       uuid: "p-1",
       username: "pat",

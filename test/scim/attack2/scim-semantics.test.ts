@@ -1,24 +1,13 @@
 // Attack 2: what the RFCs say of userName, filters on booleans and dates, /.search, numbers, and
 // a user the Provisioning API wrote on the same store, checked against what the server does.
 import { describe, expect, it } from "vitest";
-import { createProvisioningHandler, MemoryUserStore } from "../../../src/provisioning/index.ts";
-import { createScimHandler } from "../../../src/scim/index.ts";
-import { clientOf, patchOp, token } from "../attack/support.ts";
+import { MemoryUserStore } from "../../../src/provisioning/index.ts";
+import { bothProtocols, patchOp } from "../attack/support.ts";
 import { entraUser } from "../helpers.ts";
 
 function setup() {
   const store = new MemoryUserStore({ unique: ["username"] });
-  const scim = clientOf(createScimHandler({ store, token }));
-  const provisioning = createProvisioningHandler({ store, basePath: "/ldap/auth" });
-  const platform = (path: string, body: unknown) =>
-    provisioning.fetch(
-      new Request(`http://127.0.0.1/ldap/auth${path}`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(body),
-      }),
-    );
-  return { store, scim, platform };
+  return { store, ...bothProtocols(store) };
 }
 
 const filter = (text: string) => `/Users?filter=${encodeURIComponent(text)}`;

@@ -3,23 +3,12 @@
 // found by `userName eq` (Okta's and Entra's only look-up), and unique (RFC 7643 §4.1.1:
 // uniqueness "server").
 import { describe, expect, it } from "vitest";
-import { createProvisioningHandler, MemoryUserStore } from "../../../src/provisioning/index.ts";
-import { createScimHandler } from "../../../src/scim/index.ts";
-import { clientOf, token } from "../attack/support.ts";
+import { MemoryUserStore } from "../../../src/provisioning/index.ts";
+import { bothProtocols } from "../attack/support.ts";
 
 function setup() {
   const store = new MemoryUserStore({});
-  const scim = clientOf(createScimHandler({ store, token }));
-  const provisioning = createProvisioningHandler({ store, basePath: "/ldap/auth" });
-  const platform = (path: string, body: unknown) =>
-    provisioning.fetch(
-      new Request(`http://127.0.0.1/ldap/auth${path}`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(body),
-      }),
-    );
-  return { store, scim, platform };
+  return { store, ...bothProtocols(store) };
 }
 
 const filter = (text: string) => `/Users?filter=${encodeURIComponent(text)}`;
