@@ -87,33 +87,6 @@ export interface SqliteUserStoreOptions extends StoreRulesOptions {
  * process.on("SIGTERM", () => store.close());
  * ```
  */
-/**
- * A {@link UserStore} in a SQLite file, on the built-in `node:sqlite` (Node 22.13 or later, or a
- * Bun or Deno that provides it; no dependency). Importing `platform-integration/sqlite` on a
- * runtime without node:sqlite throws an error that says so. Users live in the table
- * `provisioned_users`; `extra` is a JSON text column.
- *
- * Durable by default: an upsert or delete resolves only once its commit has succeeded and, with
- * the default `synchronous: "full"`, reached the disk, so the platform never gets a 2xx for a
- * change a crash or a power loss could undo. The write-ahead log is checkpointed as it grows.
- * A uuid or documented field containing U+0000 is refused (node:sqlite would read it back cut
- * short); the provisioning handler answers such a request 400 before it reaches the store.
- *
- * Every upsert writes with one SQL statement, atomic across connections (an insert, or for a user
- * that exists, the merge); the file is opened in WAL mode with a busy timeout, so several
- * processes can share it. `node:sqlite` is synchronous: a
- * statement holds the event loop while it runs, and while it waits (up to five seconds) for
- * another process's write lock.
- *
- * @example
- * ```ts
- * import { SqliteUserStore } from "platform-integration/sqlite";
- *
- * const store = new SqliteUserStore("users.db");
- * const handler = createProvisioningHandler({ store });
- * process.on("SIGTERM", () => store.close());
- * ```
- */
 export class SqliteUserStore implements UserStore, UserStoreReads, QuarantineMethods {
   readonly #db: DatabaseSync;
   /** replace() and findUsers(), prepared on first use. */
