@@ -221,7 +221,7 @@ export class MemoryUserStore implements UserStore, UserStoreReads, QuarantineMet
   async listQuarantined({ uuid }: { uuid?: string | undefined } = {}): Promise<PendingUser[]> {
     return [...this.#pending.values()]
       .filter((pending) => uuid === undefined || pending.uuid === uuid)
-      .map((pending) => structuredClone(pending));
+      .map((pending) => jsonCopy(pending));
   }
 
   /**
@@ -463,13 +463,13 @@ function detached(step: QuarantineStep): QuarantineStep {
     case "kept":
       return {
         ...step,
-        pending: structuredClone(step.pending),
+        pending: jsonCopy(step.pending),
         cleared: step.cleared && copy(step.cleared),
       };
     case "released":
-      return { ...step, pending: structuredClone(step.pending) };
+      return { ...step, pending: jsonCopy(step.pending) };
     case "deleted":
-      return { ...step, discarded: step.discarded && structuredClone(step.discarded) };
+      return { ...step, discarded: step.discarded && jsonCopy(step.discarded) };
     default:
       return step;
   }
